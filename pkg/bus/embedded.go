@@ -1,0 +1,107 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// EmbeddedConfig configures an in-process nats-server with JetStream.
+type EmbeddedConfig struct {
+	// Host is the client listen host. Defaults to 127.0.0.1 (loopback only).
+	Host string
+	// Port is the client listen port. 0 keeps the NATS default (4222);
+	// -1 picks a random free port.
+	Port int
+	// StoreDir is where JetStream keeps streams on disk. Required.
+	StoreDir string
+	// ServerName names the server in logs and advisories. Defaults to "codali".
+	ServerName string
+	// ReadyTimeout bounds how long Start waits for the server to accept
+	// connections. Defaults to 10s.
+	ReadyTimeout time.Duration
+	// MaxPayload is the largest message the server accepts, in bytes.
+	// Defaults to 8 MiB so that events up to the envelope limit plus headers fit.
+	MaxPayload int32
+}
+
+func (c *EmbeddedConfig) setDefaults() {
+	if c.Host == "" {
+		c.Host = "127.0.0.1"
+	}
+	if c.ServerName == "" {
+		c.ServerName = "codali"
+	}
+	if c.ReadyTimeout <= 0 {
+		c.ReadyTimeout = 10 * time.Second
+	}
+	if c.MaxPayload <= 0 {
+		c.MaxPayload = 8 << 20
+	}
+}
+
+// Validate reports every problem with the configuration at once.
+func (c EmbeddedConfig) Validate() error {
+	var errs []error
+	if c.StoreDir == "" {
+		errs = append(errs, fmt.Errorf("%w: embedded server needs a store directory", ErrInvalidConfig))
+	}
+	if c.Port < -1 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("%w: port %d out of range", ErrInvalidConfig, c.Port))
+	}
+	if c.Host != "" && net.ParseIP(c.Host) == nil && c.Host != "localhost" {
+		errs = append(errs, fmt.Errorf("%w: host %q is not an IP address or localhost", ErrInvalidConfig, c.Host))
+	}
+	return errors.Join(errs...)
+}
+
+// Embedded is a running in-process nats-server with JetStream enabled.
+type Embedded struct {
+	srv *server.Server
+}
+
+// StartEmbedded starts a nats-server in this process and waits until it
+// accepts connections. It returns an error wrapping ErrInvalidConfig for bad
+// configuration and ErrServerStart when the server does not come up in time.
+func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	opts := &server.Options{
+		ServerName: cfg.ServerName,
+		Host:       cfg.Host,
+		Port:       cfg.Port,
+		JetStream:  true,
+		StoreDir:   cfg.StoreDir,
+		MaxPayload: cfg.MaxPayload,
+		NoSigs:     true,
+		NoLog:      true,
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrServerStart, err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(cfg.ReadyTimeout) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("%w: not ready after %s (is %s:%s in use?)", ErrServerStart, cfg.ReadyTimeout, cfg.Host, strconv.Itoa(cfg.Port))
+	}
+	return &Embedded{srv: srv}, nil
+}
+
+// ClientURL is the nats:// URL clients connect to.
+func (e *Embedded) ClientURL() string { return e.srv.ClientURL() }
+
+// Server exposes the underlying server for advanced use (monitoring, tests).
+func (e *Embedded) Server() *server.Server { return e.srv }
+
+// Shutdown stops the server and waits for it to finish. Safe to call twice.
+func (e *Embedded) Shutdown() {
+	e.srv.Shutdown()
+	e.srv.WaitForShutdown()
+}
