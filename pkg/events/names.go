@@ -1,0 +1,98 @@
+// Package events is Codali's public wire contract: the CloudEvents envelope,
+// the run event subjects, stream, consumer and bucket names, and the typed
+// payload of each run event. It imports no NATS package, so any transport
+// (and any language, through the documented JSON) can speak it.
+package events
+
+// Stream, subject, consumer and bucket names. Every identifier that crosses a
+// process boundary is declared here and nowhere else.
+const (
+	// StreamWork holds the run events; phase workers consume it.
+	StreamWork = "CODALI"
+	// SubjectWorkAll matches every run event.
+	SubjectWorkAll = "codali.run.>"
+	// SubjectRunPrefix starts every run event subject: codali.run.<run_id>.<event>.
+	SubjectRunPrefix = "codali.run"
+
+	// StreamRAO holds the append-only audit history written by the recorder.
+	StreamRAO = "RAO"
+	// SubjectRAOAll matches every audit history subject.
+	SubjectRAOAll = "rao.>"
+	// SubjectRAOPrefix starts a run's history subject: rao.<run_id>.
+	SubjectRAOPrefix = "rao"
+
+	// StreamDeadLetter keeps messages that could not be processed.
+	StreamDeadLetter = "CODALI_DLQ"
+	// SubjectDeadLetterAll matches every dead-letter subject.
+	SubjectDeadLetterAll = "codali.dlq.>"
+	// SubjectDeadLetterPrefix starts a dead-letter subject: codali.dlq.<service>.
+	SubjectDeadLetterPrefix = "codali.dlq"
+
+	// BucketArtifacts is the object store bucket for large artifacts
+	// (context bundles, diffs) referenced from events.
+	BucketArtifacts = "codali-artifacts"
+	// BucketPMState is the key-value bucket holding each project's cognition
+	// state; its revision is the pm_rev of audit events.
+	BucketPMState = "codali-pm"
+	// BucketRuns is the key-value bucket holding one summary per run, kept by
+	// the recorder for `codali runs`.
+	BucketRuns = "codali-runs"
+)
+
+// Service (and durable consumer) names.
+const (
+	ServiceLibrarian = "librarian"
+	ServiceArchitect = "architect"
+	ServiceBuilder   = "builder"
+	ServiceCritic    = "critic"
+	ServiceRecorder  = "recorder"
+)
+
+// Services lists every worker service in pipeline order.
+func Services() []string {
+	return []string{ServiceLibrarian, ServiceArchitect, ServiceBuilder, ServiceCritic, ServiceRecorder}
+}
+
+// NATS headers Codali sets on published messages.
+const (
+	// HeaderMsgID is the JetStream de-duplication header.
+	HeaderMsgID = "Nats-Msg-Id"
+	// HeaderDeadLetterReason says why a message was dead-lettered.
+	HeaderDeadLetterReason = "Codali-Dlq-Reason"
+	// HeaderDeadLetterSubject is the subject the message was first published to.
+	HeaderDeadLetterSubject = "Codali-Dlq-Subject"
+	// HeaderDeadLetterSequence is the message's sequence in its stream.
+	HeaderDeadLetterSequence = "Codali-Dlq-Stream-Seq"
+	// HeaderDeadLetterDeliveries is how many times it was delivered.
+	HeaderDeadLetterDeliveries = "Codali-Dlq-Deliveries"
+	// HeaderDeadLetterService is the service that gave up on it.
+	HeaderDeadLetterService = "Codali-Dlq-Service"
+)
+
+// DeadLetterSubject is the subject a service dead-letters messages to.
+func DeadLetterSubject(service string) string {
+	return SubjectDeadLetterPrefix + "." + service
+}
+
+// RAOSubject is the subject of a run's audit history.
+func RAOSubject(runID string) string {
+	return SubjectRAOPrefix + "." + runID
+}
+
+// InputSubjects are the filter subjects of a service's durable consumer:
+// the events it consumes. It returns nil for an unknown service.
+func InputSubjects(service string) []string {
+	switch service {
+	case ServiceLibrarian:
+		return []string{KindRequested.FilterSubject()}
+	case ServiceArchitect:
+		return []string{KindContext.FilterSubject(), KindRetry.FilterSubject()}
+	case ServiceBuilder:
+		return []string{KindPlan.FilterSubject()}
+	case ServiceCritic:
+		return []string{KindBuilt.FilterSubject()}
+	case ServiceRecorder:
+		return []string{SubjectWorkAll}
+	}
+	return nil
+}

@@ -1,0 +1,271 @@
+package events
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// ArtifactRef points at a large artifact kept in the object store bucket
+// BucketArtifacts instead of inline in an event.
+type ArtifactRef struct {
+	// Bucket is the object store bucket.
+	Bucket string `json:"bucket"`
+	// Name is the object name.
+	Name string `json:"name"`
+	// Size is the artifact's size in bytes.
+	Size int64 `json:"size"`
+	// SHA256 is the hex digest of the artifact.
+	SHA256 string `json:"sha256"`
+}
+
+// Snippet is a small window of one file.
+type Snippet struct {
+	Path      string `json:"path"`
+	LineStart int    `json:"line_start,omitempty"`
+	LineEnd   int    `json:"line_end,omitempty"`
+	Content   string `json:"content"`
+}
+
+// FileInfo describes one file of the repository.
+type FileInfo struct {
+	Path  string `json:"path"`
+	Bytes int64  `json:"bytes"`
+}
+
+// ContextBundle is the librarian's "state of the world": structured facts
+// only, no reasoning.
+type ContextBundle struct {
+	// Queries are the search terms derived from the request.
+	Queries []string `json:"queries,omitempty"`
+	// Files lists the repository's files (bounded).
+	Files []FileInfo `json:"files,omitempty"`
+	// Snippets are the most relevant file windows.
+	Snippets []Snippet `json:"snippets,omitempty"`
+	// Memory are lessons from the project's L1 memory.
+	Memory []string `json:"memory,omitempty"`
+	// Goals are the project's open goals, one line each.
+	Goals []string `json:"goals,omitempty"`
+	// Index summarises index coverage.
+	Index IndexStats `json:"index"`
+	// Warnings are problems the librarian noticed (truncation, skipped files).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// IndexStats summarises what the librarian indexed.
+type IndexStats struct {
+	NumFiles     int   `json:"num_files"`
+	NumBytes     int64 `json:"num_bytes"`
+	Truncated    bool  `json:"truncated,omitempty"`
+	LastUpdateMS int64 `json:"last_updated_epoch_ms,omitempty"`
+}
+
+// ContextData is the data of codali.run.<id>.context.
+type ContextData struct {
+	Run Run `json:"run"`
+	// Bundle is the context bundle, inline when small.
+	Bundle *ContextBundle `json:"bundle,omitempty"`
+	// BundleRef points at the bundle in the object store when large.
+	BundleRef *ArtifactRef `json:"bundle_ref,omitempty"`
+	// Summary is a one-line description for timelines.
+	Summary string `json:"summary"`
+}
+
+// Validate requires exactly one of Bundle and BundleRef.
+func (d ContextData) Validate() error {
+	if (d.Bundle == nil) == (d.BundleRef == nil) {
+		return errors.New("context: exactly one of bundle and bundle_ref is required")
+	}
+	return d.Run.Request.Validate()
+}
+
+// PlanStep is one step of the architect's plan.
+type PlanStep struct {
+	ID          string   `json:"id"`
+	Description string   `json:"description"`
+	Files       []string `json:"files,omitempty"`
+}
+
+// VerifyCommand is one verification the critic runs in the changed
+// workspace. The command runs without a shell.
+type VerifyCommand struct {
+	Name    string   `json:"name"`
+	Command []string `json:"command"`
+	// TimeoutMS bounds the command; 0 means the configured default.
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+}
+
+// Plan is the architect's output: steps, target files, risks and the
+// verification strategy. No code.
+type Plan struct {
+	Summary     string          `json:"summary"`
+	Steps       []PlanStep      `json:"steps"`
+	TargetFiles []string        `json:"target_files,omitempty"`
+	Risks       []string        `json:"risks,omitempty"`
+	Verify      []VerifyCommand `json:"verify"`
+}
+
+// Validate checks the plan has steps and runnable verification commands.
+func (p Plan) Validate() error {
+	var errs []error
+	if len(p.Steps) == 0 {
+		errs = append(errs, errors.New("plan: no steps"))
+	}
+	for i, s := range p.Steps {
+		if s.Description == "" {
+			errs = append(errs, fmt.Errorf("plan: step %d has no description", i+1))
+		}
+	}
+	if len(p.Verify) == 0 {
+		errs = append(errs, errors.New("plan: no verification commands"))
+	}
+	for i, v := range p.Verify {
+		if len(v.Command) == 0 || v.Command[0] == "" {
+			errs = append(errs, fmt.Errorf("plan: verify %d (%q) has no command", i+1, v.Name))
+		}
+		if v.TimeoutMS < 0 {
+			errs = append(errs, fmt.Errorf("plan: verify %d has a negative timeout", i+1))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// PlanData is the data of codali.run.<id>.plan.
+type PlanData struct {
+	Run       Run            `json:"run"`
+	Plan      Plan           `json:"plan"`
+	Bundle    *ContextBundle `json:"bundle,omitempty"`
+	BundleRef *ArtifactRef   `json:"bundle_ref,omitempty"`
+}
+
+// Validate checks the plan.
+func (d PlanData) Validate() error { return d.Plan.Validate() }
+
+// GateDecision is the policy gate's decision on one tool call, with the
+// policy and evaluator that made it.
+type GateDecision struct {
+	Blocked    bool     `json:"blocked"`
+	Reasons    []string `json:"reasons,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+	PolicyHash string   `json:"policy_hash,omitempty"`
+	Evaluator  string   `json:"evaluator,omitempty"`
+}
+
+// ToolResult is the outcome of one tool execution.
+type ToolResult struct {
+	OK         bool   `json:"ok"`
+	Error      string `json:"error,omitempty"`
+	Output     string `json:"output,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+}
+
+// ToolExecution records one tool call the builder's model asked for: the
+// arguments (redacted, long contents elided), the gate's view of the call
+// (the policy ToolCall JSON), the gate's decision, and the result.
+type ToolExecution struct {
+	Step   int             `json:"step"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	Call   json.RawMessage `json:"call"`
+	Gate   GateDecision    `json:"gate"`
+	Result ToolResult      `json:"result"`
+}
+
+// FileChange names one changed file.
+type FileChange struct {
+	Path string `json:"path"`
+	// Op is "add", "modify" or "delete".
+	Op string `json:"op"`
+}
+
+// Change is the builder's change to the repository as a unified diff.
+type Change struct {
+	// Diff is the unified diff, inline when small.
+	Diff string `json:"diff,omitempty"`
+	// DiffRef points at the diff in the object store when large.
+	DiffRef *ArtifactRef `json:"diff_ref,omitempty"`
+	// Files lists the changed files.
+	Files []FileChange `json:"files"`
+	// Added and Removed count changed lines.
+	Added   int `json:"added"`
+	Removed int `json:"removed"`
+}
+
+// Empty reports whether the change changes nothing.
+func (c Change) Empty() bool { return len(c.Files) == 0 }
+
+// BuiltData is the data of codali.run.<id>.built.
+type BuiltData struct {
+	Run    Run             `json:"run"`
+	Plan   Plan            `json:"plan"`
+	Change Change          `json:"change"`
+	Tools  []ToolExecution `json:"tools"`
+	// Summary is the builder model's own summary of what it did.
+	Summary string `json:"summary,omitempty"`
+}
+
+// Validate checks the plan is present.
+func (d BuiltData) Validate() error { return d.Plan.Validate() }
+
+// CheckResult is the outcome of one verification command.
+type CheckResult struct {
+	Name       string   `json:"name"`
+	Command    []string `json:"command"`
+	ExitCode   int      `json:"exit_code"`
+	OK         bool     `json:"ok"`
+	Output     string   `json:"output,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
+}
+
+// RetryData is the data of codali.run.<id>.retry: the critic sends the run
+// back to the architect for the attempt in the envelope.
+type RetryData struct {
+	Run      Run           `json:"run"`
+	Reason   string        `json:"reason"`
+	Checks   []CheckResult `json:"checks,omitempty"`
+	Previous Plan          `json:"previous_plan"`
+}
+
+// Verdict statuses.
+const (
+	StatusPassed = "passed"
+	StatusFailed = "failed"
+)
+
+// Integrity levels of the RL4-CODEX payload.
+const (
+	IntegrityGreen = "green"
+	IntegrityAmber = "amber"
+	IntegrityRed   = "red"
+)
+
+// VerdictData is the data of the terminal events passed and failed.
+type VerdictData struct {
+	Run    Run    `json:"run"`
+	Status string `json:"status"`
+	// Phase is the service that ended the run.
+	Phase string `json:"phase"`
+	// Reason explains a failure, or summarises a pass.
+	Reason string `json:"reason"`
+	// Attempts is how many attempts the run used.
+	Attempts int `json:"attempts"`
+	// Integrity is green, amber or red.
+	Integrity string        `json:"integrity"`
+	Checks    []CheckResult `json:"checks,omitempty"`
+	Change    *Change       `json:"change,omitempty"`
+	Plan      *Plan         `json:"plan,omitempty"`
+	Warnings  []string      `json:"warnings,omitempty"`
+}
+
+// Validate checks the status and integrity values.
+func (d VerdictData) Validate() error {
+	if d.Status != StatusPassed && d.Status != StatusFailed {
+		return fmt.Errorf("verdict: status %q", d.Status)
+	}
+	switch d.Integrity {
+	case IntegrityGreen, IntegrityAmber, IntegrityRed:
+	default:
+		return fmt.Errorf("verdict: integrity %q", d.Integrity)
+	}
+	return nil
+}

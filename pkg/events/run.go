@@ -1,0 +1,106 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxRequestBytes bounds the request text of a run.
+const MaxRequestBytes = 64 << 10
+
+// RepoRef says where the repository to change lives: a path on a filesystem
+// every worker can read, or a git URL with an optional ref.
+type RepoRef struct {
+	// Path is an absolute directory path.
+	Path string `json:"path,omitempty"`
+	// URL is a git remote (https://, ssh://, git@, file://).
+	URL string `json:"url,omitempty"`
+	// Ref is the branch, tag or commit to check out with URL.
+	Ref string `json:"ref,omitempty"`
+}
+
+// Validate requires exactly one of Path or URL.
+func (r RepoRef) Validate() error {
+	switch {
+	case r.Path == "" && r.URL == "":
+		return errors.New("repo: one of path or url is required")
+	case r.Path != "" && r.URL != "":
+		return errors.New("repo: give either path or url, not both")
+	case r.Path != "" && !strings.HasPrefix(r.Path, "/"):
+		return fmt.Errorf("repo: path %q must be absolute", r.Path)
+	case r.Ref != "" && r.URL == "":
+		return errors.New("repo: ref needs url")
+	case strings.HasPrefix(r.Ref, "-"):
+		return fmt.Errorf("repo: ref %q may not start with '-'", r.Ref)
+	case strings.HasPrefix(r.URL, "-"):
+		return fmt.Errorf("repo: url %q may not start with '-'", r.URL)
+	}
+	return nil
+}
+
+// String is the path, or url@ref.
+func (r RepoRef) String() string {
+	if r.Path != "" {
+		return r.Path
+	}
+	if r.Ref != "" {
+		return r.URL + "@" + r.Ref
+	}
+	return r.URL
+}
+
+// RunOptions are the per-run knobs an agent may set.
+type RunOptions struct {
+	// MaxRetries overrides limits.maxRetries: how many critic→architect
+	// retries a run gets before it fails. 0 means the configured default.
+	MaxRetries int `json:"max_retries,omitempty"`
+	// Project names the project whose state (goal tree, memory) the run
+	// reads and updates. Defaults to a hash of the repo reference.
+	Project string `json:"project,omitempty"`
+	// Labels are free-form key/values carried to the terminal event.
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// Requested is the data of codali.run.<id>.requested.
+type Requested struct {
+	// Request is what the agent asks for, in natural language.
+	Request string `json:"request"`
+	// Repo is the repository to change.
+	Repo RepoRef `json:"repo"`
+	// Options are optional per-run settings.
+	Options RunOptions `json:"options,omitempty"`
+}
+
+// Validate checks the request text and the repo reference.
+func (r Requested) Validate() error {
+	var errs []error
+	if strings.TrimSpace(r.Request) == "" {
+		errs = append(errs, errors.New("request: must not be empty"))
+	}
+	if len(r.Request) > MaxRequestBytes {
+		errs = append(errs, fmt.Errorf("request: %d bytes (max %d)", len(r.Request), MaxRequestBytes))
+	}
+	if err := r.Repo.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if r.Options.MaxRetries < 0 || r.Options.MaxRetries > 20 {
+		errs = append(errs, fmt.Errorf("options.max_retries: %d (allowed 0..20)", r.Options.MaxRetries))
+	}
+	return errors.Join(errs...)
+}
+
+// Run is the part of a run every event carries, so each phase has what it
+// needs without reading earlier events.
+type Run struct {
+	// Request is the original request.
+	Request Requested `json:"request"`
+	// Project is the resolved project id.
+	Project string `json:"project"`
+	// MaxRetries is the resolved retry limit.
+	MaxRetries int `json:"max_retries"`
+	// Failures lists the reasons earlier attempts failed, oldest first.
+	Failures []string `json:"failures,omitempty"`
+	// Codex is the run's current RL4-CODEX payload.
+	Codex string `json:"codex,omitempty"`
+}

@@ -1,0 +1,134 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/events"
+)
+
+// Config configures a Runtime. Zero fields take the defaults documented on
+// each field.
+type Config struct {
+	// Service is the service name, used for the durable consumer, the
+	// dead-letter subject, metrics labels and the event source. Required.
+	Service string
+	// Stream is the stream to consume. Default events.StreamWork.
+	Stream string
+	// Consumer is the durable consumer name. Default Service.
+	Consumer string
+	// Concurrency is how many events are handled at once. Default 4.
+	Concurrency int
+	// MaxDeliver is how many deliveries a message gets before it is
+	// dead-lettered and its run ends failed. Default 5.
+	MaxDeliver int
+	// AckWait is the consumer's ack wait; while a handler runs the runtime
+	// sends InProgress every AckWait/3. Default 30s.
+	AckWait time.Duration
+	// HandlerTimeout bounds one handler call. Default 5m (limits.timeoutMs).
+	HandlerTimeout time.Duration
+	// DrainTimeout bounds how long shutdown waits for in-flight handlers
+	// before cancelling them (their messages are then redelivered). Default 30s.
+	DrainTimeout time.Duration
+	// Backoff shapes the redelivery delay of transient failures.
+	Backoff Backoff
+	// MaxEventBytes is the largest accepted (and produced) event. Default
+	// events.DefaultMaxEventBytes.
+	MaxEventBytes int
+	// EndRunOnFailure makes permanent failures, undecodable events with a
+	// readable run id, and dead-lettered messages publish the run's `failed`
+	// event. Phase workers set it; the recorder does not.
+	EndRunOnFailure bool
+}
+
+// Backoff is an exponential backoff: the n-th redelivery waits about
+// Initial*Multiplier^(n-1), capped at Max, with ±Jitter randomisation.
+type Backoff struct {
+	// Initial is the first delay. Default 500ms.
+	Initial time.Duration
+	// Max caps the delay. Default 30s.
+	Max time.Duration
+	// Multiplier grows the delay. Default 2.
+	Multiplier float64
+	// Jitter is the randomisation factor in [0,1). Default 0.2.
+	Jitter float64
+}
+
+func (c *Config) setDefaults() {
+	if c.Stream == "" {
+		c.Stream = events.StreamWork
+	}
+	if c.Consumer == "" {
+		c.Consumer = c.Service
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 4
+	}
+	if c.MaxDeliver == 0 {
+		c.MaxDeliver = 5
+	}
+	if c.AckWait == 0 {
+		c.AckWait = 30 * time.Second
+	}
+	if c.HandlerTimeout == 0 {
+		c.HandlerTimeout = 5 * time.Minute
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = 30 * time.Second
+	}
+	if c.MaxEventBytes == 0 {
+		c.MaxEventBytes = events.DefaultMaxEventBytes
+	}
+	if c.Backoff.Initial == 0 {
+		c.Backoff.Initial = 500 * time.Millisecond
+	}
+	if c.Backoff.Max == 0 {
+		c.Backoff.Max = 30 * time.Second
+	}
+	if c.Backoff.Multiplier == 0 {
+		c.Backoff.Multiplier = 2
+	}
+	if c.Backoff.Jitter == 0 {
+		c.Backoff.Jitter = 0.2
+	}
+}
+
+// Validate reports every problem at once, each wrapping ErrInvalidConfig.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...))
+	}
+	if c.Service == "" {
+		bad("service name is required")
+	}
+	if c.Concurrency < 1 {
+		bad("concurrency %d (must be >= 1)", c.Concurrency)
+	}
+	if c.MaxDeliver < 1 {
+		bad("max deliver %d (must be >= 1)", c.MaxDeliver)
+	}
+	if c.AckWait < time.Second {
+		bad("ack wait %s (must be >= 1s)", c.AckWait)
+	}
+	if c.HandlerTimeout <= 0 {
+		bad("handler timeout %s (must be > 0)", c.HandlerTimeout)
+	}
+	if c.DrainTimeout <= 0 {
+		bad("drain timeout %s (must be > 0)", c.DrainTimeout)
+	}
+	if c.MaxEventBytes < 1024 {
+		bad("max event bytes %d (must be >= 1024)", c.MaxEventBytes)
+	}
+	if c.Backoff.Initial <= 0 || c.Backoff.Max < c.Backoff.Initial {
+		bad("backoff initial %s / max %s (need 0 < initial <= max)", c.Backoff.Initial, c.Backoff.Max)
+	}
+	if c.Backoff.Multiplier < 1 {
+		bad("backoff multiplier %v (must be >= 1)", c.Backoff.Multiplier)
+	}
+	if c.Backoff.Jitter < 0 || c.Backoff.Jitter >= 1 {
+		bad("backoff jitter %v (must be in [0,1))", c.Backoff.Jitter)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,412 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Handler handles one event and returns the events it produced. The runtime,
+// not the handler, publishes the outputs and acknowledges the input: the
+// input is acked only after every output's publish was acknowledged by the
+// stream. Return an error wrapping ErrPermanent to end the run `failed`; any
+// other error is retried with backoff. Handlers must be idempotent: a
+// redelivered event may be handled again, and its outputs (with their
+// deterministic ids) are then de-duplicated by the server.
+type Handler func(ctx context.Context, in events.Envelope) ([]events.Envelope, error)
+
+// Runtime consumes one durable consumer with one Handler.
+type Runtime struct {
+	js      jetstream.JetStream
+	cfg     Config
+	handler Handler
+	log     *slog.Logger
+	metrics *Metrics
+	now     events.Clock
+	decoder events.Decoder
+	ready   atomic.Bool
+}
+
+// Option customises a Runtime.
+type Option func(*Runtime)
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(r *Runtime) { r.log = l } }
+
+// WithMetrics sets the metrics to update (default: none recorded).
+func WithMetrics(m *Metrics) Option { return func(r *Runtime) { r.metrics = m } }
+
+// WithClock sets the clock used to stamp produced events.
+func WithClock(now events.Clock) Option { return func(r *Runtime) { r.now = now } }
+
+// New validates cfg and returns a Runtime. It returns an error wrapping
+// ErrInvalidConfig for bad configuration.
+func New(js jetstream.JetStream, cfg Config, h Handler, opts ...Option) (*Runtime, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if js == nil || h == nil {
+		return nil, fmt.Errorf("%w: jetstream and handler are required", ErrInvalidConfig)
+	}
+	r := &Runtime{js: js, cfg: cfg, handler: h, log: slog.Default(), now: time.Now,
+		decoder: events.Decoder{MaxBytes: cfg.MaxEventBytes}}
+	for _, o := range opts {
+		o(r)
+	}
+	r.log = r.log.With("service", cfg.Service)
+	return r, nil
+}
+
+// Ready reports nil once Run is consuming.
+func (r *Runtime) Ready() error {
+	if !r.ready.Load() {
+		return errors.New("not consuming")
+	}
+	return nil
+}
+
+// Run consumes until ctx is done, then drains: it stops fetching, waits up
+// to DrainTimeout for in-flight handlers to finish (publishing and acking
+// their results), cancels the rest (their messages are nak'ed and
+// redelivered) and returns nil. It returns an error wrapping
+// ErrConsumerMissing when the consumer does not exist, or when the
+// connection is closed.
+func (r *Runtime) Run(ctx context.Context) error {
+	cons, err := r.js.Consumer(ctx, r.cfg.Stream, r.cfg.Consumer)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("%w: %s/%s: %w", ErrConsumerMissing, r.cfg.Stream, r.cfg.Consumer, err)
+		}
+		return fmt.Errorf("could not look up consumer %s/%s: %w", r.cfg.Stream, r.cfg.Consumer, err)
+	}
+	// Handlers outlive ctx so that a shutdown lets them finish; they are
+	// cancelled only when the drain timeout passes.
+	handlerCtx, cancelHandlers := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelHandlers()
+	slots := make(chan struct{}, r.cfg.Concurrency)
+	var wg sync.WaitGroup
+	r.ready.Store(true)
+	defer r.ready.Store(false)
+	r.log.Info("consuming", "stream", r.cfg.Stream, "consumer", r.cfg.Consumer, "concurrency", r.cfg.Concurrency)
+
+	var runErr error
+loop:
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			break loop
+		}
+		msg, err := r.next(ctx, cons)
+		if err != nil {
+			<-slots
+			switch {
+			case ctx.Err() != nil:
+				break loop
+			case errors.Is(err, nats.ErrConnectionClosed):
+				runErr = fmt.Errorf("could not fetch from %s/%s: %w", r.cfg.Stream, r.cfg.Consumer, err)
+				break loop
+			case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+				continue
+			default:
+				r.log.Warn("fetch failed; retrying", "err", err)
+				select {
+				case <-time.After(time.Second):
+				case <-ctx.Done():
+					break loop
+				}
+				continue
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			r.process(handlerCtx, msg)
+		}()
+	}
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(r.cfg.DrainTimeout):
+		r.log.Warn("drain timeout: cancelling in-flight handlers", "timeout", r.cfg.DrainTimeout)
+		cancelHandlers()
+		<-done
+	}
+	r.log.Info("drained")
+	return runErr
+}
+
+// next fetches one message, waiting at most 10s so that the loop can notice
+// a shutdown even on an idle consumer.
+func (r *Runtime) next(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
+	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return cons.Next(jetstream.FetchContext(fctx))
+}
+
+// process handles one message from delivery to ack, nak or term.
+func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
+	deliveries := uint64(1)
+	var streamSeq uint64
+	if md, err := msg.Metadata(); err == nil {
+		deliveries, streamSeq = md.NumDelivered, md.Sequence.Stream
+	}
+	if deliveries > 1 && r.metrics != nil {
+		r.metrics.redeliveries.WithLabelValues(r.cfg.Service).Inc()
+	}
+	d := delivery{msg: msg, deliveries: deliveries, streamSeq: streamSeq}
+	log := r.log.With("subject", msg.Subject(), "delivery", deliveries)
+
+	env, err := r.decoder.Decode(msg.Subject(), msg.Data())
+	if err != nil {
+		r.rejectMalformed(ctx, log, d, err)
+		return
+	}
+	kind, _ := env.Kind()
+	d.env, d.kind = env, kind
+	log = log.With("run_id", env.RunID(), "event", string(kind), "attempt", env.Attempt)
+
+	if deliveries > uint64(r.cfg.MaxDeliver) {
+		r.deadLetter(ctx, log, d, fmt.Sprintf("delivered %d times (max %d) without completing: the handler crashed or timed out", deliveries, r.cfg.MaxDeliver))
+		return
+	}
+
+	start := time.Now()
+	outs, err := r.handle(ctx, msg, env)
+	if err == nil {
+		err = r.publish(ctx, outs)
+	}
+	if r.metrics != nil {
+		r.metrics.duration.WithLabelValues(r.cfg.Service, string(kind)).Observe(time.Since(start).Seconds())
+	}
+	switch {
+	case err == nil:
+		if aerr := msg.DoubleAck(ctx); aerr != nil {
+			// The outputs are published (and de-duplicated if we run again):
+			// a lost ack only costs a redelivery.
+			log.Warn("ack failed; the event will be redelivered and de-duplicated", "err", aerr)
+		}
+		r.count(kind, outcomeOK)
+		log.Debug("handled", "outputs", len(outs), "duration", time.Since(start))
+	case ctx.Err() != nil:
+		// Shutdown cancelled the handler: give the message back at once.
+		_ = msg.Nak()
+		log.Warn("handler cancelled by shutdown; message returned for redelivery", "err", err)
+	case IsPermanent(err) && !r.cfg.EndRunOnFailure:
+		r.deadLetter(ctx, log, d, fmt.Sprintf("permanent failure: %v", err))
+	case IsPermanent(err):
+		r.fail(ctx, log, d, err)
+	case deliveries >= uint64(r.cfg.MaxDeliver):
+		r.deadLetter(ctx, log, d, fmt.Sprintf("gave up after %d deliveries: %v", deliveries, err))
+	default:
+		delay := r.cfg.Backoff.delay(deliveries)
+		if nerr := msg.NakWithDelay(delay); nerr != nil {
+			log.Warn("nak failed; the event will be redelivered after the ack wait", "err", nerr)
+		}
+		r.count(kind, outcomeTransient)
+		r.failure(outcomeTransient)
+		log.Warn("transient failure; will retry", "err", err, "retry_in", delay)
+	}
+}
+
+type delivery struct {
+	msg        jetstream.Msg
+	deliveries uint64
+	streamSeq  uint64
+	env        events.Envelope
+	kind       events.Kind
+}
+
+// handle runs the handler with a timeout, a panic guard and InProgress
+// keep-alives.
+func (r *Runtime) handle(ctx context.Context, msg jetstream.Msg, env events.Envelope) (outs []events.Envelope, err error) {
+	hctx, cancel := context.WithTimeout(ctx, r.cfg.HandlerTimeout)
+	defer cancel()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		t := time.NewTicker(r.cfg.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_ = msg.InProgress()
+			case <-stop:
+				return
+			}
+		}
+	}()
+	if r.metrics != nil {
+		g := r.metrics.inflight.WithLabelValues(r.cfg.Service)
+		g.Inc()
+		defer g.Dec()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("handler panic", "panic", p, "stack", string(debug.Stack()))
+			outs, err = nil, Permanentf("%s handler panicked: %v", r.cfg.Service, p)
+		}
+	}()
+	outs, err = r.handler(hctx, env)
+	if err == nil && hctx.Err() != nil {
+		err = fmt.Errorf("handler exceeded %s: %w", r.cfg.HandlerTimeout, hctx.Err())
+	}
+	return outs, err
+}
+
+// publish publishes every output with its deterministic message id and
+// waits for each acknowledgement. An output that is too large or invalid is
+// a permanent failure.
+func (r *Runtime) publish(ctx context.Context, outs []events.Envelope) error {
+	for _, out := range outs {
+		subject, err := out.NATSSubject()
+		if err != nil {
+			return Permanent(fmt.Errorf("output %s: %w", out.ID, err))
+		}
+		data, err := out.Encode(r.cfg.MaxEventBytes)
+		if err != nil {
+			return Permanent(fmt.Errorf("output %s: %w", out.ID, err))
+		}
+		m := nats.NewMsg(subject)
+		m.Data = data
+		m.Header.Set(events.HeaderMsgID, out.ID)
+		if _, err := r.js.PublishMsg(ctx, m); err != nil {
+			return fmt.Errorf("could not publish %s: %w", out.ID, err)
+		}
+	}
+	return nil
+}
+
+// fail ends the run of a permanently failed event and terminates the message.
+func (r *Runtime) fail(ctx context.Context, log *slog.Logger, d delivery, cause error) {
+	reason := fmt.Sprintf("%s: %v", r.cfg.Service, cause)
+	if err := r.endRun(ctx, d, d.env.RunID(), reason); err != nil {
+		r.retryLater(log, d, fmt.Errorf("could not publish failed event: %w", err))
+		return
+	}
+	_ = d.msg.Term()
+	r.count(d.kind, outcomePermanent)
+	r.failure(outcomePermanent)
+	log.Error("permanent failure; run ended", "err", cause)
+}
+
+// rejectMalformed handles an event that cannot be decoded: it ends the run
+// when a run id can be read from the subject, and dead-letters it otherwise.
+func (r *Runtime) rejectMalformed(ctx context.Context, log *slog.Logger, d delivery, cause error) {
+	var de *events.DecodeError
+	runID := ""
+	if errors.As(cause, &de) {
+		runID = de.RunID
+	}
+	if runID == "" || !r.cfg.EndRunOnFailure {
+		if err := r.publishDeadLetter(ctx, d, cause.Error()); err != nil {
+			r.retryLater(log, d, err)
+			return
+		}
+		_ = d.msg.Term()
+		r.count(d.kind, outcomeMalformed)
+		r.failure(outcomeMalformed)
+		log.Error("malformed event dead-lettered", "err", cause)
+		return
+	}
+	if err := r.endRun(ctx, d, runID, fmt.Sprintf("%s: rejected malformed event: %v", r.cfg.Service, cause)); err != nil {
+		r.retryLater(log, d, err)
+		return
+	}
+	_ = d.msg.Term()
+	r.count(d.kind, outcomeMalformed)
+	r.failure(outcomeMalformed)
+	log.Error("malformed event; run ended", "run_id", runID, "err", cause)
+}
+
+// deadLetter copies the message to the dead-letter subject with the reason,
+// ends the run and terminates the message.
+func (r *Runtime) deadLetter(ctx context.Context, log *slog.Logger, d delivery, reason string) {
+	if err := r.publishDeadLetter(ctx, d, reason); err != nil {
+		r.retryLater(log, d, err)
+		return
+	}
+	if r.cfg.EndRunOnFailure {
+		if err := r.endRun(ctx, d, d.env.RunID(), fmt.Sprintf("%s: %s", r.cfg.Service, reason)); err != nil {
+			r.retryLater(log, d, err)
+			return
+		}
+	}
+	_ = d.msg.Term()
+	r.count(d.kind, outcomeDeadLetter)
+	r.failure(outcomeDeadLetter)
+	log.Error("dead-lettered", "reason", reason)
+}
+
+func (r *Runtime) publishDeadLetter(ctx context.Context, d delivery, reason string) error {
+	m := nats.NewMsg(events.DeadLetterSubject(r.cfg.Service))
+	m.Data = d.msg.Data()
+	m.Header.Set(events.HeaderMsgID, "dlq."+r.cfg.Service+"."+r.cfg.Stream+"."+strconv.FormatUint(d.streamSeq, 10))
+	m.Header.Set(events.HeaderDeadLetterReason, truncate(reason, 4096))
+	m.Header.Set(events.HeaderDeadLetterSubject, d.msg.Subject())
+	m.Header.Set(events.HeaderDeadLetterSequence, strconv.FormatUint(d.streamSeq, 10))
+	m.Header.Set(events.HeaderDeadLetterDeliveries, strconv.FormatUint(d.deliveries, 10))
+	m.Header.Set(events.HeaderDeadLetterService, r.cfg.Service)
+	if _, err := r.js.PublishMsg(ctx, m); err != nil {
+		return fmt.Errorf("could not dead-letter message: %w", err)
+	}
+	return nil
+}
+
+func (r *Runtime) endRun(ctx context.Context, d delivery, runID, reason string) error {
+	if !r.cfg.EndRunOnFailure || runID == "" {
+		return nil
+	}
+	failed, err := events.Failed(d.env, runID, r.cfg.Service, truncate(reason, 8192), d.env.Attempt, events.SourceFor(r.cfg.Service), r.now)
+	if err != nil {
+		return err
+	}
+	return r.publish(ctx, []events.Envelope{failed})
+}
+
+// retryLater naks a message whose failure handling itself failed (for
+// instance the failed event could not be published), so nothing is lost.
+func (r *Runtime) retryLater(log *slog.Logger, d delivery, err error) {
+	delay := r.cfg.Backoff.delay(d.deliveries)
+	_ = d.msg.NakWithDelay(delay)
+	r.failure(outcomeTransient)
+	log.Warn("could not finish failure handling; will retry", "err", err, "retry_in", delay)
+}
+
+func (r *Runtime) count(kind events.Kind, outcome string) {
+	if r.metrics == nil {
+		return
+	}
+	k := string(kind)
+	if k == "" {
+		k = "unknown"
+	}
+	r.metrics.handled.WithLabelValues(r.cfg.Service, k, outcome).Inc()
+}
+
+func (r *Runtime) failure(class string) {
+	if r.metrics != nil {
+		r.metrics.failures.WithLabelValues(r.cfg.Service, class).Inc()
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…(truncated)"
+}
