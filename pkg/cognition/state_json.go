@@ -1,0 +1,159 @@
+package cognition
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// MarshalJSON encodes n with snake_case keys; a nil child list is encoded as
+// an empty array.
+func (n GoalNode) MarshalJSON() ([]byte, error) {
+	type plain GoalNode
+	p := plain(n)
+	if p.Children == nil {
+		p.Children = []GoalNode{}
+	}
+	return json.Marshal(p)
+}
+
+// UnmarshalJSON decodes a goal node. node_id, summary and weight are required
+// (ErrMissingField); children may be absent or null. Unknown keys are ignored
+// so that newer writers stay readable.
+func (n *GoalNode) UnmarshalJSON(data []byte) error {
+	f, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	var out GoalNode
+	if out.NodeID, err = f.str("node_id"); err != nil {
+		return err
+	}
+	if out.Summary, err = f.str("summary"); err != nil {
+		return err
+	}
+	if out.Weight, err = f.int32("weight"); err != nil {
+		return err
+	}
+	if err := f.into("children", &out.Children); err != nil {
+		return err
+	}
+	*n = out
+	return nil
+}
+
+// MarshalJSON encodes t; a nil root partition is encoded as an empty array.
+func (t GoalTree) MarshalJSON() ([]byte, error) {
+	type plain GoalTree
+	p := plain(t)
+	if p.RootPartition == nil {
+		p.RootPartition = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// UnmarshalJSON decodes a goal tree. user_partition is required
+// (ErrMissingField); root_partition is optional because DecodeState rebuilds
+// it from the constants anyway.
+func (t *GoalTree) UnmarshalJSON(data []byte) error {
+	f, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	var out GoalTree
+	raw, err := f.raw("user_partition")
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, &out.UserPartition); err != nil {
+		return fmt.Errorf("could not decode user_partition: %w", err)
+	}
+	if err := f.into("root_partition", &out.RootPartition); err != nil {
+		return err
+	}
+	*t = out
+	return nil
+}
+
+// MarshalJSON encodes m; nil entries are encoded as an empty array.
+func (m L1Memory) MarshalJSON() ([]byte, error) {
+	type plain L1Memory
+	p := plain(m)
+	if p.Entries == nil {
+		p.Entries = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// UnmarshalJSON decodes an L1 memory; entries may be absent or null (empty).
+func (m *L1Memory) UnmarshalJSON(data []byte) error {
+	f, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	var out L1Memory
+	if err := f.into("entries", &out.Entries); err != nil {
+		return err
+	}
+	*m = out
+	return nil
+}
+
+// UnmarshalJSON decodes a cognition state; revision, goal_tree and l1_memory
+// are required (ErrMissingField). It does not validate: use DecodeState for
+// persisted data.
+func (s *CognitionState) UnmarshalJSON(data []byte) error {
+	f, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	var out CognitionState
+	if out.Revision, err = f.uint64("revision"); err != nil {
+		return err
+	}
+	raw, err := f.raw("goal_tree")
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, &out.GoalTree); err != nil {
+		return fmt.Errorf("could not decode goal_tree: %w", err)
+	}
+	if raw, err = f.raw("l1_memory"); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, &out.L1Memory); err != nil {
+		return fmt.Errorf("could not decode l1_memory: %w", err)
+	}
+	*s = out
+	return nil
+}
+
+// DecodeState decodes a persisted cognition state, rebuilds its root
+// partition from the constants and validates it. Any failure wraps
+// ErrInvalidState.
+func DecodeState(data []byte) (CognitionState, error) {
+	var s CognitionState
+	if err := json.Unmarshal(data, &s); err != nil {
+		return CognitionState{}, fmt.Errorf("%w: could not decode: %w", ErrInvalidState, err)
+	}
+	s.GoalTree.RootPartition = RootPartition()
+	if s.L1Memory.Entries == nil {
+		s.L1Memory.Entries = []string{}
+	}
+	if err := Validate(s); err != nil {
+		return CognitionState{}, err
+	}
+	return s, nil
+}
+
+// EncodeState validates s and encodes it as JSON for persistence. A state
+// that fails Validate is not encoded; the error wraps ErrInvalidState.
+func EncodeState(s CognitionState) ([]byte, error) {
+	if err := Validate(s); err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("could not encode cognition state: %w", err)
+	}
+	return data, nil
+}
