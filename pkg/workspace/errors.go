@@ -1,0 +1,22 @@
+// Package workspace materialises a repository for one run, attempt and
+// role in its own directory, keeps a git baseline so the change can be taken
+// as a unified diff, applies a diff to a fresh copy, resolves tool paths
+// safely inside the workspace, and runs commands with a timeout.
+package workspace
+
+import "errors"
+
+// Sentinel errors.
+var (
+	// ErrPathEscapes: a path is absolute, climbs out with "..", or goes
+	// through a symlink that leaves the workspace.
+	ErrPathEscapes = errors.New("path escapes the workspace")
+	// ErrRepo: the repository cannot be read or cloned.
+	ErrRepo = errors.New("repository unavailable")
+	// ErrGit: a git operation failed.
+	ErrGit = errors.New("git operation failed")
+	// ErrApply: a diff does not apply.
+	ErrApply = errors.New("change does not apply")
+	// ErrCommand: a command could not be started.
+	ErrCommand = errors.New("command could not run")
+)

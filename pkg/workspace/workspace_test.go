@@ -1,0 +1,196 @@
+package workspace_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/workspace"
+)
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestResolveRejectsEscapes(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	writeFiles(t, root, map[string]string{"src/a.go": "package a"})
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "nope"), filepath.Join(root, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src", filepath.Join(root, "inlink")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, path string
+		ok         bool
+	}{
+		{"plain", "src/a.go", true},
+		{"new file", "src/new/b.go", true},
+		{"dot segments inside", "src/../src/a.go", true},
+		{"backslashes", `src\a.go`, true},
+		{"link inside", "inlink/a.go", true},
+		{"absolute", "/etc/passwd", false},
+		{"parent", "../x", false},
+		{"sneaky parent", "src/../../x", false},
+		{"empty", "", false},
+		{"nul", "a\x00b", false},
+		{"symlink out", "out/secret", false},
+		{"dangling symlink out", "dangling", false},
+		{"git dir", ".git/config", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := workspace.Resolve(root, tc.path)
+			if tc.ok {
+				real, _ := filepath.EvalSymlinks(root)
+				if err != nil || !strings.HasPrefix(p, real) {
+					t.Fatalf("Resolve(%q) = %q, %v", tc.path, p, err)
+				}
+				return
+			}
+			if !errors.Is(err, workspace.ErrPathEscapes) {
+				t.Fatalf("Resolve(%q) = %q, %v; want ErrPathEscapes", tc.path, p, err)
+			}
+		})
+	}
+}
+
+func TestPrepareChangeApplyRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"a.txt": "one\ntwo\n", "gone.txt": "bye\n", ".git/HEAD": "junk"})
+	m := &workspace.Manager{Root: t.TempDir()}
+	b, err := m.Prepare(ctx, "run1", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, b.Dir, map[string]string{"a.txt": "one\n2\n", "new/b.txt": "hi\n", ".context/state.json": "{}"})
+	if err := os.Remove(filepath.Join(b.Dir, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := b.Change(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Added != 2 || ch.Removed != 2 || len(ch.Files) != 3 {
+		t.Fatalf("change %+v", ch)
+	}
+	if strings.Contains(ch.Diff, ".context") {
+		t.Fatalf(".context leaked into the change:\n%s", ch.Diff)
+	}
+	ops := map[string]string{}
+	for _, f := range ch.Files {
+		ops[f.Path] = f.Op
+	}
+	if ops["a.txt"] != "modify" || ops["new/b.txt"] != "add" || ops["gone.txt"] != "delete" {
+		t.Fatalf("ops %v", ops)
+	}
+	c, err := m.Prepare(ctx, "run1", 1, "critic", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Apply(ctx, ch.Diff); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(c.Dir, "new/b.txt"))
+	if string(got) != "hi\n" {
+		t.Fatalf("applied content %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, "gone.txt")); !os.IsNotExist(err) {
+		t.Fatalf("deleted file still there: %v", err)
+	}
+	// A diff that does not fit the tree is rejected.
+	d, _ := m.Prepare(ctx, "run1", 2, "critic", events.RepoRef{Path: repo})
+	writeFiles(t, d.Dir, map[string]string{"a.txt": "totally different\n"})
+	if err := d.Apply(ctx, ch.Diff); !errors.Is(err, workspace.ErrApply) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, w := range []*workspace.Workspace{b, c, d} {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.RemoveRun("run1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPrepareFromGitURL(t *testing.T) {
+	ctx := context.Background()
+	src := t.TempDir()
+	writeFiles(t, src, map[string]string{"f.txt": "v1\n"})
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "v1")
+	git("tag", "v1")
+	writeFiles(t, src, map[string]string{"f.txt": "v2\n"})
+	git("commit", "-qam", "v2")
+	m := &workspace.Manager{Root: t.TempDir()}
+	w, err := m.Prepare(ctx, "r", 1, "librarian", events.RepoRef{URL: "file://" + src, Ref: "v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(w.Dir, "f.txt"))
+	if string(got) != "v1\n" {
+		t.Fatalf("checked out %q", got)
+	}
+	if _, err := m.Prepare(ctx, "r", 1, "x", events.RepoRef{URL: "file:///nonexistent/repo"}); !errors.Is(err, workspace.ErrRepo) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := m.Prepare(ctx, "r", 1, "x", events.RepoRef{Path: "/nonexistent/dir"}); !errors.Is(err, workspace.ErrRepo) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRunTimeoutAndOutput(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	res, err := workspace.Run(ctx, dir, []string{"sh", "-c", "echo out; echo err >&2; exit 3"}, env, 10*time.Second, 1024)
+	if err != nil || res.ExitCode != 3 || !strings.Contains(res.Output, "out") || !strings.Contains(res.Output, "err") {
+		t.Fatalf("%+v %v", res, err)
+	}
+	// The whole process group dies on timeout, including the child sleep.
+	res, err = workspace.Run(ctx, dir, []string{"sh", "-c", "sleep 30 & sleep 30"}, env, 200*time.Millisecond, 1024)
+	if err != nil || !res.TimedOut || res.ExitCode != -1 || res.Duration > 10*time.Second {
+		t.Fatalf("%+v %v", res, err)
+	}
+	res, _ = workspace.Run(ctx, dir, []string{"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done"}, env, 10*time.Second, 100)
+	if !strings.Contains(res.Output, "elided") || !strings.Contains(res.Output, "line1999") || len(res.Output) > 200 {
+		t.Fatalf("tail not kept: %q", res.Output)
+	}
+	if _, err := workspace.Run(ctx, dir, []string{"/no/such/binary"}, env, time.Second, 10); !errors.Is(err, workspace.ErrCommand) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := workspace.Run(ctx, dir, nil, env, time.Second, 10); !errors.Is(err, workspace.ErrCommand) {
+		t.Fatalf("err = %v", err)
+	}
+}
