@@ -1,0 +1,239 @@
+package codex
+
+import "strings"
+
+// Raw-content heuristics (validation step 6). They are deliberately simple
+// and documented in docs/codex.md:
+//   - a byte outside the token alphabet (letters, digits and _ - . + / # : =
+//     ( ) , @ ~ %) — this rejects JSON, most code, quotes, non-ASCII;
+//   - a run of base64 alphabet characters [A-Za-z0-9+/] of 24 or more
+//     containing an upper-case letter, a lower-case letter and a digit;
+//   - a YAML-style token "key:" with nothing after the colon, or a token made
+//     only of dashes ("-", "---");
+//   - a word (a run between + / ( ) , = : #) longer than maxWord;
+//   - three or more bare words in a row separated only by spaces (prose).
+const (
+	minBase64Run = 24
+	maxWord      = 96
+	minProseRun  = 3
+)
+
+// identifierKeys are keys whose value items must each be a hashed symbol.
+func isIdentifierKey(key string) bool {
+	switch lowerASCII(key) {
+	case "proj", "project", "hotspots", "adr", "session", "checksum":
+		return true
+	default:
+		return false
+	}
+}
+
+// checkToken returns the blocking diagnostic for one token, if any.
+func checkToken(t token) (Diagnostic, bool) {
+	if !tokenAlphabet(t.text) {
+		return errorDiag(CodeRawContent, t.text, "character outside the token alphabet"), true
+	}
+	if msg := hashProblem(t); msg != "" {
+		return errorDiag(CodeHashViolation, t.text, msg), true
+	}
+	if msg := rawProblem(t); msg != "" {
+		return errorDiag(CodeRawContent, t.text, msg), true
+	}
+	return Diagnostic{}, false
+}
+
+func tokenAlphabet(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isLetter(c) || (c >= '0' && c <= '9') {
+			continue
+		}
+		switch c {
+		case '_', '-', '.', '+', '/', '#', ':', '=', '(', ')', ',', '@', '~', '%':
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// hashProblem applies the hash rule: every item containing '#' is a hashed
+// symbol, every item of an identifier key is one, and no item looks like a
+// path or filename.
+func hashProblem(t token) string {
+	for _, item := range splitItems(t.text) {
+		if strings.IndexByte(item, '#') >= 0 && !IsHashID(item) {
+			return "identifier " + item + " is not namespace#hex"
+		}
+		if pathLike(item) {
+			return "raw path or filename " + item
+		}
+	}
+	if t.op != 0 && isIdentifierKey(t.key) {
+		for _, item := range splitList(t.value) {
+			if !IsHashID(item) {
+				return t.key + " must hold hashed identifiers"
+			}
+		}
+	}
+	return ""
+}
+
+// splitItems cuts a token at = : , + ( ).
+func splitItems(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		switch r {
+		case '=', ':', ',', '+', '(', ')':
+			return true
+		}
+		return false
+	})
+}
+
+// sourceExtensions are file extensions that mark a dotted word without a
+// slash as a filename.
+func isSourceExtension(ext string) bool {
+	switch lowerASCII(ext) {
+	case "go", "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "rb", "rs", "java", "kt",
+		"c", "h", "cc", "cpp", "cxx", "hpp", "cs", "php", "swift", "scala", "sh", "bash",
+		"sql", "json", "yaml", "yml", "toml", "md", "txt", "html", "htm", "css", "scss",
+		"xml", "proto", "vue", "svelte", "lua", "pl", "ex", "exs", "erl", "hs", "ml",
+		"dart", "ipynb", "gradle", "lock", "cfg", "ini", "conf", "env", "log", "csv":
+		return true
+	}
+	return false
+}
+
+// pathLike reports whether item looks like a raw path or filename: it starts
+// with / ./ ../ or ~/, has two or more slashes, ends in a segment like
+// name.ext (name with a letter, ext a letter then up to 5 alphanumerics)
+// after a slash, is a dotfile (.env), or is name.ext with a known source
+// extension.
+func pathLike(item string) bool {
+	if item == "" {
+		return false
+	}
+	for _, p := range []string{"/", "./", "../", "~/"} {
+		if strings.HasPrefix(item, p) {
+			return true
+		}
+	}
+	if strings.Count(item, "/") >= 2 {
+		return true
+	}
+	if len(item) > 1 && item[0] == '.' && isLetter(item[1]) {
+		return true
+	}
+	seg := item
+	slash := false
+	if i := strings.LastIndexByte(item, '/'); i >= 0 {
+		seg, slash = item[i+1:], true
+	}
+	base, ext, ok := cutLastDot(seg)
+	if !ok || !fileBase(base) || !fileExt(ext) {
+		return false
+	}
+	return slash || isSourceExtension(ext)
+}
+
+func cutLastDot(s string) (string, string, bool) {
+	i := strings.LastIndexByte(s, '.')
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// fileBase: non-empty [A-Za-z0-9_.-] with at least one letter.
+func fileBase(s string) bool {
+	letter := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isLetter(c):
+			letter = true
+		case (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// fileExt: a letter followed by up to 5 letters or digits.
+func fileExt(s string) bool {
+	if s == "" || len(s) > 6 || !isLetter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isLetter(s[i]) && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// rawProblem applies the base64, YAML and long-word heuristics.
+func rawProblem(t token) string {
+	if t.op == ':' && t.value == "" {
+		return "YAML-style key with no value"
+	}
+	if strings.Trim(t.text, "-") == "" {
+		return "YAML-style list or document marker"
+	}
+	run, upper, lower, digit := 0, false, false, false
+	word := 0
+	for i := 0; i <= len(t.text); i++ {
+		var c byte
+		if i < len(t.text) {
+			c = t.text[i]
+		}
+		isB64 := i < len(t.text) && (isLetter(c) || (c >= '0' && c <= '9') || c == '+' || c == '/')
+		if isB64 {
+			run++
+			upper = upper || (c >= 'A' && c <= 'Z')
+			lower = lower || (c >= 'a' && c <= 'z')
+			digit = digit || (c >= '0' && c <= '9')
+		} else {
+			if run >= minBase64Run && upper && lower && digit {
+				return "base64-like run"
+			}
+			run, upper, lower, digit = 0, false, false, false
+		}
+		if i < len(t.text) && !strings.ContainsRune("+/(),=:#", rune(c)) {
+			word++
+			if word > maxWord {
+				return "word longer than 96 characters"
+			}
+		} else {
+			word = 0
+		}
+	}
+	return ""
+}
+
+// isPlainWord reports whether t is a bare word: no operator, '#' or '('.
+func isPlainWord(t token) bool {
+	return t.op == 0 && !strings.ContainsAny(t.text, "#(")
+}
+
+// proseRuns returns the index of the first token of every run of at least
+// minProseRun plain words separated only by spaces, with the run length.
+func proseRuns(tokens []token) [][2]int {
+	var runs [][2]int
+	start := -1
+	for i := 0; i <= len(tokens); i++ {
+		inRun := i < len(tokens) && isPlainWord(tokens[i]) && (start >= 0 && tokens[i].spaced)
+		if inRun {
+			continue
+		}
+		if start >= 0 && i-start >= minProseRun {
+			runs = append(runs, [2]int{start, i - start})
+		}
+		start = -1
+		if i < len(tokens) && isPlainWord(tokens[i]) {
+			start = i
+		}
+	}
+	return runs
+}
