@@ -1,0 +1,64 @@
+package pmstate
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/cognition"
+	"github.com/codali-dev/codali/pkg/natstest"
+)
+
+// benchStore returns a Store over a fresh bucket on an embedded server.
+func benchStore(b *testing.B, opts ...Option) *Store {
+	b.Helper()
+	_, _, js := natstest.StartJS(b)
+	kv, err := EnsureBucket(context.Background(), js, "cognition", 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(kv, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkUpdate measures sequential read-apply-CAS cycles on one project
+// whose memory is bounded to 64 entries.
+func BenchmarkUpdate(b *testing.B) {
+	s := benchStore(b, WithMaxL1Entries(64))
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		i++
+		if _, err := s.Update(ctx, "bench", appendFn(fmt.Sprintf("entry %d", i))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUpdateContended runs parallel writers on one project; each op is
+// one successful write after however many CAS retries it needed.
+func BenchmarkUpdateContended(b *testing.B) {
+	s := benchStore(b, WithMaxL1Entries(64), WithMaxAttempts(1000))
+	ctx := context.Background()
+	var n atomic.Int64
+	var calls atomic.Int64
+	b.SetParallelism(4)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			v := fmt.Sprintf("entry %d", n.Add(1))
+			_, err := s.Update(ctx, "bench", func(cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
+				calls.Add(1)
+				return nil, []cognition.L1MemoryPatchOp{cognition.AppendOp(v)}, nil
+			})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(calls.Load())/float64(n.Load()), "attempts/op")
+}

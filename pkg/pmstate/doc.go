@@ -1,0 +1,11 @@
+// Package pmstate keeps the Cortex cognition state of each project in a
+// JetStream key-value bucket: one cognition.CognitionState (JSON) per project
+// key. The KV revision of a project's entry is its pm_rev.
+//
+// Reads of a project that has no entry yet return cognition.NewState() at
+// revision 0. Updates are optimistic: read state and revision, compute
+// patches, apply them with cognition.Apply, validate, and write with
+// compare-and-set; on a conflicting concurrent write the whole cycle is
+// retried with a small jittered exponential backoff, a bounded number of
+// times. An update that changes nothing writes nothing.
+package pmstate

@@ -1,0 +1,143 @@
+package pmstate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/codali-dev/codali/pkg/cognition"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// UpdateFunc computes the patches to apply to cur, the project's current
+// state (a private copy the function may modify). It may be called several
+// times within one Update, once per attempt, each time with fresh state, so
+// it must not have side effects that cannot be repeated. A returned error
+// aborts the Update.
+type UpdateFunc func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error)
+
+// Result is the outcome of a successful Update.
+type Result struct {
+	// State is the project's state after the update (the current state when
+	// nothing changed).
+	State cognition.CognitionState
+	// Rev is the KV revision (pm_rev) of State; 0 when the project has never
+	// been written.
+	Rev uint64
+	// Diagnostics lists the ops of the final attempt that were skipped.
+	Diagnostics []cognition.Diagnostic
+	// Changed reports whether the update wrote a new state.
+	Changed bool
+}
+
+// Update applies the patches computed by fn to the state of project, with
+// optimistic concurrency: it reads state and revision, calls fn, applies the
+// patches with cognition.Apply (bounding L1 memory when WithMaxL1Entries is
+// set), validates the result and writes it with compare-and-set (Create when
+// the project has no entry, Update at the read revision otherwise). When
+// another writer got in between, the cycle starts over after a short
+// jittered backoff. When nothing changed nothing is written and Result.Rev is
+// the current revision.
+//
+// Errors: ErrInvalidProject for a bad project id, ErrNilUpdateFunc for a nil
+// fn, fn's own error (wrapped), ErrCorruptState for an unreadable stored
+// entry, ErrConflict (wrapping the last conflict) after the configured number
+// of lost races, the context's error when ctx ends, and wrapped KV errors
+// otherwise. Nothing is written when an error is returned.
+func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Result, error) {
+	key, err := ProjectKey(project)
+	if err != nil {
+		return Result{}, err
+	}
+	if fn == nil {
+		return Result{}, ErrNilUpdateFunc
+	}
+	var (
+		res      Result
+		attempts int
+	)
+	op := func() error {
+		attempts++
+		r, err := s.attempt(ctx, project, key, fn)
+		if err != nil {
+			if isConflict(err) {
+				return err
+			}
+			return backoff.Permanent(err)
+		}
+		res = r
+		return nil
+	}
+	notify := func(err error, wait time.Duration) {
+		s.log.DebugContext(ctx, "cognition state update conflict, retrying",
+			slog.String("project", project), slog.Int("attempt", attempts), slog.Duration("wait", wait), slog.Any("error", err))
+	}
+	if err := backoff.RetryNotify(op, s.newBackoff(ctx), notify); err != nil {
+		if isConflict(err) {
+			return Result{}, fmt.Errorf("%w: project %q, %d attempts: %w", ErrConflict, project, attempts, err)
+		}
+		return Result{}, fmt.Errorf("could not update cognition state of project %q: %w", project, err)
+	}
+	return res, nil
+}
+
+// attempt runs one read-apply-write cycle.
+func (s *Store) attempt(ctx context.Context, project, key string, fn UpdateFunc) (Result, error) {
+	cur, rev, err := s.get(ctx, project, key)
+	if err != nil {
+		return Result{}, err
+	}
+	goalOps, memOps, err := fn(cur.Clone())
+	if err != nil {
+		return Result{}, fmt.Errorf("update function failed: %w", err)
+	}
+	if s.maxL1Entries > 0 {
+		memOps = cognition.BoundMemory(cur, memOps, s.maxL1Entries)
+	}
+	next, diags := cognition.Apply(cur, goalOps, memOps)
+	if next.Revision == cur.Revision {
+		return Result{State: cur, Rev: rev, Diagnostics: diags}, nil
+	}
+	data, err := cognition.EncodeState(next)
+	if err != nil {
+		return Result{}, fmt.Errorf("refusing to write: %w", err)
+	}
+	var newRev uint64
+	if rev == 0 {
+		newRev, err = s.kv.Create(ctx, key, data)
+	} else {
+		newRev, err = s.kv.Update(ctx, key, data, rev)
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("could not write revision after %d: %w", rev, err)
+	}
+	return Result{State: next, Rev: newRev, Diagnostics: diags, Changed: true}, nil
+}
+
+// newBackoff builds the retry policy: jittered exponential waits, at most
+// maxAttempts attempts in total, stopped early when ctx ends.
+func (s *Store) newBackoff(ctx context.Context) backoff.BackOff {
+	exp := backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(s.initialBackoff),
+		backoff.WithMaxInterval(s.maxBackoff),
+		backoff.WithRandomizationFactor(0.5),
+		backoff.WithMultiplier(2),
+		backoff.WithMaxElapsedTime(0),
+	)
+	return backoff.WithContext(backoff.WithMaxRetries(exp, uint64(s.maxAttempts-1)), ctx)
+}
+
+// isConflict reports whether err is a lost compare-and-set: the key was
+// created by someone else, or its revision moved on.
+func isConflict(err error) bool {
+	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return true
+	}
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) &&
+		(apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
