@@ -1,0 +1,85 @@
+package rao
+
+import (
+	"encoding/json"
+	"fmt"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+)
+
+// Apply applies the RFC 6902 patch p to the JSON document doc and returns
+// the result in canonical form (see CanonicalizeJSON).
+//
+// It accepts every RFC 6902 operation (add, remove, replace, move, copy,
+// test) with strict RFC semantics where the underlying library allows:
+// negative array indexes are rejected, missing parents are not created,
+// removing a missing member fails, and members named "" are addressed
+// correctly. The document must be a JSON object or array; scalar documents
+// cannot be patched. Every error wraps ErrApply; a doc that is not valid
+// JSON also wraps ErrInvalidJSON, a malformed patch also wraps
+// ErrInvalidPatch.
+func Apply(doc []byte, p Patch) ([]byte, error) {
+	cdoc, err := CanonicalizeJSON(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: document: %w", ErrApply, err)
+	}
+	return applyCanonical(cdoc, p)
+}
+
+// applyCanonical is Apply for a document already in canonical form.
+func applyCanonical(cdoc []byte, p Patch) ([]byte, error) {
+	if len(p) == 0 {
+		return cdoc, nil
+	}
+	if cdoc[0] != '{' && cdoc[0] != '[' {
+		return nil, fmt.Errorf("%w: %w: the document is not an object or array", ErrApply, ErrInvalidState)
+	}
+	for i, op := range p {
+		if err := op.validateAny(); err != nil {
+			return nil, fmt.Errorf("%w: op %d: %w", ErrApply, i, err)
+		}
+	}
+	if !addressesEmptyKey(p) {
+		return applyLib(cdoc, p)
+	}
+	rw, err := rewriteEmptyKeys(cdoc, p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrApply, err)
+	}
+	res, err := applyLib(rw.doc, rw.patch)
+	if err != nil {
+		return nil, err
+	}
+	out, err := rw.restore(res)
+	if err != nil {
+		return nil, fmt.Errorf("%w: result: %w", ErrApply, err)
+	}
+	return out, nil
+}
+
+// applyLib applies p to the canonical document cdoc with the json-patch
+// library configured for strict RFC 6902 behaviour.
+func applyLib(cdoc []byte, p Patch) ([]byte, error) {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: %w", ErrApply, ErrInvalidPatch, err)
+	}
+	jp, err := jsonpatch.DecodePatch(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: %w", ErrApply, ErrInvalidPatch, err)
+	}
+	opts := jsonpatch.NewApplyOptions()
+	opts.SupportNegativeIndices = false
+	opts.EnsurePathExistsOnAdd = false
+	opts.AllowMissingPathOnRemove = false
+	opts.EscapeHTML = false
+	res, err := jp.ApplyWithOptions(cdoc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrApply, err)
+	}
+	out, err := CanonicalizeJSON(res)
+	if err != nil {
+		return nil, fmt.Errorf("%w: result: %w", ErrApply, err)
+	}
+	return out, nil
+}

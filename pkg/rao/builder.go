@@ -1,0 +1,180 @@
+package rao
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+)
+
+// DefaultCheckpointEvery is the default checkpoint interval.
+const DefaultCheckpointEvery = 10
+
+// emptyState is the baseline before a run's first event.
+const emptyState = "{}"
+
+// Builder produces the events of one run's history.
+type Builder struct {
+	// RunID names the run; required for the first event, and when set it
+	// must match the previous event's run.
+	RunID string
+	// CheckpointEvery makes every n-th event (seq divisible by n) a
+	// checkpoint carrying the full state. 0 means DefaultCheckpointEvery;
+	// 1 makes every event a checkpoint; negative values are invalid.
+	CheckpointEvery int
+}
+
+func (b Builder) every() (int, error) {
+	switch {
+	case b.CheckpointEvery < 0:
+		return 0, fmt.Errorf("%w: CheckpointEvery %d is negative", ErrInvalidConfig, b.CheckpointEvery)
+	case b.CheckpointEvery == 0:
+		return DefaultCheckpointEvery, nil
+	default:
+		return b.CheckpointEvery, nil
+	}
+}
+
+// Next returns the event that follows prev (nil for a run's first event)
+// and turns prevState — the state after prev, or the empty baseline {} when
+// prev is nil (prevState may then be nil) — into next.
+//
+// It sets ID, seq, base and prev_hash from prev, the delta from Diff, and
+// on every CheckpointEvery-th event the checkpoint flag and the snapshot.
+// An empty meta.Schema is set to SchemaV2 and ts is stored in UTC. A next
+// equal to prevState is allowed and gives an empty delta, so that audit
+// notes and overrides without a state change can be recorded.
+//
+// Errors: ErrInvalidConfig (bad CheckpointEvery, missing or different run
+// ID), ErrInvalidState (next or prevState is not a JSON object or array),
+// ErrStateMismatch (prevState differs from prev's checkpoint snapshot, or
+// is not the baseline for a first event), ErrInvalidEvent (bad kind, meta,
+// timestamp or run ID), ErrInvalidJSON (prev cannot be hashed).
+func (b Builder) Next(prev *Event, prevState, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
+	ev, _, err := b.next(prev, prevState, next, kind, cause, summary, meta, ts)
+	return ev, err
+}
+
+// next is Next that also returns the canonical next state.
+func (b Builder) next(prev *Event, prevState, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, error) {
+	every, err := b.every()
+	if err != nil {
+		return Event{}, nil, err
+	}
+	nv, err := decodeState(next)
+	if err != nil {
+		return Event{}, nil, fmt.Errorf("could not build event: next state: %w", err)
+	}
+	ev := Event{Kind: kind, Cause: cause, Summary: summary, Meta: meta, TS: ts.UTC()}
+	if ev.Meta.Schema == "" {
+		ev.Meta.Schema = SchemaV2
+	}
+	var pv any
+	if prev == nil {
+		if b.RunID == "" {
+			return Event{}, nil, fmt.Errorf("%w: the first event needs Builder.RunID", ErrInvalidConfig)
+		}
+		if prevState == nil {
+			prevState = []byte(emptyState)
+		}
+		if !sameJSON(prevState, []byte(emptyState)) {
+			return Event{}, nil, fmt.Errorf("%w: the first event must start from {}", ErrStateMismatch)
+		}
+		pv = map[string]any{}
+		ev.RunID, ev.Seq = b.RunID, 1
+	} else {
+		if b.RunID != "" && b.RunID != prev.RunID {
+			return Event{}, nil, fmt.Errorf("%w: builder is for run %q, previous event is of run %q", ErrInvalidConfig, b.RunID, prev.RunID)
+		}
+		if pv, err = decodeState(prevState); err != nil {
+			return Event{}, nil, fmt.Errorf("could not build event: previous state: %w", err)
+		}
+		if prev.Checkpoint && !bytes.Equal(prev.Snapshot, canonicalBytes(pv)) && !sameJSON(prev.Snapshot, prevState) {
+			return Event{}, nil, fmt.Errorf("%w: snapshot of %s", ErrStateMismatch, prev.ID)
+		}
+		h, err := Hash(*prev)
+		if err != nil {
+			return Event{}, nil, fmt.Errorf("could not build event: %w", err)
+		}
+		ev.RunID, ev.Seq, ev.Base, ev.PrevHash = prev.RunID, prev.Seq+1, prev.ID, h
+	}
+	ev.ID = EventID(ev.RunID, ev.Seq)
+	ev.Delta = diffValues(pv, nv)
+	cnext := canonicalBytes(nv)
+	if ev.Seq%uint64(every) == 0 {
+		ev.Checkpoint, ev.Snapshot = true, cnext
+	}
+	// The snapshot is canonical by construction; skip re-parsing it.
+	if err := ev.validate(false); err != nil {
+		return Event{}, nil, fmt.Errorf("could not build event %s: %w", ev.ID, err)
+	}
+	return ev, cnext, nil
+}
+
+// decodeState decodes a state document, which must be a JSON object or
+// array; errors wrap ErrInvalidJSON or ErrInvalidState.
+func decodeState(doc []byte) (any, error) {
+	v, err := decodeValue(doc)
+	if err != nil {
+		return nil, err
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		return v, nil
+	default:
+		return nil, fmt.Errorf("%w: must be a JSON object or array", ErrInvalidState)
+	}
+}
+
+// sameJSON reports whether a and b hold the same JSON value; invalid JSON
+// is never the same.
+func sameJSON(a, b []byte) bool {
+	ca, err := CanonicalizeJSON(a)
+	if err != nil {
+		return false
+	}
+	cb, err := CanonicalizeJSON(b)
+	if err != nil {
+		return false
+	}
+	return bytes.Equal(ca, cb)
+}
+
+// Chain is a Builder that remembers the last event and state, for a writer
+// appending to one run.
+type Chain struct {
+	// Builder builds the events.
+	Builder Builder
+	// Last is the last event, nil before the first.
+	Last *Event
+	// State is the state after Last (canonical), nil before the first.
+	State []byte
+}
+
+// Resume returns a Chain positioned after the last event of history
+// (which may be empty for a new run); it replays the history to recover
+// the state. Errors are those of Replay.
+func Resume(b Builder, history []Event) (*Chain, error) {
+	c := &Chain{Builder: b}
+	if len(history) == 0 {
+		return c, nil
+	}
+	st, err := Replay(history, 0)
+	if err != nil {
+		return nil, fmt.Errorf("could not resume chain: %w", err)
+	}
+	last := history[len(history)-1]
+	c.Last, c.State = &last, st
+	return c, nil
+}
+
+// Next builds the next event with Builder.Next and, on success, advances
+// the chain to it. If the event is then not stored (e.g. a conflicting
+// writer), discard the chain and Resume from the stored history.
+func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
+	ev, st, err := c.Builder.next(c.Last, c.State, next, kind, cause, summary, meta, ts)
+	if err != nil {
+		return Event{}, err
+	}
+	c.Last, c.State = &ev, st
+	return ev, nil
+}

@@ -1,0 +1,263 @@
+package rao
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Diff returns an RFC 6902 patch that turns the JSON document prev into
+// next, using only add, remove and replace.
+//
+// Objects are compared key by key and recursed into. Arrays are compared
+// after stripping their longest common prefix and suffix; the remaining
+// middle parts are paired index by index (recursing into each pair), the
+// extra elements of next are added at ascending indexes, and extra elements
+// of prev are removed by repeated removes at the first surplus index. So an
+// append is one add per new element, and a shrink is one remove per
+// dropped element. When the operations under one object or array would
+// encode larger than replacing that value outright, a single replace is
+// used instead. Numbers are compared by their exact text, so 1.0 and 1
+// differ.
+//
+// The operations are sorted by path, comparing JSON Pointer tokens one by
+// one, array indexes numerically ("/a/9" before "/a/10") and before other
+// tokens, an ancestor before its descendants, then by op name. This order
+// never changes what the patch does: ops under different object members
+// or array elements touch disjoint values; in-place changes to an array
+// sit at lower indexes than its adds and removes, which are never mixed in
+// one array; ascending adds stay ascending; and repeated removes are
+// identical. Values are canonical JSON, so identical inputs (whatever
+// their key order or whitespace) give byte-identical patches.
+//
+// Diff returns an error wrapping ErrInvalidJSON when prev or next is not a
+// single JSON value. An empty (non-nil) patch means the documents are equal.
+func Diff(prev, next []byte) (Patch, error) {
+	a, err := decodeValue(prev)
+	if err != nil {
+		return nil, err
+	}
+	b, err := decodeValue(next)
+	if err != nil {
+		return nil, err
+	}
+	return diffValues(a, b), nil
+}
+
+// genOp is an operation as generated, before sorting.
+type genOp struct {
+	op    string
+	path  []string // unescaped reference tokens
+	value []byte   // canonical value for add and replace
+}
+
+// size estimates the encoded size of the operation in a delta.
+func (g genOp) size() int {
+	n := len(`{"op":"","path":"","value":}`) + len(g.op) + len(g.value)
+	for _, t := range g.path {
+		n += 1 + len(t)
+	}
+	return n
+}
+
+// diffOps decodes both documents and returns the operations in generation
+// order (object members in map iteration order, so not deterministic).
+func diffOps(prev, next []byte) ([]genOp, error) {
+	a, err := decodeValue(prev)
+	if err != nil {
+		return nil, err
+	}
+	b, err := decodeValue(next)
+	if err != nil {
+		return nil, err
+	}
+	return diffGen(a, b), nil
+}
+
+// diffGen returns the operations turning a into b in generation order.
+func diffGen(a, b any) []genOp {
+	var d differ
+	d.diff(nil, a, b)
+	return d.ops
+}
+
+// diffGenFine is diffGen without collapsing: every change is an op of
+// its own. Tests use it to exercise index-shifting ops.
+func diffGenFine(a, b any) []genOp {
+	d := differ{noCollapse: true}
+	d.diff(nil, a, b)
+	return d.ops
+}
+
+// diffValues returns the sorted patch turning a into b.
+func diffValues(a, b any) Patch {
+	ops := diffGen(a, b)
+	sortGenOps(ops)
+	return toPatch(ops)
+}
+
+// sortGenOps sorts operations by path (segment-wise) and then op name.
+func sortGenOps(ops []genOp) {
+	slices.SortStableFunc(ops, func(x, y genOp) int {
+		if c := comparePaths(x.path, y.path); c != 0 {
+			return c
+		}
+		return strings.Compare(x.op, y.op)
+	})
+}
+
+// toPatch converts generated operations into a Patch, keeping their order.
+func toPatch(ops []genOp) Patch {
+	p := make(Patch, 0, len(ops))
+	for _, g := range ops {
+		op := Op{Op: g.op, Path: joinPointer(g.path)}
+		if g.op != OpRemove {
+			op.Value = json.RawMessage(g.value)
+		}
+		p = append(p, op)
+	}
+	return p
+}
+
+// differ accumulates operations while walking two decoded documents.
+type differ struct {
+	ops        []genOp
+	noCollapse bool
+}
+
+// child returns path extended by tok without aliasing path's array.
+func child(path []string, tok string) []string {
+	return append(path[:len(path):len(path)], tok)
+}
+
+func (d *differ) emit(op string, path []string, v any) {
+	g := genOp{op: op, path: path}
+	if op != OpRemove {
+		g.value = canonicalBytes(v)
+	}
+	d.ops = append(d.ops, g)
+}
+
+func (d *differ) diff(path []string, a, b any) {
+	if jsonEqual(a, b) {
+		return
+	}
+	switch av := a.(type) {
+	case map[string]any:
+		if bv, ok := b.(map[string]any); ok {
+			d.diffObject(path, av, bv)
+			return
+		}
+	case []any:
+		if bv, ok := b.([]any); ok {
+			d.diffArray(path, av, bv)
+			return
+		}
+	}
+	d.emit(OpReplace, path, b)
+}
+
+func (d *differ) diffObject(path []string, a, b map[string]any) {
+	start := len(d.ops)
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			d.emit(OpRemove, child(path, k), nil)
+		}
+	}
+	for k, bv := range b {
+		av, ok := a[k]
+		if !ok {
+			d.emit(OpAdd, child(path, k), bv)
+			continue
+		}
+		d.diff(child(path, k), av, bv)
+	}
+	d.collapse(start, path, b)
+}
+
+func (d *differ) diffArray(path []string, a, b []any) {
+	start := len(d.ops)
+	n := min(len(a), len(b))
+	pre := 0
+	for pre < n && jsonEqual(a[pre], b[pre]) {
+		pre++
+	}
+	suf := 0
+	for suf < n-pre && jsonEqual(a[len(a)-1-suf], b[len(b)-1-suf]) {
+		suf++
+	}
+	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	k := min(len(am), len(bm))
+	for i := 0; i < k; i++ {
+		d.diff(child(path, strconv.Itoa(pre+i)), am[i], bm[i])
+	}
+	for i := k; i < len(bm); i++ {
+		d.emit(OpAdd, child(path, strconv.Itoa(pre+i)), bm[i])
+	}
+	if len(am) > k {
+		at := child(path, strconv.Itoa(pre+k))
+		for range len(am) - k {
+			d.emit(OpRemove, at, nil)
+		}
+	}
+	d.collapse(start, path, b)
+}
+
+// collapse replaces the operations generated since start (all below path)
+// by one replace of path with b when that encodes no larger.
+func (d *differ) collapse(start int, path []string, b any) {
+	if d.noCollapse || len(d.ops)-start < 2 {
+		return
+	}
+	cost := 0
+	for _, g := range d.ops[start:] {
+		cost += g.size()
+	}
+	repl := genOp{op: OpReplace, path: path, value: canonicalBytes(b)}
+	if repl.size() <= cost {
+		d.ops = append(d.ops[:start], repl)
+	}
+}
+
+// jsonEqual compares two decoded JSON values; numbers compare by text.
+func jsonEqual(a, b any) bool {
+	switch av := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		bv, ok := b.(bool)
+		return ok && av == bv
+	case json.Number:
+		bv, ok := b.(json.Number)
+		return ok && av == bv
+	case string:
+		bv, ok := b.(string)
+		return ok && av == bv
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for i := range av {
+			if !jsonEqual(av[i], bv[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for k, x := range av {
+			y, ok := bv[k]
+			if !ok || !jsonEqual(x, y) {
+				return false
+			}
+		}
+		return true
+	default:
+		return false
+	}
+}
