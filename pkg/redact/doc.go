@@ -1,0 +1,15 @@
+// Package redact removes secrets from text and JSON before it is logged,
+// recorded in the RAO history or shown to a user.
+//
+// A [Redactor] replaces each secret it recognises with a marker naming its
+// kind, such as "[REDACTED:aws-key]". The built-in rules cover AWS access
+// key ids and secret keys, PEM private key blocks, Authorization header
+// values and Bearer tokens, JWTs, OpenAI-style "sk-" keys, GitHub tokens,
+// passwords in URL userinfo and credential query parameters; [New] adds
+// rules from configuration. [Redactor.JSON] and [Redactor.Value] also
+// redact every value stored under a key that names a secret ("password",
+// "api_key", "authorization", ...).
+//
+// Redaction is best effort: it reduces accidental exposure but cannot
+// recognise every secret.
+package redact

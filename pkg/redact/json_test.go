@@ -1,0 +1,137 @@
+package redact
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestJSON(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{
+			name: "string values redacted by pattern",
+			in:   `{"log": "using ` + awsKeyID + `", "n": 1}`,
+			want: `{"log":"using [REDACTED:aws-key]","n":1}`,
+		},
+		{
+			name: "secret keys redacted whatever the value",
+			in:   `{"user":"ann","password":"hunter2","api_key":"k","X-Api-Key":"k2","GITHUB_TOKEN":"t","pin_secret":1234}`,
+			want: `{"user":"ann","password":"[REDACTED:secret]","api_key":"[REDACTED:secret]","X-Api-Key":"[REDACTED:secret]","GITHUB_TOKEN":"[REDACTED:secret]","pin_secret":"[REDACTED:secret]"}`,
+		},
+		{
+			name: "everything below a secret key, booleans and nulls kept",
+			in:   `{"credentials":{"user":"a","n":5,"ok":true,"none":null,"list":["x",{"y":"z"}]},"after":"kept"}`,
+			want: `{"credentials":{"user":"[REDACTED:secret]","n":"[REDACTED:secret]","ok":true,"none":null,"list":["[REDACTED:secret]",{"y":"[REDACTED:secret]"}]},"after":"kept"}`,
+		},
+		{
+			name: "headers map",
+			in:   `{"headers":{"Authorization":"Bearer abc","Accept":"application/json"}}`,
+			want: `{"headers":{"Authorization":"[REDACTED:secret]","Accept":"application/json"}}`,
+		},
+		{
+			name: "telemetry keys are not secret",
+			in:   `{"max_tokens":4096,"token_count":3,"prompt_tokens":12,"tokenizer":"bpe"}`,
+			want: `{"max_tokens":4096,"token_count":3,"prompt_tokens":12,"tokenizer":"bpe"}`,
+		},
+		{
+			name: "key order, numbers and characters preserved",
+			in:   "{\"z\":1,\"a\":12345678901234567890123,\"m\":-1.5e-300,\"html\":\"<a&b>\",\"u\":\"\\u00e9\\n\"}",
+			want: "{\"z\":1,\"a\":12345678901234567890123,\"m\":-1.5e-300,\"html\":\"<a&b>\",\"u\":\"é\\n\"}",
+		},
+		{
+			name: "arrays of objects",
+			in:   `[{"token":"a"},{"name":"b"},[],{},"sk-abcdefghijklmnopqrstuvwxyz"]`,
+			want: `[{"token":"[REDACTED:secret]"},{"name":"b"},[],{},"[REDACTED:openai-key]"]`,
+		},
+		{
+			name: "private key with escaped newlines",
+			in:   `{"k":"-----BEGIN PRIVATE KEY-----\nMIIabc\n-----END PRIVATE KEY-----"}`,
+			want: `{"k":"[REDACTED:private-key]"}`,
+		},
+		{
+			name: "keys themselves are kept",
+			in:   `{"password":{"password":"x"}}`,
+			want: `{"password":{"password":"[REDACTED:secret]"}}`,
+		},
+		{name: "scalar string", in: `"` + ghToken + `"`, want: `"[REDACTED:github-token]"`},
+		{name: "scalar number", in: ` 42 `, want: `42`},
+		{name: "scalar literals", in: `[true,false,null]`, want: `[true,false,null]`},
+	}
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := r.JSON([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("JSON: %v", err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("JSON(%s)\n got %s\nwant %s", tt.in, got, tt.want)
+			}
+			if !json.Valid(got) {
+				t.Errorf("output is not valid JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestJSONRejectsInvalidInput(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+	}{
+		{name: "empty", in: ""},
+		{name: "whitespace", in: "  \n"},
+		{name: "unterminated object", in: `{"a":1`},
+		{name: "trailing comma", in: `{"a":1,}`},
+		{name: "missing colon", in: `{"a" 1}`},
+		{name: "two documents", in: `{} {}`},
+		{name: "trailing garbage", in: `[1] x`},
+		{name: "bare word", in: `password`},
+		{name: "non-string key", in: `{1:2}`},
+	}
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := r.JSON([]byte(tt.in))
+			if out != nil || !errors.Is(err, ErrInvalidJSON) {
+				t.Errorf("JSON(%q) = %s, %v; want nil, ErrInvalidJSON", tt.in, out, err)
+			}
+		})
+	}
+}
+
+func TestIsSecretKey(t *testing.T) {
+	tests := []struct {
+		key  string
+		want bool
+	}{
+		{"password", true}, {"Password", true}, {"db_password", true}, {"DB-PASSWORD", true},
+		{"passwd", true}, {"pwd", true}, {"passphrase", true},
+		{"secret", true}, {"client_secret", true}, {"aws.secret", true},
+		{"token", true}, {"access_token", true}, {"refreshToken", true}, {"GITHUB_TOKEN", true},
+		{"api_key", true}, {"apiKey", true}, {"X-Api-Key", true},
+		{"authorization", true}, {"Authorization", true}, {"auth", true},
+		{"private_key", true}, {"aws_access_key", true}, {"secret_key", true},
+		{"credentials", true}, {"cookie", true}, {"Set-Cookie", true},
+		{"max_tokens", false}, {"token_count", false}, {"tokenizer", false}, {"prompt_tokens", false},
+		{"key", false}, {"keys", false}, {"author", false}, {"authority", false},
+		{"user", false}, {"password_required_hint", false}, {"", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			if got := IsSecretKey(tt.key); got != tt.want {
+				t.Errorf("IsSecretKey(%q) = %v, want %v", tt.key, got, tt.want)
+			}
+		})
+	}
+}

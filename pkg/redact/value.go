@@ -1,0 +1,109 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+)
+
+// UnencodableLabel is the marker label Value uses for a value it can
+// neither walk nor encode as JSON: "[REDACTED:unencodable]".
+const UnencodableLabel = "unencodable"
+
+// Value returns a redacted copy of v, never modifying v:
+//   - strings, []byte and errors (as their message string) go through
+//     String/Bytes;
+//   - json.RawMessage goes through JSON (or Bytes if it is not valid JSON);
+//   - map[string]any, map[string]string, []any and []string are copied
+//     with each element redacted, and every string or number under a
+//     key for which IsSecretKey holds becomes "[REDACTED:secret]";
+//   - nil, booleans and numbers are returned as they are;
+//   - anything else (structs, pointers, other maps and slices) is encoded
+//     as JSON and returned as a json.RawMessage redacted with JSON; if it
+//     cannot be encoded the result is "[REDACTED:unencodable]", so nothing
+//     leaks unredacted.
+func (r *Redactor) Value(v any) any {
+	return r.value(v, false)
+}
+
+func (r *Redactor) value(v any, secret bool) any {
+	switch x := v.(type) {
+	case nil, bool:
+		return x
+	case string:
+		if secret {
+			return marker(SecretLabel)
+		}
+		return r.String(x)
+	case []byte:
+		if secret {
+			return []byte(marker(SecretLabel))
+		}
+		return bytes.Clone(r.Bytes(x))
+	case json.Number:
+		if secret {
+			return marker(SecretLabel)
+		}
+		return x
+	case json.RawMessage:
+		return r.rawJSON(x, secret)
+	case error:
+		return r.value(x.Error(), secret)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = r.value(e, secret || IsSecretKey(k))
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]string, len(x))
+		for k, e := range x {
+			out[k] = r.value(e, secret || IsSecretKey(k)).(string)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = r.value(e, secret)
+		}
+		return out
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = r.value(e, secret).(string)
+		}
+		return out
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		if secret {
+			return marker(SecretLabel)
+		}
+		return v
+	}
+	return r.viaJSON(v, secret)
+}
+
+// rawJSON redacts a raw JSON value; invalid JSON is redacted as bytes.
+func (r *Redactor) rawJSON(raw json.RawMessage, secret bool) json.RawMessage {
+	if secret {
+		return json.RawMessage(`"` + marker(SecretLabel) + `"`)
+	}
+	out, err := r.JSON(raw)
+	if err != nil {
+		return json.RawMessage(bytes.Clone(r.Bytes(raw)))
+	}
+	return out
+}
+
+// viaJSON redacts an arbitrary value by way of its JSON encoding.
+func (r *Redactor) viaJSON(v any, secret bool) any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return marker(UnencodableLabel)
+	}
+	return r.rawJSON(raw, secret)
+}
