@@ -142,6 +142,6 @@ func (w *jsonWriter) valueDone() {
 func writeJSONString(buf *bytes.Buffer, s string) {
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // encoding a string cannot fail
+	_ = enc.Encode(s)           // encoding a string cannot fail
 	buf.Truncate(buf.Len() - 1) // drop Encode's newline
 }

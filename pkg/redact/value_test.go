@@ -33,7 +33,7 @@ func TestValue(t *testing.T) {
 			name: "generic map",
 			in: map[string]any{
 				"user": "ann", "password": "hunter2", "port": 4222, "pin_secret": 1234,
-				"nested": map[string]any{"api_key": "k", "list": []any{"ok", ghToken}},
+				"nested":      map[string]any{"api_key": "k", "list": []any{"ok", ghToken}},
 				"credentials": []any{"a", 1, true, map[string]any{"x": "y"}},
 			},
 			want: map[string]any{
