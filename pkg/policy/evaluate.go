@@ -80,8 +80,10 @@ func (p *Policy) Evaluate(call ToolCall) Decision {
 	if call.Tool == ToolRunCommand {
 		p.checkCommand(call.Command, &e)
 	}
-	if p.MaxChangedLines > 0 && call.TotalChangedLines > p.MaxChangedLines {
-		e.block(fmt.Sprintf("%s: %d > %d", ReasonMaxChangedLines, call.TotalChangedLines, p.MaxChangedLines))
+	// The total includes this call; a caller that filled in only
+	// ChangedLines is still held to the limit.
+	if total := max(call.TotalChangedLines, call.ChangedLines); p.MaxChangedLines > 0 && total > p.MaxChangedLines {
+		e.block(fmt.Sprintf("%s: %d > %d", ReasonMaxChangedLines, total, p.MaxChangedLines))
 	}
 	p.checkApprovals(call, cleaned, &e)
 	return e.decision()

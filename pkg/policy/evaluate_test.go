@@ -266,6 +266,11 @@ func TestEvaluate(t *testing.T) {
 			wantBlocked: true, wantReasons: []string{"max changed lines exceeded: 101 > 100"},
 		},
 		{
+			name:        "max lines exceeded by this call alone",
+			call:        ToolCall{Tool: ToolEditFile, Paths: []string{"a.go"}, ChangedLines: 150},
+			wantBlocked: true, wantReasons: []string{"max changed lines exceeded: 150 > 100"},
+		},
+		{
 			name: "max lines at limit",
 			call: ToolCall{Tool: ToolEditFile, Paths: []string{"a.go"}, ChangedLines: 5, TotalChangedLines: 100},
 		},
@@ -327,6 +332,7 @@ func TestEvaluateCommandSmuggling(t *testing.T) {
 		{name: "sh -c not allowlisted", argv: []string{"sh", "-c", "go test ./..."}, wantReason: ReasonCommandNotAllowed + ": sh runs code"},
 		{name: "bash by path", argv: []string{"/bin/bash", "-c", "go test"}, wantReason: ReasonCommandNotAllowed + ": bash runs code"},
 		{name: "python", argv: []string{"python3", "-c", "print(1)"}, wantReason: ReasonCommandNotAllowed + ": python3 runs code"},
+		{name: "perl", argv: []string{"perl", "-e", "unlink"}, wantReason: ReasonCommandNotAllowed + ": perl runs code"},
 		{name: "env wrapper", argv: []string{"env", "go", "test"}, wantReason: ReasonCommandNotAllowed + ": env runs code"},
 		{name: "xargs wrapper", argv: []string{"xargs", "rm"}, wantReason: ReasonCommandNotAllowed + ": xargs runs code"},
 		{name: "go test -exec", argv: []string{"go", "test", "-exec", "evil", "./..."}, wantReason: ReasonExecFlag + ": -exec"},
@@ -416,6 +422,12 @@ func TestEvaluateAlwaysAllowToolDoesNotBypassAllowlist(t *testing.T) {
 	if !d.Blocked {
 		t.Fatalf("always_allow run_command lifted the allowlist: %+v", d)
 	}
+}
+
+func TestEvaluateNeverTouchRoot(t *testing.T) {
+	p := &Policy{NeverTouch: []string{"**"}}
+	got := p.Evaluate(ToolCall{Tool: ToolListDir, Paths: []string{"."}})
+	assertDecision(t, got, Decision{Blocked: true, Reasons: []string{"never_touch: . matches **"}})
 }
 
 func TestEvaluateMaxChangedLinesZeroMeansNoLimit(t *testing.T) {

@@ -18,6 +18,8 @@ func TestMatchGlob(t *testing.T) {
 		{name: "star within segment", pattern: "*.go", path: "main.go", want: true},
 		{name: "star does not cross slash", pattern: "*.go", path: "cmd/main.go", want: false},
 		{name: "star matches empty", pattern: "main*.go", path: "main.go", want: true},
+		{name: "trailing star matches empty", pattern: "main*", path: "main", want: true},
+		{name: "trailing star after full match", pattern: "a*", path: "b", want: false},
 		{name: "star matches dot files", pattern: "*", path: ".env", want: true},
 		{name: "star alone needs a segment", pattern: "*", path: "a/b", want: false},
 		{name: "two stars in segment", pattern: "*_test*.go", path: "x_test_y.go", want: true},

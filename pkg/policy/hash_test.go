@@ -36,9 +36,9 @@ func TestStableJSON(t *testing.T) {
 				AlwaysAllow: Scope{Tools: []string{"z", "y"}},
 				Commands:    Commands{Allow: [][]string{{"go", "vet"}, {"go"}, {"go", "test"}, {"go"}}},
 				Destructive: DestructiveWarn, MaxChangedLines: 7,
-				RequireApprovalFor: Scope{Paths: []string{"tab\there", "nl\n", "bell\x07", "bad\xff"}},
+				RequireApprovalFor: Scope{Paths: []string{"tab\there", "nl\n", "cr\r", "bell\x07", "bad\xff"}},
 			},
-			want: `{"always_allow":{"paths":[],"tools":["y","z"]},"commands":{"allow":[["go"],["go","test"],["go","vet"]]},"destructive":"warn","max_changed_lines":7,"never_touch":["a","b","q\"<&>\\"],"require_approval_for":{"paths":["bad` + "\ufffd" + `","bell\u0007","nl\n","tab\there"],"tools":[]}}`,
+			want: `{"always_allow":{"paths":[],"tools":["y","z"]},"commands":{"allow":[["go"],["go","test"],["go","vet"]]},"destructive":"warn","max_changed_lines":7,"never_touch":["a","b","q\"<&>\\"],"require_approval_for":{"paths":["bad` + "\ufffd" + `","bell\u0007","cr\r","nl\n","tab\there"],"tools":[]}}`,
 		},
 	}
 	for _, tt := range tests {

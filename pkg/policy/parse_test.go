@@ -123,6 +123,9 @@ func TestParseErrors(t *testing.T) {
 		{name: "json object where list expected", format: FormatJSON, doc: `{"never_touch":{}}`, wantErr: ErrInvalidPolicy, contains: "never_touch: unexpected {"},
 		{name: "json type error", format: FormatJSON, doc: `{"max_changed_lines":"5"}`, wantErr: ErrInvalidPolicy},
 		{name: "json unknown key after a list", format: FormatJSON, doc: `{"commands":{"allow":[["go"]],"x":1}}`, wantErr: ErrInvalidPolicy, contains: `"commands.x"`},
+		{name: "json starts with a closing bracket", format: FormatJSON, doc: `]`, wantErr: ErrInvalidPolicy},
+		{name: "json missing key", format: FormatJSON, doc: `{,}`, wantErr: ErrInvalidPolicy},
+		{name: "json object inside a prefix list", format: FormatJSON, doc: `{"commands":{"allow":[{}]}}`, wantErr: ErrInvalidPolicy, contains: "commands.allow[0]: unexpected {"},
 		{name: "json truncated", format: FormatJSON, doc: `{"never_touch":["a"`, wantErr: ErrInvalidPolicy},
 		{name: "invalid after decoding", format: FormatJSON, doc: `{"max_changed_lines":-1}`, wantErr: ErrInvalidPolicy, contains: "max_changed_lines"},
 	}

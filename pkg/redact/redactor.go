@@ -144,20 +144,21 @@ func (ru *rule) apply(s string) (string, bool) {
 	}
 	mark := marker(ru.label)
 	var out strings.Builder
-	last := 0
+	last, replaced := 0, false
 	for _, loc := range locs {
 		start, end := loc[2*ru.group], loc[2*ru.group+1]
 		if start < 0 || start == end {
-			continue
+			continue // the secret group did not take part or is empty
 		}
-		if last == 0 && out.Len() == 0 {
+		if !replaced {
 			out.Grow(len(s))
+			replaced = true
 		}
 		out.WriteString(s[last:start])
 		out.WriteString(mark)
 		last = end
 	}
-	if last == 0 {
+	if !replaced {
 		return s, false
 	}
 	out.WriteString(s[last:])

@@ -129,6 +129,10 @@ func TestNoMatchFastPath(t *testing.T) {
 	if &out[0] != &in[0] {
 		t.Errorf("Bytes copied clean input")
 	}
+	hinted := []byte("set password= later")
+	if out := r.Bytes(hinted); &out[0] != &hinted[0] {
+		t.Errorf("Bytes copied input that only contains hint words")
+	}
 	secret := []byte("x " + awsKeyID)
 	red := r.Bytes(secret)
 	if string(secret) != "x "+awsKeyID || string(red) != "x [REDACTED:aws-key]" {
@@ -149,7 +153,7 @@ func TestZeroAndNilRedactorUseDefaults(t *testing.T) {
 }
 
 func TestNewExtraPatterns(t *testing.T) {
-	r, err := New([]string{`internal-[0-9a-f]{8}`, `(?i)license:\s*(?P<secret>\S+)`})
+	r, err := New([]string{`internal-[0-9a-f]{8}`, `(?i)license:\s*(?P<secret>\S+)`, `x(?P<secret>[0-9]*)y`, `(?s)<vault>.*?</vault>`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +166,8 @@ func TestNewExtraPatterns(t *testing.T) {
 		{name: "secret group only", in: "License: ABCD-1234", want: "License: [REDACTED:custom]"},
 		{name: "defaults still apply", in: awsKeyID, want: "[REDACTED:aws-key]"},
 		{name: "no match", in: "internal-xyz", want: "internal-xyz"},
+		{name: "empty secret group left alone", in: "xy x12y", want: "xy x[REDACTED:custom]y"},
+		{name: "extra pattern spans lines", in: "a <vault>\ns3cr3t\n</vault> b", want: "a [REDACTED:custom] b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

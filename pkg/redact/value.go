@@ -18,15 +18,25 @@ const UnencodableLabel = "unencodable"
 //     with each element redacted, and every string or number under a
 //     key for which IsSecretKey holds becomes "[REDACTED:secret]";
 //   - nil, booleans and numbers are returned as they are;
+//   - values nested more than 1000 deep (for example a map that contains
+//     itself) become "[REDACTED:unencodable]";
 //   - anything else (structs, pointers, other maps and slices) is encoded
 //     as JSON and returned as a json.RawMessage redacted with JSON; if it
 //     cannot be encoded the result is "[REDACTED:unencodable]", so nothing
 //     leaks unredacted.
 func (r *Redactor) Value(v any) any {
-	return r.value(v, false)
+	return r.value(v, false, 0)
 }
 
-func (r *Redactor) value(v any, secret bool) any {
+// maxValueDepth bounds the walk so that a map or slice that contains
+// itself ends in a marker instead of exhausting the stack.
+const maxValueDepth = 1000
+
+func (r *Redactor) value(v any, secret bool, depth int) any {
+	if depth > maxValueDepth {
+		return marker(UnencodableLabel)
+	}
+	depth++
 	switch x := v.(type) {
 	case nil, bool:
 		return x
@@ -48,29 +58,29 @@ func (r *Redactor) value(v any, secret bool) any {
 	case json.RawMessage:
 		return r.rawJSON(x, secret)
 	case error:
-		return r.value(x.Error(), secret)
+		return r.value(x.Error(), secret, depth)
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = r.value(e, secret || IsSecretKey(k))
+			out[k] = r.value(e, secret || IsSecretKey(k), depth)
 		}
 		return out
 	case map[string]string:
 		out := make(map[string]string, len(x))
 		for k, e := range x {
-			out[k] = r.value(e, secret || IsSecretKey(k)).(string)
+			out[k] = r.value(e, secret || IsSecretKey(k), depth).(string)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = r.value(e, secret)
+			out[i] = r.value(e, secret, depth)
 		}
 		return out
 	case []string:
 		out := make([]string, len(x))
 		for i, e := range x {
-			out[i] = r.value(e, secret).(string)
+			out[i] = r.value(e, secret, depth).(string)
 		}
 		return out
 	}

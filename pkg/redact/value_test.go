@@ -50,8 +50,8 @@ func TestValue(t *testing.T) {
 		{name: "string slice", in: []string{"a", awsKeyID}, want: []string{"a", "[REDACTED:aws-key]"}},
 		{
 			name: "secret bytes, raw json and error",
-			in:   map[string]any{"token": []byte("x"), "secret": json.RawMessage(`{"a":1}`), "password": errors.New("e")},
-			want: map[string]any{"token": []byte("[REDACTED:secret]"), "secret": json.RawMessage(`"[REDACTED:secret]"`), "password": "[REDACTED:secret]"},
+			in:   map[string]any{"token": []byte("x"), "secret": json.RawMessage(`{"a":1}`), "password": errors.New("e"), "pin_secret": json.Number("1")},
+			want: map[string]any{"token": []byte("[REDACTED:secret]"), "secret": json.RawMessage(`"[REDACTED:secret]"`), "password": "[REDACTED:secret]", "pin_secret": "[REDACTED:secret]"},
 		},
 		{
 			name: "struct goes through JSON",
@@ -77,6 +77,26 @@ func TestValue(t *testing.T) {
 				t.Errorf("Value(%#v)\n got %#v\nwant %#v", tt.in, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestValueSelfReferenceEnds(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{"a": "b"}
+	m["self"] = m
+	got := r.Value(m)
+	for depth := 0; ; depth++ {
+		next, ok := got.(map[string]any)
+		if !ok {
+			if got != "[REDACTED:unencodable]" || depth < maxValueDepth {
+				t.Fatalf("walk ended at depth %d with %#v", depth, got)
+			}
+			return
+		}
+		got = next["self"]
 	}
 }
 
