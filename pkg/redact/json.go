@@ -21,6 +21,8 @@ func (r *Redactor) JSON(raw []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	w := jsonWriter{r: r}
+	w.enc = json.NewEncoder(&w.out)
+	w.enc.SetEscapeHTML(false)
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -53,6 +55,7 @@ type jsonFrame struct {
 type jsonWriter struct {
 	r          *Redactor
 	out        bytes.Buffer
+	enc        *json.Encoder // writes strings to out without HTML escaping
 	stack      []jsonFrame
 	secretNext bool // the next value is under a secret key
 	done       bool // a complete top-level value has been written
@@ -73,7 +76,7 @@ func (w *jsonWriter) token(tok json.Token) {
 			w.out.WriteByte(',')
 		}
 		top.first, top.wantKey = false, false
-		writeJSONString(&w.out, key)
+		w.writeString(key)
 		w.out.WriteByte(':')
 		w.secretNext = top.secret || IsSecretKey(key)
 		return
@@ -101,10 +104,10 @@ func (w *jsonWriter) token(tok json.Token) {
 		} else {
 			v = w.r.String(v)
 		}
-		writeJSONString(&w.out, v)
+		w.writeString(v)
 	case json.Number:
 		if secret {
-			writeJSONString(&w.out, marker(SecretLabel))
+			w.writeString(marker(SecretLabel))
 		} else {
 			w.out.WriteString(v.String())
 		}
@@ -138,10 +141,8 @@ func (w *jsonWriter) valueDone() {
 	w.done = true
 }
 
-// writeJSONString writes s as a JSON string without HTML escaping.
-func writeJSONString(buf *bytes.Buffer, s string) {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)           // encoding a string cannot fail
-	buf.Truncate(buf.Len() - 1) // drop Encode's newline
+// writeString writes s as a JSON string without HTML escaping.
+func (w *jsonWriter) writeString(s string) {
+	_ = w.enc.Encode(s)             // encoding a string into a bytes.Buffer cannot fail
+	w.out.Truncate(w.out.Len() - 1) // drop Encode's newline
 }
