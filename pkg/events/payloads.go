@@ -65,16 +65,17 @@ type ContextData struct {
 	Run Run `json:"run"`
 	// Bundle is the context bundle, inline when small.
 	Bundle *ContextBundle `json:"bundle,omitempty"`
-	// BundleRef points at the bundle in the object store when large.
-	BundleRef *ArtifactRef `json:"bundle_ref,omitempty"`
+	// BundleRef points at the bundle in the object store; always set, so
+	// later phases can carry the reference alone.
+	BundleRef *ArtifactRef `json:"bundle_ref"`
 	// Summary is a one-line description for timelines.
 	Summary string `json:"summary"`
 }
 
-// Validate requires exactly one of Bundle and BundleRef.
+// Validate requires the bundle reference and a valid request.
 func (d ContextData) Validate() error {
-	if (d.Bundle == nil) == (d.BundleRef == nil) {
-		return errors.New("context: exactly one of bundle and bundle_ref is required")
+	if d.BundleRef == nil {
+		return errors.New("context: bundle_ref is required")
 	}
 	return d.Run.Request.Validate()
 }
@@ -196,10 +197,11 @@ func (c Change) Empty() bool { return len(c.Files) == 0 }
 
 // BuiltData is the data of codali.run.<id>.built.
 type BuiltData struct {
-	Run    Run             `json:"run"`
-	Plan   Plan            `json:"plan"`
-	Change Change          `json:"change"`
-	Tools  []ToolExecution `json:"tools"`
+	Run       Run             `json:"run"`
+	BundleRef *ArtifactRef    `json:"bundle_ref,omitempty"`
+	Plan      Plan            `json:"plan"`
+	Change    Change          `json:"change"`
+	Tools     []ToolExecution `json:"tools"`
 	// Summary is the builder model's own summary of what it did.
 	Summary string `json:"summary,omitempty"`
 }
@@ -220,10 +222,11 @@ type CheckResult struct {
 // RetryData is the data of codali.run.<id>.retry: the critic sends the run
 // back to the architect for the attempt in the envelope.
 type RetryData struct {
-	Run      Run           `json:"run"`
-	Reason   string        `json:"reason"`
-	Checks   []CheckResult `json:"checks,omitempty"`
-	Previous Plan          `json:"previous_plan"`
+	Run       Run           `json:"run"`
+	BundleRef *ArtifactRef  `json:"bundle_ref,omitempty"`
+	Reason    string        `json:"reason"`
+	Checks    []CheckResult `json:"checks,omitempty"`
+	Previous  Plan          `json:"previous_plan"`
 }
 
 // Verdict statuses.

@@ -103,4 +103,7 @@ type Run struct {
 	Failures []string `json:"failures,omitempty"`
 	// Codex is the run's current RL4-CODEX payload.
 	Codex string `json:"codex,omitempty"`
+	// PMRev is the revision of the project state (in the codali-pm bucket)
+	// after the last phase that changed it; audit events carry it as pm_rev.
+	PMRev uint64 `json:"pm_rev,omitempty"`
 }

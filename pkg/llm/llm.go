@@ -28,7 +28,7 @@ type Request struct {
 	RunID   string
 	Attempt int
 	Step    int
-	// Model is the model name; empty uses the provider's default.
+	// Model is the model name; HTTP providers require it.
 	Model string
 	// Temperature is the sampling temperature.
 	Temperature float64

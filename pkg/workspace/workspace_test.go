@@ -194,3 +194,11 @@ func TestRunTimeoutAndOutput(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestCommandEnvWithholdsSecrets(t *testing.T) {
+	env := map[string]string{"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "NATS_PASSWORD": "p", "GOFLAGS": "-mod=mod"}
+	got := strings.Join(workspace.CommandEnv(func(k string) string { return env[k] }), "\n")
+	if strings.Contains(got, "sk-x") || strings.Contains(got, "NATS_PASSWORD") || !strings.Contains(got, "PATH=/bin") || !strings.Contains(got, "GOFLAGS=-mod=mod") || !strings.Contains(got, "GOCACHE=") {
+		t.Fatalf("env = %s", got)
+	}
+}

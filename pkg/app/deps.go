@@ -1,0 +1,113 @@
+// Package app hosts Codali services: it builds the dependencies every
+// phase shares (configuration, JetStream, workspaces, artifacts, policy,
+// redaction, project state, model providers), runs one worker runtime per
+// service with health and metrics, and drains on shutdown. The standalone
+// service binaries and `codali up` both use it.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/pmstate"
+	"github.com/codali-dev/codali/pkg/policy"
+	"github.com/codali-dev/codali/pkg/redact"
+	"github.com/codali-dev/codali/pkg/workspace"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Deps are the dependencies shared by the services of one process. Fields
+// are set by NewDeps and read-only afterwards; Model is safe for
+// concurrent use.
+type Deps struct {
+	// Config is the loaded codali.config.json.
+	Config *config.Config
+	// JS is the JetStream handle.
+	JS jetstream.JetStream
+	// Log is the process logger.
+	Log *slog.Logger
+	// Now stamps produced events.
+	Now events.Clock
+	// Getenv reads the environment (model API keys, provider fallbacks).
+	Getenv func(string) string
+	// Workspaces materialises repositories per run and attempt.
+	Workspaces *workspace.Manager
+	// Artifacts keeps large bundles and diffs.
+	Artifacts *artifacts.Store
+	// Policy is the gate the builder and critic enforce.
+	Policy *policy.Policy
+	// PolicyHash and ContractHash tag audit events.
+	PolicyHash, ContractHash string
+	// Redactor removes secrets from everything recorded.
+	Redactor *redact.Redactor
+	// PM is the project state store (goal tree and L1 memory).
+	PM *pmstate.Store
+	// Bundled is the bundled example script of the scripted provider.
+	Bundled *llm.Script
+
+	mu     sync.Mutex
+	models map[string]llm.Provider
+}
+
+// NewDeps builds the shared dependencies: it loads the policy (or the
+// default), hashes the policy and contract, compiles redaction patterns and
+// opens the artifacts and project-state buckets (which bus.Provision
+// creates). bundled may be nil when no scripted default is wanted.
+func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script) (*Deps, error) {
+	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
+	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep}
+	var err error
+	if cfg.Policy != "" {
+		if d.Policy, err = policy.Load(cfg.Policy); err != nil {
+			return nil, fmt.Errorf("could not load policy: %w", err)
+		}
+	} else {
+		d.Policy = policy.Default()
+	}
+	d.PolicyHash = d.Policy.Hash()
+	if cfg.Contract != "" {
+		if d.ContractHash, err = policy.ContractHashFile(cfg.Contract); err != nil {
+			return nil, fmt.Errorf("could not hash contract: %w", err)
+		}
+	}
+	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
+		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
+	}
+	if d.Artifacts, err = artifacts.Open(ctx, js); err != nil {
+		return nil, err
+	}
+	kv, err := js.KeyValue(ctx, events.BucketPMState)
+	if err != nil {
+		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketPMState, err)
+	}
+	if d.PM, err = pmstate.New(kv, pmstate.WithMaxL1Entries(cfg.Memory.MaxL1Entries), pmstate.WithLogger(log)); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Model returns the provider and route of a phase, creating the provider
+// on first use. Errors wrap config.ErrInvalid or llm.ErrInvalidConfig.
+func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
+	r, err := d.Config.Route(phase, d.Getenv)
+	if err != nil {
+		return nil, r, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if p, ok := d.models[r.Name]; ok {
+		return p, r, nil
+	}
+	p, err := llm.New(r.Provider, d.Getenv, d.Bundled)
+	if err != nil {
+		return nil, r, fmt.Errorf("could not create model provider %q for %s: %w", r.Name, phase, err)
+	}
+	d.models[r.Name] = p
+	return p, r, nil
+}

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/worker"
+)
+
+// Component is one service that can be hosted: its name (also its durable
+// consumer) and a constructor for its handler.
+type Component struct {
+	// Name is the service name, one of the events.Service* constants.
+	Name string
+	// NewHandler builds the service's handler from the shared dependencies.
+	NewHandler func(ctx context.Context, d *Deps) (worker.Handler, error)
+}
+
+// RunComponents runs one worker runtime per component until ctx is done,
+// then drains them all and returns. Each runtime's readiness is added to
+// health. It returns the first error of a runtime that stopped on its own
+// (the others are then stopped too).
+func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *worker.Metrics, health *worker.Health) error {
+	runtimes := make([]*worker.Runtime, 0, len(comps))
+	for _, c := range comps {
+		h, err := c.NewHandler(ctx, d)
+		if err != nil {
+			return fmt.Errorf("could not start %s: %w", c.Name, err)
+		}
+		rt, err := worker.New(d.JS, worker.Config{
+			Service:         c.Name,
+			HandlerTimeout:  d.Config.Limits.Timeout(),
+			MaxEventBytes:   d.Config.Events.MaxEventBytes,
+			EndRunOnFailure: c.Name != events.ServiceRecorder,
+			Concurrency:     concurrencyFor(c.Name),
+		}, h, worker.WithLogger(d.Log), worker.WithMetrics(metrics), worker.WithClock(d.Now))
+		if err != nil {
+			return fmt.Errorf("could not configure %s: %w", c.Name, err)
+		}
+		health.Add(c.Name, rt.Ready)
+		runtimes = append(runtimes, rt)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, len(runtimes))
+	for i, rt := range runtimes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := rt.Run(ctx); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", comps[i].Name, err)
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// concurrencyFor gives the recorder one event at a time per process (its
+// per-run appends are ordered by expected-sequence checks anyway) and the
+// phases a few.
+func concurrencyFor(service string) int {
+	if service == events.ServiceRecorder {
+		return 8
+	}
+	return 4
+}

@@ -1,0 +1,43 @@
+package artifacts_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/natstest"
+)
+
+func TestPutGet(t *testing.T) {
+	_, _, js := natstest.StartJS(t)
+	ctx := context.Background()
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := artifacts.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("diff line\n"), 100000)
+	ref, err := s.Put(ctx, "run/1/diff", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, ref)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("get: %v", err)
+	}
+	bad := ref
+	bad.SHA256 = "00"
+	if _, err := s.Get(ctx, bad); !errors.Is(err, artifacts.ErrCorrupt) {
+		t.Fatalf("err = %v", err)
+	}
+	missing := ref
+	missing.Name = "nope"
+	if _, err := s.Get(ctx, missing); !errors.Is(err, artifacts.ErrNotFound) {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,127 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/rao"
+	"github.com/codali-dev/codali/pkg/redact"
+)
+
+// Store is where histories live (raostore.Store over the RAO stream).
+type Store interface {
+	// Load returns a run's events and the stream sequence of its last one
+	// (0 when it has none).
+	Load(ctx context.Context, runID string) ([]rao.Event, uint64, error)
+	// Append stores ev if the run's last stored message still has sequence
+	// expected, and returns the new message's stream sequence.
+	Append(ctx context.Context, ev rao.Event, expected uint64) (uint64, error)
+	// Compact removes the run's events before firstKeptSeq (an event seq).
+	Compact(ctx context.Context, runID string, firstKeptSeq uint64) error
+}
+
+// Recorder appends state changes to run histories. It is safe for
+// concurrent use; concurrent writers to one run are serialised by the
+// store's expected-sequence check (the loser gets an error and retries).
+type Recorder struct {
+	// Store holds the histories.
+	Store Store
+	// CheckpointEvery is the snapshot interval (default 10).
+	CheckpointEvery int
+	// MaxEvents caps a history (default 200); older events are compacted
+	// to a checkpoint boundary.
+	MaxEvents int
+	// PolicyHash and ContractHash tag every event.
+	PolicyHash, ContractHash string
+	// Redactor scrubs secrets from every state before it is recorded.
+	Redactor *redact.Redactor
+	// Now stamps events.
+	Now func() time.Time
+}
+
+// Record applies the steps that are not yet recorded (by cause) to the
+// run's state and appends one RaoEvent per step. It returns the state
+// after the last step and the history length. Errors from the store
+// (including expected-sequence conflicts) are returned wrapped: the caller
+// retries, and steps already stored are then skipped.
+func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (State, []rao.Event, error) {
+	history, lastSeq, err := r.Store.Load(ctx, runID)
+	if err != nil {
+		return State{}, nil, fmt.Errorf("could not load history of %s: %w", runID, err)
+	}
+	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery}, history)
+	if err != nil {
+		return State{}, nil, fmt.Errorf("could not replay history of %s: %w", runID, err)
+	}
+	st, err := DecodeState(runID, chain.State)
+	if err != nil {
+		return State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
+	}
+	for _, step := range steps {
+		if st.HasCause(step.Cause) {
+			continue
+		}
+		step.Mutate(&st)
+		st.Causes = append(st.Causes, step.Cause)
+		next, err := r.encode(st)
+		if err != nil {
+			return State{}, nil, err
+		}
+		meta := rao.Meta{PolicyHash: r.PolicyHash, ContractHash: r.ContractHash}
+		if step.PolicyHash != "" {
+			meta.PolicyHash = step.PolicyHash
+		}
+		if step.PMRev > 0 {
+			meta.PMRev = strconv.FormatUint(step.PMRev, 10)
+		}
+		ev, err := chain.Next(next, step.Kind, step.Cause, step.Summary, meta, r.now())
+		if err != nil {
+			return State{}, nil, fmt.Errorf("could not build event for %s: %w", step.Cause, err)
+		}
+		seq, err := r.Store.Append(ctx, ev, lastSeq)
+		if err != nil {
+			return State{}, nil, fmt.Errorf("could not append %s: %w", ev.ID, err)
+		}
+		lastSeq = seq
+		history = append(history, ev)
+	}
+	if r.MaxEvents > 0 {
+		if first, ok := rao.CompactionPoint(history, r.MaxEvents); ok {
+			if err := r.Store.Compact(ctx, runID, first); err != nil {
+				return State{}, nil, fmt.Errorf("could not compact history of %s: %w", runID, err)
+			}
+			for len(history) > 0 && history[0].Seq < first {
+				history = history[1:]
+			}
+		}
+	}
+	return st, history, nil
+}
+
+// encode marshals the state canonically and redacts it.
+func (r *Recorder) encode(st State) ([]byte, error) {
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return nil, fmt.Errorf("could not encode state: %w", err)
+	}
+	if r.Redactor != nil {
+		if raw, err = r.Redactor.JSON(raw); err != nil {
+			return nil, fmt.Errorf("could not redact state: %w", err)
+		}
+	}
+	return raw, nil
+}
+
+func (r *Recorder) now() time.Time {
+	if r.Now == nil {
+		return time.Now()
+	}
+	return r.Now()
+}
+
+// ErrRunEnded is returned by operator actions on a run that has ended.
+var ErrRunEnded = errors.New("run has already ended")

@@ -1,0 +1,118 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/rao"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Summary is one line of `codali runs`: a run's latest status, kept in the
+// codali-runs bucket by the recorder.
+type Summary struct {
+	RunID     string    `json:"run_id"`
+	Project   string    `json:"project,omitempty"`
+	Status    string    `json:"status"`
+	Phase     string    `json:"phase,omitempty"`
+	Attempt   int       `json:"attempt"`
+	Request   string    `json:"request,omitempty"`
+	Repo      string    `json:"repo,omitempty"`
+	Integrity string    `json:"integrity,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	Events    int       `json:"events"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+}
+
+// SummaryOf summarises a state and its history.
+func SummaryOf(st State, history []rao.Event) Summary {
+	s := Summary{RunID: st.RunID, Project: st.Project, Status: st.Status, Phase: st.Phase, Attempt: st.Attempt, Events: len(history)}
+	if st.Request != nil {
+		s.Request = oneLine(st.Request.Request, 120)
+		s.Repo = st.Request.Repo.String()
+	}
+	if st.Verdict != nil {
+		s.Integrity, s.Reason = st.Verdict.Integrity, oneLine(st.Verdict.Reason, 200)
+	}
+	if len(history) > 0 {
+		s.Created, s.Updated = history[0].TS, history[len(history)-1].TS
+	}
+	return s
+}
+
+// Runs is the codali-runs bucket.
+type Runs struct {
+	kv jetstream.KeyValue
+}
+
+// OpenRuns opens the bucket (created by bus.Provision).
+func OpenRuns(ctx context.Context, js jetstream.JetStream) (*Runs, error) {
+	kv, err := js.KeyValue(ctx, events.BucketRuns)
+	if err != nil {
+		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketRuns, err)
+	}
+	return &Runs{kv: kv}, nil
+}
+
+// Put stores a summary.
+func (r *Runs) Put(ctx context.Context, s Summary) error {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	if _, err := r.kv.Put(ctx, s.RunID, raw); err != nil {
+		return fmt.Errorf("could not store run summary: %w", err)
+	}
+	return nil
+}
+
+// ErrUnknownRun: no summary for the run.
+var ErrUnknownRun = errors.New("unknown run")
+
+// Get returns a run's summary, or an error wrapping ErrUnknownRun.
+func (r *Runs) Get(ctx context.Context, runID string) (Summary, error) {
+	e, err := r.kv.Get(ctx, runID)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return Summary{}, fmt.Errorf("%w: %s", ErrUnknownRun, runID)
+	}
+	if err != nil {
+		return Summary{}, fmt.Errorf("could not read run %s: %w", runID, err)
+	}
+	var s Summary
+	if err := json.Unmarshal(e.Value(), &s); err != nil {
+		return Summary{}, fmt.Errorf("run %s has an unreadable summary: %w", runID, err)
+	}
+	return s, nil
+}
+
+// List returns up to limit summaries, most recently updated first.
+func (r *Runs) List(ctx context.Context, limit int) ([]Summary, error) {
+	lister, err := r.kv.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("could not list runs: %w", err)
+	}
+	var out []Summary
+	for k := range lister.Keys() {
+		s, err := r.Get(ctx, k)
+		if err != nil {
+			continue // deleted or expired between list and get
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].RunID > out[j].RunID
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}

@@ -1,0 +1,163 @@
+// Package audit turns a run's pipeline events into its RAO history: it
+// folds each event into the run's state document and appends one RaoEvent
+// per change (a `run` event per phase step, an `audit` event per gated tool
+// call, an `override` per operator action), idempotently and with
+// optimistic concurrency, so a recorder restart or a redelivered event never
+// duplicates or skips an entry.
+package audit
+
+import (
+	"encoding/json"
+
+	"github.com/codali-dev/codali/pkg/events"
+)
+
+// Run statuses in the state document.
+const (
+	StatusRunning   = "running"
+	StatusPassed    = "passed"
+	StatusFailed    = "failed"
+	StatusCancelled = "cancelled"
+)
+
+// State is a run's state document: what the RAO history records, one
+// delta at a time.
+type State struct {
+	RunID     string             `json:"run_id"`
+	Project   string             `json:"project,omitempty"`
+	Status    string             `json:"status"`
+	Phase     string             `json:"phase,omitempty"`
+	Attempt   int                `json:"attempt"`
+	Request   *events.Requested  `json:"request,omitempty"`
+	Context   *ContextSummary    `json:"context,omitempty"`
+	Attempts  []Attempt          `json:"attempts"`
+	Verdict   *Verdict           `json:"verdict,omitempty"`
+	Codex     string             `json:"codex,omitempty"`
+	Overrides []Override         `json:"overrides"`
+	Notes     []Note             `json:"notes"`
+	// Causes lists the pipeline events and operator actions already folded
+	// in, so redeliveries are recognised even after compaction.
+	Causes []string `json:"causes"`
+}
+
+// ContextSummary is what the audit keeps of the librarian's bundle.
+type ContextSummary struct {
+	Summary   string              `json:"summary"`
+	BundleRef *events.ArtifactRef `json:"bundle_ref,omitempty"`
+}
+
+// Attempt is one plan → build → verify cycle.
+type Attempt struct {
+	Attempt   int                    `json:"attempt"`
+	Plan      *events.Plan           `json:"plan,omitempty"`
+	ToolCalls []events.ToolExecution `json:"tool_calls"`
+	Change    *ChangeSummary         `json:"change,omitempty"`
+	Result    *AttemptResult         `json:"result,omitempty"`
+}
+
+// ChangeSummary is what the audit keeps of a change: files and counts, and
+// the diff's digest (the diff itself stays in the event or object store).
+type ChangeSummary struct {
+	Files   []events.FileChange `json:"files"`
+	Added   int                 `json:"added"`
+	Removed int                 `json:"removed"`
+	Summary string              `json:"summary,omitempty"`
+}
+
+// AttemptResult is the critic's judgement of an attempt.
+type AttemptResult struct {
+	Outcome string               `json:"outcome"` // passed, retry, failed
+	Reason  string               `json:"reason"`
+	Checks  []events.CheckResult `json:"checks,omitempty"`
+}
+
+// Verdict is the run's end.
+type Verdict struct {
+	Status    string   `json:"status"`
+	Phase     string   `json:"phase"`
+	Reason    string   `json:"reason"`
+	Integrity string   `json:"integrity"`
+	Attempts  int      `json:"attempts"`
+	Warnings  []string `json:"warnings,omitempty"`
+}
+
+// Override is an operator action.
+type Override struct {
+	Action string `json:"action"`
+	By     string `json:"by"`
+	Reason string `json:"reason"`
+	TS     string `json:"ts"`
+}
+
+// Note is an auditor's annotation.
+type Note struct {
+	By   string `json:"by"`
+	Text string `json:"text"`
+	TS   string `json:"ts"`
+}
+
+// NewState is the state of a run before its first event.
+func NewState(runID string) State {
+	return State{RunID: runID, Status: StatusRunning, Attempts: []Attempt{}, Overrides: []Override{}, Notes: []Note{}, Causes: []string{}}
+}
+
+// DecodeState parses a replayed state document; the empty document {}
+// gives NewState(runID).
+func DecodeState(runID string, raw []byte) (State, error) {
+	st := NewState(runID)
+	if len(raw) == 0 {
+		return st, nil
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return State{}, err
+	}
+	if st.RunID == "" {
+		st.RunID = runID
+	}
+	if st.Status == "" {
+		st.Status = StatusRunning
+	}
+	for _, s := range []*[]string{&st.Causes} {
+		if *s == nil {
+			*s = []string{}
+		}
+	}
+	if st.Attempts == nil {
+		st.Attempts = []Attempt{}
+	}
+	if st.Overrides == nil {
+		st.Overrides = []Override{}
+	}
+	if st.Notes == nil {
+		st.Notes = []Note{}
+	}
+	return st, nil
+}
+
+// HasCause reports whether the cause was already folded in.
+func (s *State) HasCause(c string) bool {
+	for _, x := range s.Causes {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Terminal reports whether the run has ended.
+func (s *State) Terminal() bool { return s.Status != StatusRunning }
+
+// attempt returns the record of attempt n, creating it (and any missing
+// earlier ones) when needed.
+func (s *State) attempt(n int) *Attempt {
+	if n < 1 {
+		n = 1
+	}
+	for i := range s.Attempts {
+		if s.Attempts[i].Attempt == n {
+			return &s.Attempts[i]
+		}
+	}
+	s.Attempts = append(s.Attempts, Attempt{Attempt: n, ToolCalls: []events.ToolExecution{}})
+	return &s.Attempts[len(s.Attempts)-1]
+}

@@ -1,0 +1,143 @@
+package bus
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// DefaultURL is the NATS URL used when neither --nats nor NATS_URL is set.
+const DefaultURL = "nats://127.0.0.1:4222"
+
+// ConnectOptions says how to reach and authenticate to NATS.
+type ConnectOptions struct {
+	// URL is one or more comma-separated server URLs.
+	URL string
+	// Name is the connection name shown in server monitoring.
+	Name string
+	// CredsFile is a NATS credentials file (JWT + nkey seed).
+	CredsFile string
+	// User and Password authenticate with a username and password.
+	User, Password string
+	// Token authenticates with a token.
+	Token string
+	// TLSCA verifies the server with this CA file.
+	TLSCA string
+	// TLSCert and TLSKey present a client certificate.
+	TLSCert, TLSKey string
+	// Timeout bounds the initial connection. Default 10s.
+	Timeout time.Duration
+}
+
+// Bind registers the connection flags on fs, taking defaults from the
+// environment (NATS_URL, NATS_CREDS, NATS_USER, NATS_PASSWORD, NATS_TOKEN,
+// NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY) so secrets need not appear on
+// command lines.
+func (o *ConnectOptions) Bind(fs *flag.FlagSet, getenv func(string) string) {
+	def := func(env, fallback string) string {
+		if v := getenv(env); v != "" {
+			return v
+		}
+		return fallback
+	}
+	fs.StringVar(&o.URL, "nats", def("NATS_URL", DefaultURL), "NATS server URL(s), comma-separated (env NATS_URL)")
+	fs.StringVar(&o.CredsFile, "creds", def("NATS_CREDS", ""), "NATS credentials file (env NATS_CREDS)")
+	fs.StringVar(&o.User, "user", def("NATS_USER", ""), "NATS user (env NATS_USER)")
+	fs.StringVar(&o.Password, "password", def("NATS_PASSWORD", ""), "NATS password (env NATS_PASSWORD; prefer the variable)")
+	fs.StringVar(&o.Token, "token", def("NATS_TOKEN", ""), "NATS token (env NATS_TOKEN; prefer the variable)")
+	fs.StringVar(&o.TLSCA, "tls-ca", def("NATS_TLS_CA", ""), "CA file to verify the NATS server (env NATS_TLS_CA)")
+	fs.StringVar(&o.TLSCert, "tls-cert", def("NATS_TLS_CERT", ""), "client certificate file (env NATS_TLS_CERT)")
+	fs.StringVar(&o.TLSKey, "tls-key", def("NATS_TLS_KEY", ""), "client key file (env NATS_TLS_KEY)")
+}
+
+// Validate reports every inconsistent combination, each wrapping
+// ErrInvalidConfig.
+func (o ConnectOptions) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...))
+	}
+	if o.URL == "" {
+		bad("a NATS URL is required")
+	} else if u, err := url.Parse(firstURL(o.URL)); err != nil || u.Host == "" {
+		bad("NATS URL %q is not a URL like nats://host:4222", Redacted(o.URL))
+	}
+	if (o.User == "") != (o.Password == "") {
+		bad("user and password go together")
+	}
+	methods := 0
+	for _, set := range []bool{o.CredsFile != "", o.User != "", o.Token != ""} {
+		if set {
+			methods++
+		}
+	}
+	if methods > 1 {
+		bad("choose one of creds file, user/password and token")
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		bad("tls-cert and tls-key go together")
+	}
+	return errors.Join(errs...)
+}
+
+func firstURL(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ',' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// Redacted returns the URL with any password replaced, for logs.
+func Redacted(raw string) string {
+	u, err := url.Parse(firstURL(raw))
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "REDACTED")
+	}
+	return u.String()
+}
+
+// Connect validates the options and connects with reconnects enabled
+// forever (a worker should ride out server restarts).
+func Connect(o ConnectOptions) (*nats.Conn, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Second
+	}
+	opts := []nats.Option{
+		nats.Name(o.Name),
+		nats.Timeout(o.Timeout),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(time.Second),
+		nats.RetryOnFailedConnect(false),
+	}
+	switch {
+	case o.CredsFile != "":
+		opts = append(opts, nats.UserCredentials(o.CredsFile))
+	case o.User != "":
+		opts = append(opts, nats.UserInfo(o.User, o.Password))
+	case o.Token != "":
+		opts = append(opts, nats.Token(o.Token))
+	}
+	if o.TLSCA != "" {
+		opts = append(opts, nats.RootCAs(o.TLSCA))
+	}
+	if o.TLSCert != "" {
+		opts = append(opts, nats.ClientCert(o.TLSCert, o.TLSKey))
+	}
+	nc, err := nats.Connect(o.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("could not connect to NATS at %s: %w", Redacted(o.URL), err)
+	}
+	return nc, nil
+}

@@ -1,0 +1,83 @@
+package bus_test
+
+import (
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/natstest"
+)
+
+func TestConnectOptions(t *testing.T) {
+	cases := []struct {
+		name string
+		o    bus.ConnectOptions
+		want string
+	}{
+		{"ok", bus.ConnectOptions{URL: "nats://127.0.0.1:4222"}, ""},
+		{"no url", bus.ConnectOptions{}, "URL is required"},
+		{"bad url", bus.ConnectOptions{URL: "::"}, "not a URL"},
+		{"user without password", bus.ConnectOptions{URL: "nats://h:1", User: "u"}, "go together"},
+		{"two methods", bus.ConnectOptions{URL: "nats://h:1", Token: "t", CredsFile: "c"}, "choose one"},
+		{"cert without key", bus.ConnectOptions{URL: "nats://h:1", TLSCert: "c"}, "tls-cert and tls-key"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.o.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, bus.ErrInvalidConfig) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBindReadsEnvironment(t *testing.T) {
+	var o bus.ConnectOptions
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	env := map[string]string{"NATS_URL": "nats://env:4222", "NATS_TOKEN": "s3cret"}
+	o.Bind(fs, func(k string) string { return env[k] })
+	if err := fs.Parse([]string{"--user", "a", "--password", "b", "--token", ""}); err != nil {
+		t.Fatal(err)
+	}
+	if o.URL != "nats://env:4222" || o.User != "a" || o.Token != "" {
+		t.Fatalf("%+v", o)
+	}
+}
+
+func TestRedacted(t *testing.T) {
+	if got := bus.Redacted("nats://u:pw@h:4222"); strings.Contains(got, "pw") {
+		t.Fatal(got)
+	}
+}
+
+func TestConnectEmbedded(t *testing.T) {
+	srv := natstest.Start(t)
+	nc, err := bus.Connect(bus.ConnectOptions{URL: srv.ClientURL(), Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	if _, err := bus.Connect(bus.ConnectOptions{URL: "nats://127.0.0.1:1"}); err == nil {
+		t.Fatal("connecting to a closed port should fail")
+	}
+}
+
+func TestEmbeddedConfigValidate(t *testing.T) {
+	_, err := bus.StartEmbedded(bus.EmbeddedConfig{Port: 70000, Host: "not a host"})
+	if !errors.Is(err, bus.ErrInvalidConfig) {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{"store directory", "port", "host"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in %v", want, err)
+		}
+	}
+}

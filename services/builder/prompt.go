@@ -1,0 +1,53 @@
+package builder
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/llm"
+)
+
+const system = `You are the Builder of a coding pipeline. Apply the plan to the repository using tools, then say you are done.
+Answer every turn with one JSON object only:
+{"thought": string, "tool_calls": [{"tool": name, "args": {...}}], "done": false}
+or, when finished: {"done": true, "summary": string}
+Tools (paths are relative to the repository root):
+- read_file {"path", "start_line"?, "end_line"?}
+- write_file {"path", "content"}  (creates or replaces a file)
+- edit_file {"path", "old", "new"}  (replaces the one occurrence of old)
+- delete_file {"path"}
+- list_dir {"path"?}
+- search {"query"}  (literal text)
+- run_command {"command": [argv]}  (no shell; only allowlisted commands run)
+A policy gate checks every call; a blocked call returns an error that explains why.`
+
+func prompt(pd events.PlanData, bundle *events.ContextBundle) []llm.Message {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Request:\n%s\n\nPlan: %s\n", pd.Run.Request.Request, pd.Plan.Summary)
+	for i, st := range pd.Plan.Steps {
+		fmt.Fprintf(&b, "%d. %s", i+1, st.Description)
+		if len(st.Files) > 0 {
+			fmt.Fprintf(&b, " (files: %s)", strings.Join(st.Files, ", "))
+		}
+		b.WriteString("\n")
+	}
+	if len(pd.Plan.Verify) > 0 {
+		b.WriteString("\nThe change will be verified with:\n")
+		for _, v := range pd.Plan.Verify {
+			fmt.Fprintf(&b, "- %s\n", strings.Join(v.Command, " "))
+		}
+	}
+	if len(pd.Run.Failures) > 0 {
+		b.WriteString("\nEarlier attempts failed:\n")
+		for _, f := range pd.Run.Failures {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
+	if bundle != nil {
+		for _, sn := range bundle.Snippets {
+			fmt.Fprintf(&b, "\n--- %s lines %d-%d ---\n%s", sn.Path, sn.LineStart, sn.LineEnd, sn.Content)
+		}
+	}
+	return []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: b.String()}}
+}
