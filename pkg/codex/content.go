@@ -59,13 +59,15 @@ func tokenAlphabet(s string) bool {
 
 // hashProblem applies the hash rule: every item containing '#' is a hashed
 // symbol, every item of an identifier key is one, and no item looks like a
-// path or filename.
+// path or filename. Keys (items followed by '=') count as paths only when
+// they hold a '/', so ext.c=1 or kpi:readme.md=ok are legal.
 func hashProblem(t token) string {
-	for _, item := range splitItems(t.text) {
+	for _, it := range splitItems(t.text) {
+		item := it.text
 		if strings.IndexByte(item, '#') >= 0 && !IsHashID(item) {
 			return "identifier " + item + " is not namespace#hex"
 		}
-		if pathLike(item) {
+		if pathLike(item) && (!it.key || strings.IndexByte(item, '/') >= 0) {
 			return "raw path or filename " + item
 		}
 	}
@@ -79,15 +81,26 @@ func hashProblem(t token) string {
 	return ""
 }
 
-// splitItems cuts a token at = : , + ( ).
-func splitItems(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		switch r {
-		case '=', ':', ',', '+', '(', ')':
-			return true
+// item is a piece of a token between = : , + ( and ).
+type item struct {
+	text string
+	key  bool // followed by '='
+}
+
+// splitItems cuts a token at = : , + ( ), dropping empty pieces.
+func splitItems(s string) []item {
+	var out []item
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && !strings.ContainsRune("=:,+()", rune(s[i])) {
+			continue
 		}
-		return false
-	})
+		if i > start {
+			out = append(out, item{text: s[start:i], key: i < len(s) && s[i] == '='})
+		}
+		start = i + 1
+	}
+	return out
 }
 
 // sourceExtensions are file extensions that mark a dotted word without a
@@ -105,10 +118,10 @@ func isSourceExtension(ext string) bool {
 }
 
 // pathLike reports whether item looks like a raw path or filename: it starts
-// with / ./ ../ or ~/, has two or more slashes, ends in a segment like
-// name.ext (name with a letter, ext a letter then up to 5 alphanumerics)
-// after a slash, is a dotfile (.env), or is name.ext with a known source
-// extension.
+// with / ./ ../ or ~/, has two or more slashes, is a dotfile (.env), or its
+// last segment (after any slash) is name.ext where name has a letter and ext
+// is a known source or config extension (see isSourceExtension). A single
+// slash alone is legal (devDNA=focus/iterative).
 func pathLike(item string) bool {
 	if item == "" {
 		return false
@@ -125,15 +138,11 @@ func pathLike(item string) bool {
 		return true
 	}
 	seg := item
-	slash := false
 	if i := strings.LastIndexByte(item, '/'); i >= 0 {
-		seg, slash = item[i+1:], true
+		seg = item[i+1:]
 	}
 	base, ext, ok := cutLastDot(seg)
-	if !ok || !fileBase(base) || !fileExt(ext) {
-		return false
-	}
-	return slash || isSourceExtension(ext)
+	return ok && fileBase(base) && isSourceExtension(ext)
 }
 
 func cutLastDot(s string) (string, string, bool) {
@@ -158,19 +167,6 @@ func fileBase(s string) bool {
 		}
 	}
 	return letter
-}
-
-// fileExt: a letter followed by up to 5 letters or digits.
-func fileExt(s string) bool {
-	if s == "" || len(s) > 6 || !isLetter(s[0]) {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		if !isLetter(s[i]) && (s[i] < '0' || s[i] > '9') {
-			return false
-		}
-	}
-	return true
 }
 
 // rawProblem applies the base64, YAML and long-word heuristics.

@@ -38,24 +38,60 @@ type piece struct {
 func tokenize(block, content string) []token {
 	pieces := splitPieces(content)
 	commaMode := !strings.ContainsRune(content, '|')
-	out := make([]token, 0, len(pieces))
+	groups := make([]*group, 0, len(pieces))
 	for _, p := range pieces {
-		if n := len(out); n > 0 && p.seps&sepPipe == 0 {
-			prev := &out[n-1]
+		if n := len(groups); n > 0 && p.seps&sepPipe == 0 {
+			prev := groups[n-1]
 			switch {
-			case strings.HasSuffix(prev.text, ",") || strings.HasSuffix(prev.text, "+") ||
-				strings.HasPrefix(p.text, ",") || strings.HasPrefix(p.text, "+"):
-				*prev = parseToken(prev.text+p.text, prev.spaced)
+			case prev.last == ',' || prev.last == '+' || p.text[0] == ',' || p.text[0] == '+':
+				prev.add(p.text)
 				continue
-			case commaMode && p.seps&sepComma != 0 && prev.op != 0 &&
-				!isHead(p.text) && !standsAlone(block, p.text):
-				*prev = parseToken(prev.text+","+p.text, prev.spaced)
+			case commaMode && p.seps&sepComma != 0 && prev.hasOp && !isHead(p.text) && !standsAlone(block, p.text):
+				prev.add(",")
+				prev.add(p.text)
 				continue
 			}
 		}
-		out = append(out, parseToken(p.text, p.seps == sepSpace))
+		g := &group{spaced: p.seps == sepSpace}
+		g.add(p.text)
+		groups = append(groups, g)
+	}
+	out := make([]token, len(groups))
+	for i, g := range groups {
+		out[i] = parseToken(g.text.String(), g.spaced)
 	}
 	return out
+}
+
+// group accumulates the pieces of one token in linear time, tracking what
+// parseToken would find on the text so far.
+type group struct {
+	text   strings.Builder
+	spaced bool
+	hasOp  bool // an '=' or ':' outside parentheses was seen
+	depth  int  // parenthesis depth at the end of the text
+	last   byte // last byte of the text
+}
+
+func (g *group) add(s string) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			g.depth++
+		case ')':
+			if g.depth > 0 {
+				g.depth--
+			}
+		case '=', ':':
+			if g.depth == 0 {
+				g.hasOp = true
+			}
+		}
+	}
+	g.text.WriteString(s)
+	if s != "" {
+		g.last = s[len(s)-1]
+	}
 }
 
 // splitPieces cuts content at separators, recording which separators

@@ -32,7 +32,10 @@ func (v Value) Int() (n int64, ok bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
-	return n, err == nil
+	if err != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 // Float returns v as a number; ok is false when v is Unknown or not a plain
@@ -42,7 +45,10 @@ func (v Value) Float() (f float64, ok bool) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
-	return f, err == nil
+	if err != nil {
+		return 0, false
+	}
+	return f, true
 }
 
 // MarshalText renders v, with "UNKNOWN" for an empty value.
