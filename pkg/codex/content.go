@@ -18,7 +18,8 @@ const (
 	minProseRun  = 3
 )
 
-// identifierKeys are keys whose value items must each be a hashed symbol.
+// isIdentifierKey reports whether key's value items must each be a hashed
+// symbol.
 func isIdentifierKey(key string) bool {
 	switch lowerASCII(key) {
 	case "proj", "project", "hotspots", "adr", "session", "checksum":
@@ -103,8 +104,7 @@ func splitItems(s string) []item {
 	return out
 }
 
-// sourceExtensions are file extensions that mark a dotted word without a
-// slash as a filename.
+// isSourceExtension reports whether ext marks a name.ext word as a filename.
 func isSourceExtension(ext string) bool {
 	switch lowerASCII(ext) {
 	case "go", "ts", "tsx", "js", "jsx", "mjs", "cjs", "py", "rb", "rs", "java", "kt",

@@ -1,9 +1,6 @@
 package codex
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // DecodeOption configures Decode.
 type DecodeOption func(*decodeOptions)
@@ -212,15 +209,10 @@ func appendList(dst *List[string], value string) {
 	*dst = append(*dst, splitList(value)...)
 }
 
-// key returns the lower-cased key of a key=value token, or "" otherwise.
+// eqKey returns the lower-cased key of a key=value token, or "" otherwise.
 func eqKey(t token) string {
 	if t.op != '=' {
 		return ""
 	}
 	return lowerASCII(t.key)
-}
-
-// singleHash reports whether v is exactly one hashed identifier.
-func singleHash(v string) bool {
-	return IsHashID(v) && !strings.ContainsAny(v, ",+")
 }

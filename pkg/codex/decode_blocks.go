@@ -10,7 +10,7 @@ func (d *decoder) data(tokens []token) {
 		case t.op == 0 && standsAlone(BlockData, t.text):
 			d.scalar(BlockData, "proj", t, &pc.ProjectHash, t.text)
 		case k == "proj":
-			if !singleHash(t.value) {
+			if !IsHashID(t.value) {
 				d.malformed(t, "proj must be one hashed identifier")
 				continue
 			}
@@ -169,7 +169,7 @@ func (d *decoder) stack(t token) {
 func (d *decoder) project(t token) {
 	pc := &d.st.ProjectContext
 	switch {
-	case !singleHash(t.value):
+	case !IsHashID(t.value):
 		d.malformed(t, "project must be one hashed identifier")
 	case pc.ProjectHash.IsUnknown():
 		pc.ProjectHash = Value(t.value)
@@ -311,7 +311,7 @@ func (d *decoder) optional(tokens []token) {
 		case k == "policy":
 			d.scalar(BlockOptional, k, t, &om.Policy, t.value)
 		case k == "session" || k == "checksum":
-			if !singleHash(t.value) {
+			if !IsHashID(t.value) {
 				d.malformed(t, k+" must be one hashed identifier")
 				continue
 			}

@@ -7,12 +7,18 @@ import (
 
 // Block names, in canonical order.
 const (
-	BlockData      = "DATA"
-	BlockTimeline  = "TIMELINE"
-	BlockContext   = "CONTEXT"
-	BlockInsights  = "INSIGHTS"
+	// BlockData holds project, mode, phase, tasks, KPIs, health, maturity.
+	BlockData = "DATA"
+	// BlockTimeline holds cycles, actions, bursts, droughts, hotspots, anomalies.
+	BlockTimeline = "TIMELINE"
+	// BlockContext holds type, stack, devDNA, constraints, success, reasoning, risk.
+	BlockContext = "CONTEXT"
+	// BlockInsights holds pattern/trend/forecast/correlation tokens.
+	BlockInsights = "INSIGHTS"
+	// BlockDecisions holds ADR refs, drift, anomaly, integrity, adjustments.
 	BlockDecisions = "DECISIONS"
-	BlockOptional  = "OPTIONAL"
+	// BlockOptional holds vendor, encoder, session, checksum, policy, ext.*.
+	BlockOptional = "OPTIONAL"
 )
 
 // Size limits of the format.
