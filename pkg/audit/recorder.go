@@ -57,7 +57,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 	if err != nil {
 		return State{}, nil, fmt.Errorf("could not replay history of %s: %w", runID, err)
 	}
-	st, err := DecodeState(runID, chain.State)
+	st, err := DecodeState(runID, chain.State())
 	if err != nil {
 		return State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}

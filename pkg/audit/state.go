@@ -23,18 +23,18 @@ const (
 // State is a run's state document: what the RAO history records, one
 // delta at a time.
 type State struct {
-	RunID     string             `json:"run_id"`
-	Project   string             `json:"project,omitempty"`
-	Status    string             `json:"status"`
-	Phase     string             `json:"phase,omitempty"`
-	Attempt   int                `json:"attempt"`
-	Request   *events.Requested  `json:"request,omitempty"`
-	Context   *ContextSummary    `json:"context,omitempty"`
-	Attempts  []Attempt          `json:"attempts"`
-	Verdict   *Verdict           `json:"verdict,omitempty"`
-	Codex     string             `json:"codex,omitempty"`
-	Overrides []Override         `json:"overrides"`
-	Notes     []Note             `json:"notes"`
+	RunID     string            `json:"run_id"`
+	Project   string            `json:"project,omitempty"`
+	Status    string            `json:"status"`
+	Phase     string            `json:"phase,omitempty"`
+	Attempt   int               `json:"attempt"`
+	Request   *events.Requested `json:"request,omitempty"`
+	Context   *ContextSummary   `json:"context,omitempty"`
+	Attempts  []Attempt         `json:"attempts"`
+	Verdict   *Verdict          `json:"verdict,omitempty"`
+	Codex     string            `json:"codex,omitempty"`
+	Overrides []Override        `json:"overrides"`
+	Notes     []Note            `json:"notes"`
 	// Causes lists the pipeline events and operator actions already folded
 	// in, so redeliveries are recognised even after compaction.
 	Causes []string `json:"causes"`

@@ -1,0 +1,610 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/policy"
+	"github.com/codali-dev/codali/pkg/rao"
+	"github.com/codali-dev/codali/pkg/rao/raostore"
+	"github.com/codali-dev/codali/pkg/redact"
+)
+
+const raoUsage = `codali rao <subcommand>:
+  replay [RUN] [N] [--json] [--simulate]   timeline of a run (default: the latest) up to event N
+  show EVENT [--json] [--simulate]         one event (EVENT is <run>.<seq>) and the state after it
+  diff EVENT                               what one event changed
+  verify [RUN]                             check histories for modified, removed, reordered or inserted events
+  stats [--json]                           storage used versus full snapshots
+  audit RUN --note TEXT [--by NAME]        record an auditor's note
+  override cancel RUN --reason TEXT        cancel a running run (recorded as an override)`
+
+// raoEnv is what every rao subcommand needs.
+type raoEnv struct {
+	c        *cli
+	cl       *client
+	store    *raostore.Store
+	redactor *redact.Redactor
+	cfg      *config.Config
+	policy   *policy.Policy
+	asJSON   bool
+	simulate bool
+}
+
+func cmdRAO(ctx context.Context, c *cli, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(c.stderr, raoUsage)
+		return exitUsage
+	}
+	sub, rest := args[0], args[1:]
+	var conn bus.ConnectOptions
+	fs := c.newFlags("rao "+sub, "rao "+sub+" [flags] [args]")
+	conn.Bind(fs, c.getenv)
+	asJSON := fs.Bool("json", false, "print JSON (redacted)")
+	simulate := fs.Bool("simulate", false, "re-evaluate today's policy over the recorded tool calls (pure: nothing is executed or written)")
+	cfgPath := fs.String("config", c.getenv("CODALI_CONFIG"), "codali.config.json: today's policy and redaction patterns")
+	policyPath := fs.String("policy", "", "policy file to simulate with (overrides the config's)")
+	note := fs.String("note", "", "audit: the note")
+	reason := fs.String("reason", "", "override: why")
+	by := fs.String("by", c.getenv("USER"), "audit/override: who")
+	pos, code, ok := parse(fs, rest)
+	if !ok {
+		return code
+	}
+	e := &raoEnv{c: c, asJSON: *asJSON, simulate: *simulate}
+	var err error
+	if e.cfg, err = config.Load(*cfgPath); err != nil {
+		c.errorf("rao: %v", err)
+		return exitUsage
+	}
+	if e.redactor, err = redact.New(e.cfg.Redact.Patterns); err != nil {
+		c.errorf("rao: %v", err)
+		return exitUsage
+	}
+	if e.policy, err = loadPolicy(*policyPath, e.cfg); err != nil {
+		c.errorf("rao: %v", err)
+		return exitUsage
+	}
+	if e.cl, err = c.connect(conn); err != nil {
+		c.errorf("rao: %v", err)
+		return exitFailure
+	}
+	defer e.cl.close()
+	if e.store, err = raostore.Open(ctx, e.cl.js); err != nil {
+		c.errorf("rao: %v (is the pipeline provisioned?)", err)
+		return exitFailure
+	}
+	switch sub {
+	case "replay":
+		return e.replay(ctx, pos)
+	case "show":
+		return e.show(ctx, pos)
+	case "diff":
+		return e.diff(ctx, pos)
+	case "verify":
+		return e.verify(ctx, pos)
+	case "stats":
+		return e.stats(ctx, pos)
+	case "audit":
+		return e.audit(ctx, pos, *note, *by)
+	case "override":
+		return e.override(ctx, pos, *reason, *by)
+	}
+	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
+	return exitUsage
+}
+
+func loadPolicy(path string, cfg *config.Config) (*policy.Policy, error) {
+	if path == "" {
+		path = cfg.Policy
+	}
+	if path == "" {
+		return policy.Default(), nil
+	}
+	return policy.Load(path)
+}
+
+// history loads a run's events; an empty run id picks the latest run.
+func (e *raoEnv) history(ctx context.Context, runID string) (string, []rao.Event, error) {
+	if runID == "" {
+		runs, err := e.store.Runs(ctx)
+		if err != nil {
+			return "", nil, err
+		}
+		if len(runs) == 0 {
+			return "", nil, errors.New("no run has a history yet")
+		}
+		runID = runs[len(runs)-1] // run ids sort by time
+	}
+	if events.ValidateRunID(runID) != nil {
+		return "", nil, fmt.Errorf("%q is not a run id", runID)
+	}
+	evs, _, err := e.store.Load(ctx, runID)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(evs) == 0 {
+		return "", nil, fmt.Errorf("run %s has no history", runID)
+	}
+	return runID, evs, nil
+}
+
+// eventView is one event in JSON output.
+type eventView struct {
+	ID         string           `json:"id"`
+	Seq        uint64           `json:"seq"`
+	TS         time.Time        `json:"ts"`
+	Kind       rao.Kind         `json:"kind"`
+	Summary    string           `json:"summary"`
+	Checkpoint bool             `json:"checkpoint,omitempty"`
+	Meta       rao.Meta         `json:"meta"`
+	Delta      rao.Patch        `json:"delta"`
+	Simulate   *audit.Simulated `json:"simulate,omitempty"`
+	State      json.RawMessage  `json:"state,omitempty"`
+}
+
+func (e *raoEnv) view(ev rao.Event, state []byte, withState bool) eventView {
+	v := eventView{ID: ev.ID, Seq: ev.Seq, TS: ev.TS, Kind: ev.Kind, Summary: ev.Summary, Checkpoint: ev.Checkpoint, Meta: ev.Meta.Display(), Delta: ev.Delta}
+	if e.simulate {
+		s := audit.Simulate(e.policy, ev, state)
+		v.Simulate = &s
+	}
+	if withState {
+		v.State = state
+	}
+	return v
+}
+
+func (e *raoEnv) replay(ctx context.Context, pos []string) int {
+	if len(pos) > 2 {
+		e.c.errorf("rao replay: usage: codali rao replay [RUN] [N]")
+		return exitUsage
+	}
+	var runID string
+	var upto uint64
+	for _, p := range pos {
+		if n, err := strconv.ParseUint(p, 10, 64); err == nil && runID == "" && len(pos) == 1 || err == nil && runID != "" {
+			upto = n
+			continue
+		}
+		runID = p
+	}
+	runID, evs, err := e.history(ctx, runID)
+	if err != nil {
+		e.c.errorf("rao replay: %v", err)
+		return exitFailure
+	}
+	states, err := rao.States(evs)
+	if err != nil {
+		e.c.errorf("rao replay: %v", err)
+		return exitFailure
+	}
+	var views []eventView
+	var final []byte
+	for i, st := range states {
+		if upto > 0 && evs[i].Seq > upto {
+			break
+		}
+		views = append(views, e.view(evs[i], st.Doc, false))
+		final = st.Doc
+	}
+	if e.asJSON {
+		return e.printJSON(map[string]any{"run_id": runID, "events": views, "state": json.RawMessage(final)})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "run %s: %d events", runID, len(views))
+	if first := evs[0]; first.Seq > 1 {
+		fmt.Fprintf(&b, " (compacted: history starts at checkpoint %d)", first.Seq)
+	}
+	b.WriteString("\n")
+	for _, v := range views {
+		writeTimelineLine(&b, v)
+	}
+	fmt.Fprintf(&b, "\nstate after event %d:\n", views[len(views)-1].Seq)
+	b.WriteString(indentJSON(final))
+	fmt.Fprint(e.c.stdout, e.redactor.String(b.String()))
+	return exitOK
+}
+
+func writeTimelineLine(b *strings.Builder, v eventView) {
+	cp := " "
+	if v.Checkpoint {
+		cp = "*"
+	}
+	fmt.Fprintf(b, "%4d%s %s  %-8s %s\n", v.Seq, cp, v.TS.Format("15:04:05.000"), v.Kind, v.Summary)
+	fmt.Fprintf(b, "       policy %s  contract %s  pm_rev %s\n", abbrev(v.Meta.PolicyHash), abbrev(v.Meta.ContractHash), v.Meta.PMRev)
+	if s := v.Simulate; s != nil {
+		writeSimulation(b, s)
+	}
+}
+
+func writeSimulation(b *strings.Builder, s *audit.Simulated) {
+	if !s.Available {
+		fmt.Fprintf(b, "       simulate: unavailable (%s)\n", s.Reason)
+		return
+	}
+	for _, c := range s.Calls {
+		fmt.Fprintf(b, "       simulate %s: recorded %s, today %s", c.Tool, decisionText(c.Recorded), decisionText(c.Simulated))
+		d := c.Diff
+		if d.Empty() {
+			b.WriteString(" (no change)\n")
+			continue
+		}
+		b.WriteString("\n")
+		if d.BlockedFlipped {
+			fmt.Fprintf(b, "         blocked flipped: %v → %v\n", c.Recorded.Blocked, c.Simulated.Blocked)
+		}
+		for _, w := range d.WarningsAdded {
+			fmt.Fprintf(b, "         + warning: %s\n", w)
+		}
+		for _, w := range d.WarningsRemoved {
+			fmt.Fprintf(b, "         - warning: %s\n", w)
+		}
+		for _, r := range d.ReasonsAdded {
+			fmt.Fprintf(b, "         + reason: %s\n", r)
+		}
+		for _, r := range d.ReasonsRemoved {
+			fmt.Fprintf(b, "         - reason: %s\n", r)
+		}
+	}
+}
+
+func decisionText(d policy.Decision) string {
+	s := "allowed"
+	if d.Blocked {
+		s = "BLOCKED"
+	}
+	if n := len(d.Warnings); n > 0 {
+		s += fmt.Sprintf(" with %d warning(s)", n)
+	}
+	return s
+}
+
+func abbrev(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// findEvent resolves <run>.<seq> to the event and the states before and
+// after it.
+func (e *raoEnv) findEvent(ctx context.Context, id string) (rao.Event, []byte, []byte, error) {
+	i := strings.LastIndexByte(id, '.')
+	if i <= 0 {
+		return rao.Event{}, nil, nil, fmt.Errorf("%q is not an event id (<run>.<seq>)", id)
+	}
+	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
+	if err != nil {
+		return rao.Event{}, nil, nil, fmt.Errorf("%q is not an event id (<run>.<seq>)", id)
+	}
+	_, evs, err := e.history(ctx, id[:i])
+	if err != nil {
+		return rao.Event{}, nil, nil, err
+	}
+	states, err := rao.States(evs)
+	if err != nil {
+		return rao.Event{}, nil, nil, err
+	}
+	before := []byte("{}")
+	for j, st := range states {
+		if evs[j].Seq == seq {
+			return evs[j], before, st.Doc, nil
+		}
+		before = st.Doc
+	}
+	return rao.Event{}, nil, nil, fmt.Errorf("event %s not found (compacted or never recorded)", id)
+}
+
+func (e *raoEnv) show(ctx context.Context, pos []string) int {
+	if len(pos) != 1 {
+		e.c.errorf("rao show: usage: codali rao show EVENT")
+		return exitUsage
+	}
+	ev, _, after, err := e.findEvent(ctx, pos[0])
+	if err != nil {
+		e.c.errorf("rao show: %v", err)
+		return exitFailure
+	}
+	v := e.view(ev, after, true)
+	if e.asJSON {
+		return e.printJSON(v)
+	}
+	var b strings.Builder
+	writeTimelineLine(&b, v)
+	fmt.Fprintf(&b, "       base %s  prev_hash %s  %d delta ops\n\nstate after:\n%s", orDash(ev.Base), abbrev(ev.PrevHash), len(ev.Delta), indentJSON(after))
+	fmt.Fprint(e.c.stdout, e.redactor.String(b.String()))
+	return exitOK
+}
+
+func (e *raoEnv) diff(ctx context.Context, pos []string) int {
+	if len(pos) != 1 {
+		e.c.errorf("rao diff: usage: codali rao diff EVENT")
+		return exitUsage
+	}
+	ev, before, _, err := e.findEvent(ctx, pos[0])
+	if err != nil {
+		e.c.errorf("rao diff: %v", err)
+		return exitFailure
+	}
+	if e.asJSON {
+		return e.printJSON(ev.Delta)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "event %s (%s): %s\n", ev.ID, ev.Kind, ev.Summary)
+	for _, op := range ev.Delta {
+		switch op.Op {
+		case "add":
+			fmt.Fprintf(&b, "+ %s = %s\n", op.Path, compact(op.Value))
+		case "remove":
+			fmt.Fprintf(&b, "- %s (was %s)\n", op.Path, compact(lookup(before, op.Path)))
+		default:
+			fmt.Fprintf(&b, "~ %s: %s → %s\n", op.Path, compact(lookup(before, op.Path)), compact(op.Value))
+		}
+	}
+	if len(ev.Delta) == 0 {
+		b.WriteString("(no state change)\n")
+	}
+	fmt.Fprint(e.c.stdout, e.redactor.String(b.String()))
+	return exitOK
+}
+
+func (e *raoEnv) verify(ctx context.Context, pos []string) int {
+	if len(pos) > 1 {
+		e.c.errorf("rao verify: usage: codali rao verify [RUN]")
+		return exitUsage
+	}
+	runs := pos
+	if len(runs) == 0 {
+		var err error
+		if runs, err = e.store.Runs(ctx); err != nil {
+			e.c.errorf("rao verify: %v", err)
+			return exitFailure
+		}
+	}
+	type result struct {
+		RunID    string   `json:"run_id"`
+		OK       bool     `json:"ok"`
+		Events   int      `json:"events"`
+		Findings []string `json:"findings"`
+	}
+	var results []result
+	bad := false
+	for _, id := range runs {
+		evs, _, err := e.store.Load(ctx, id)
+		if err != nil {
+			e.c.errorf("rao verify: %s: %v", id, err)
+			return exitFailure
+		}
+		rep := rao.Verify(evs)
+		r := result{RunID: id, OK: rep.OK(), Events: len(evs), Findings: []string{}}
+		for _, f := range rep.Findings {
+			r.Findings = append(r.Findings, f.String())
+		}
+		bad = bad || !r.OK
+		results = append(results, r)
+	}
+	if e.asJSON {
+		e.printJSON(results)
+	} else {
+		for _, r := range results {
+			status := "ok"
+			if !r.OK {
+				status = "BROKEN"
+			}
+			fmt.Fprintf(e.c.stdout, "%s  %-6s  %d events\n", r.RunID, status, r.Events)
+			for _, f := range r.Findings {
+				fmt.Fprintf(e.c.stdout, "    %s\n", f)
+			}
+		}
+		if len(results) == 0 {
+			fmt.Fprintln(e.c.stdout, "no histories")
+		}
+	}
+	if bad {
+		return exitFailure
+	}
+	return exitOK
+}
+
+func (e *raoEnv) stats(ctx context.Context, pos []string) int {
+	if len(pos) > 0 {
+		e.c.errorf("rao stats: takes no arguments")
+		return exitUsage
+	}
+	runs, err := e.store.Runs(ctx)
+	if err != nil {
+		e.c.errorf("rao stats: %v", err)
+		return exitFailure
+	}
+	var total rao.Stat
+	for _, id := range runs {
+		evs, _, err := e.store.Load(ctx, id)
+		if err != nil {
+			e.c.errorf("rao stats: %s: %v", id, err)
+			return exitFailure
+		}
+		st, err := rao.Stats(evs)
+		if err != nil {
+			e.c.errorf("rao stats: %s: %v", id, err)
+			return exitFailure
+		}
+		total.Events += st.Events
+		total.BytesStored += st.BytesStored
+		total.BytesFullSnapshots += st.BytesFullSnapshots
+	}
+	if total.BytesFullSnapshots > 0 {
+		total.Reduction = 1 - float64(total.BytesStored)/float64(total.BytesFullSnapshots)
+	}
+	if e.asJSON {
+		return e.printJSON(map[string]any{"runs": len(runs), "events": total.Events, "bytes_stored": total.BytesStored,
+			"bytes_full_snapshots": total.BytesFullSnapshots, "reduction": total.Reduction})
+	}
+	fmt.Fprintf(e.c.stdout, "runs %d  events %d\nstored %d bytes; as full snapshots %d bytes; reduction %.1f%%\n",
+		len(runs), total.Events, total.BytesStored, total.BytesFullSnapshots, 100*total.Reduction)
+	return exitOK
+}
+
+func (e *raoEnv) recorder() *audit.Recorder {
+	return &audit.Recorder{Store: e.store, CheckpointEvery: e.cfg.RAO.CheckpointEvery, MaxEvents: e.cfg.RAO.MaxEvents,
+		PolicyHash: e.policy.Hash(), Redactor: e.redactor}
+}
+
+func (e *raoEnv) audit(ctx context.Context, pos []string, note, by string) int {
+	if len(pos) != 1 || strings.TrimSpace(note) == "" {
+		e.c.errorf("rao audit: usage: codali rao audit RUN --note TEXT [--by NAME]")
+		return exitUsage
+	}
+	runID := pos[0]
+	if _, _, err := e.history(ctx, runID); err != nil {
+		e.c.errorf("rao audit: %v", err)
+		return exitFailure
+	}
+	now := time.Now().UTC()
+	step := audit.Step{
+		Cause: fmt.Sprintf("note.%s.%d", runID, now.UnixNano()), Kind: rao.KindAudit,
+		Summary: "auditor note by " + orDash(by) + ": " + short(note, 100),
+		Mutate: func(s *audit.State) {
+			s.Notes = append(s.Notes, audit.Note{By: orDash(by), Text: note, TS: now.Format(time.RFC3339)})
+		},
+	}
+	if err := e.recordWithRetry(ctx, runID, step); err != nil {
+		e.c.errorf("rao audit: %v", err)
+		return exitFailure
+	}
+	fmt.Fprintf(e.c.stdout, "note recorded on run %s\n", runID)
+	return exitOK
+}
+
+// recordWithRetry appends one step, retrying when the recorder appended
+// concurrently (the expected-sequence check refused the stale write).
+func (e *raoEnv) recordWithRetry(ctx context.Context, runID string, step audit.Step) error {
+	var err error
+	for try := 0; try < 5; try++ {
+		if _, _, err = e.recorder().Record(ctx, runID, []audit.Step{step}); !errors.Is(err, raostore.ErrConflict) {
+			return err
+		}
+	}
+	return err
+}
+
+func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) int {
+	if len(pos) != 2 || pos[0] != "cancel" || strings.TrimSpace(reason) == "" {
+		e.c.errorf("rao override: usage: codali rao override cancel RUN --reason TEXT")
+		return exitUsage
+	}
+	runID := pos[1]
+	_, evs, err := e.history(ctx, runID)
+	if err != nil {
+		e.c.errorf("rao override: %v", err)
+		return exitFailure
+	}
+	raw, err := rao.Replay(evs, 0)
+	if err != nil {
+		e.c.errorf("rao override: %v", err)
+		return exitFailure
+	}
+	st, err := audit.DecodeState(runID, raw)
+	if err != nil {
+		e.c.errorf("rao override: %v", err)
+		return exitFailure
+	}
+	if st.Terminal() {
+		e.c.errorf("rao override: %v: %s is %s", audit.ErrRunEnded, runID, st.Status)
+		return exitFailure
+	}
+	// The cancel is a terminal event of the run: agents waiting on the run
+	// see it, phases stop picking the run up, and the recorder records it
+	// as an override.
+	data := events.VerdictData{Status: events.StatusFailed, Phase: "operator", Reason: fmt.Sprintf("cancelled by %s: %s", orDash(by), reason),
+		Attempts: max(st.Attempt, 1), Integrity: events.IntegrityRed}
+	if st.Request != nil {
+		data.Run.Request = *st.Request
+		data.Run.Project = st.Project
+	}
+	env, err := events.New(runID, events.KindFailed, max(st.Attempt, 1), audit.OperatorSource, time.Now(), data)
+	if err != nil {
+		e.c.errorf("rao override: %v", err)
+		return exitFailure
+	}
+	if err := publishEvent(ctx, e.cl, env); err != nil {
+		e.c.errorf("rao override: %v", err)
+		return exitFailure
+	}
+	fmt.Fprintf(e.c.stdout, "run %s cancelled\n", runID)
+	return exitOK
+}
+
+func (e *raoEnv) printJSON(v any) int {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		e.c.errorf("rao: %v", err)
+		return exitFailure
+	}
+	red, err := e.redactor.JSON(raw)
+	if err != nil {
+		e.c.errorf("rao: %v", err)
+		return exitFailure
+	}
+	fmt.Fprintln(e.c.stdout, indentJSON(red))
+	return exitOK
+}
+
+func indentJSON(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw) + "\n"
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+	return b.String()
+}
+
+func compact(raw json.RawMessage) string {
+	if raw == nil {
+		return "null"
+	}
+	s := string(raw)
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// lookup reads the value at a JSON pointer in doc, for diff display.
+func lookup(doc []byte, pointer string) json.RawMessage {
+	var cur any
+	if json.Unmarshal(doc, &cur) != nil {
+		return nil
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			cur = c[i]
+		default:
+			return nil
+		}
+	}
+	out, _ := json.Marshal(cur)
+	return out
+}
+

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/events"
+)
+
+func cmdRuns(ctx context.Context, c *cli, args []string) int {
+	var conn bus.ConnectOptions
+	fs := c.newFlags("runs", "runs [--json] [--limit N]")
+	conn.Bind(fs, c.getenv)
+	asJSON := fs.Bool("json", false, "print JSON")
+	limit := fs.Int("limit", 20, "how many runs to show (most recent first)")
+	pos, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 || *limit < 1 {
+		c.errorf("runs: takes no arguments and a positive --limit")
+		return exitUsage
+	}
+	cl, err := c.connect(conn)
+	if err != nil {
+		c.errorf("runs: %v", err)
+		return exitFailure
+	}
+	defer cl.close()
+	if err := cl.ensureStreams(ctx); err != nil {
+		c.errorf("runs: %v", err)
+		return exitFailure
+	}
+	runs, err := audit.OpenRuns(ctx, cl.js)
+	if err != nil {
+		c.errorf("runs: %v", err)
+		return exitFailure
+	}
+	list, err := runs.List(ctx, *limit)
+	if err != nil {
+		c.errorf("runs: %v", err)
+		return exitFailure
+	}
+	if *asJSON {
+		if list == nil {
+			list = []audit.Summary{}
+		}
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(list)
+		return exitOK
+	}
+	fmt.Fprintf(c.stdout, "%-26s  %-9s  %-7s  %-9s  %-5s  %-8s  %s\n", "RUN", "STATUS", "ATTEMPT", "PHASE", "INTEG", "UPDATED", "REQUEST")
+	for _, s := range list {
+		fmt.Fprintln(c.stdout, summaryLine(s))
+	}
+	return exitOK
+}
+
+func cmdWatch(ctx context.Context, c *cli, args []string) int {
+	var conn bus.ConnectOptions
+	fs := c.newFlags("watch", "watch RUN [--json] [--timeout D]")
+	conn.Bind(fs, c.getenv)
+	asJSON := fs.Bool("json", false, "print the terminal event as JSON")
+	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this long (exit 2)")
+	pos, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 || events.ValidateRunID(pos[0]) != nil || *timeout <= 0 {
+		c.errorf("watch: give one valid run id and a positive --timeout")
+		return exitUsage
+	}
+	runID := pos[0]
+	cl, err := c.connect(conn)
+	if err != nil {
+		c.errorf("watch: %v", err)
+		return exitFailure
+	}
+	defer cl.close()
+	sub, err := subscribeRun(cl, runID)
+	if err != nil {
+		c.errorf("watch: %v", err)
+		return exitFailure
+	}
+	defer sub.close()
+	if err := cl.ensureStreams(ctx); err != nil {
+		c.errorf("watch: %v", err)
+		return exitFailure
+	}
+	runs, err := audit.OpenRuns(ctx, cl.js)
+	if err != nil {
+		c.errorf("watch: %v", err)
+		return exitFailure
+	}
+	s, err := runs.Get(ctx, runID)
+	switch {
+	case errors.Is(err, audit.ErrUnknownRun):
+		fmt.Fprintf(c.stderr, "run %s not recorded yet; waiting for its events\n", runID)
+	case err != nil:
+		c.errorf("watch: %v", err)
+		return exitFailure
+	case s.Status != audit.StatusRunning:
+		return c.ended(s, *asJSON)
+	default:
+		fmt.Fprintln(c.stderr, "so far: "+strings.TrimSpace(summaryLine(s)))
+	}
+	progress := c.stdout
+	if *asJSON {
+		progress = c.stderr
+	}
+	f := newFollower(progress, c.stdoutTTY && !*asJSON)
+	term, err := sub.wait(ctx, f, *timeout)
+	if err != nil {
+		c.errorf("watch: run %s: %v", runID, err)
+		return exitUsage
+	}
+	return c.finish(term, *asJSON, "")
+}
+
+// ended reports a run that had already ended when watched.
+func (c *cli) ended(s audit.Summary, asJSON bool) int {
+	if asJSON {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(s)
+	} else {
+		fmt.Fprintf(c.stdout, "run %s already %s after %d attempt(s), integrity %s: %s\n", s.RunID, s.Status, s.Attempt, orDash(s.Integrity), s.Reason)
+	}
+	if s.Status == audit.StatusPassed {
+		return exitOK
+	}
+	return exitFailure
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+type submitOptions struct {
+	conn             bus.ConnectOptions
+	repo, url, ref   string
+	wait, asJSON     bool
+	timeout          time.Duration
+	maxRetries       int
+	project          string
+	requireIntegrity string
+}
+
+func cmdSubmit(ctx context.Context, c *cli, args []string) int {
+	var o submitOptions
+	fs := c.newFlags("submit", `submit (--repo PATH | --url URL [--ref REF]) [--wait] [--json] [--timeout D] [--require-integrity green|amber] "request" (or - to read it from stdin)`)
+	o.conn.Bind(fs, c.getenv)
+	fs.StringVar(&o.repo, "repo", "", "path of the repository to change")
+	fs.StringVar(&o.url, "url", "", "git URL of the repository to change (instead of --repo)")
+	fs.StringVar(&o.ref, "ref", "", "branch, tag or commit to check out with --url")
+	fs.BoolVar(&o.wait, "wait", false, "follow the run and exit 0 on passed, 1 on failed")
+	fs.BoolVar(&o.asJSON, "json", false, "print the terminal event (with --wait) or the run id as JSON")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "with --wait: give up after this long (exit 2)")
+	fs.IntVar(&o.maxRetries, "max-retries", 0, "critic→architect retries for this run (0: configured default)")
+	fs.StringVar(&o.project, "project", "", "project id whose state the run uses (default: derived from the repo)")
+	fs.StringVar(&o.requireIntegrity, "require-integrity", "", "with --wait: exit 1 unless the run passed with at least this integrity (green or amber)")
+	pos, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	req, err := c.requestText(pos)
+	if err != nil {
+		c.errorf("submit: %v", err)
+		return exitUsage
+	}
+	data, err := o.requested(req)
+	if err != nil {
+		c.errorf("submit: %v", err)
+		return exitUsage
+	}
+	if o.requireIntegrity != "" && o.requireIntegrity != events.IntegrityGreen && o.requireIntegrity != events.IntegrityAmber {
+		c.errorf("submit: --require-integrity must be green or amber")
+		return exitUsage
+	}
+	if o.timeout <= 0 {
+		c.errorf("submit: --timeout must be positive")
+		return exitUsage
+	}
+	if err := o.conn.Validate(); err != nil {
+		c.errorf("submit: %v", err)
+		return exitUsage
+	}
+	return c.submit(ctx, o, data)
+}
+
+// requestText joins the positional arguments, or reads stdin for "-".
+func (c *cli) requestText(pos []string) (string, error) {
+	if len(pos) == 1 && pos[0] == "-" {
+		b, err := io.ReadAll(io.LimitReader(c.stdin, events.MaxRequestBytes+1))
+		if err != nil {
+			return "", fmt.Errorf("could not read the request from stdin: %w", err)
+		}
+		return string(b), nil
+	}
+	if len(pos) == 0 {
+		return "", errors.New(`the request text is required, e.g. codali submit --repo . "add a --verbose flag"`)
+	}
+	return strings.Join(pos, " "), nil
+}
+
+func (o submitOptions) requested(req string) (events.Requested, error) {
+	d := events.Requested{Request: req, Options: events.RunOptions{MaxRetries: o.maxRetries, Project: o.project}}
+	if o.repo != "" {
+		abs, err := filepath.Abs(o.repo)
+		if err != nil {
+			return d, fmt.Errorf("--repo: %w", err)
+		}
+		d.Repo.Path = abs
+	}
+	d.Repo.URL, d.Repo.Ref = o.url, o.ref
+	if err := d.Validate(); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+func (c *cli) submit(ctx context.Context, o submitOptions, data events.Requested) int {
+	cl, err := c.connect(o.conn)
+	if err != nil {
+		c.errorf("submit: %v", err)
+		return exitFailure
+	}
+	defer cl.close()
+	runID, err := events.NewRunID(time.Now(), nil)
+	if err != nil {
+		c.errorf("submit: %v", err)
+		return exitFailure
+	}
+	env, err := events.New(runID, events.KindRequested, 1, "codali/cli", time.Now(), data)
+	if err != nil {
+		c.errorf("submit: %v", err)
+		return exitFailure
+	}
+	var sub *subscription
+	if o.wait {
+		if sub, err = subscribeRun(cl, runID); err != nil {
+			c.errorf("submit: %v", err)
+			return exitFailure
+		}
+		defer sub.close()
+	}
+	if err := publishRequested(ctx, cl, env); err != nil {
+		c.errorf("submit: %v", err)
+		return exitFailure
+	}
+	if !o.wait {
+		if o.asJSON {
+			_ = json.NewEncoder(c.stdout).Encode(map[string]string{"run_id": runID})
+		} else {
+			fmt.Fprintln(c.stdout, runID)
+		}
+		return exitOK
+	}
+	progress := c.stdout
+	if o.asJSON {
+		progress = c.stderr
+	}
+	fmt.Fprintf(progress, "run %s submitted (repo %s)\n", runID, data.Repo.String())
+	f := newFollower(progress, c.stdoutTTY && !o.asJSON)
+	term, err := sub.wait(ctx, f, o.timeout)
+	if err != nil {
+		c.errorf("submit: run %s: %v", runID, err)
+		return exitUsage
+	}
+	return c.finish(term, o.asJSON, o.requireIntegrity)
+}
+
+// publishRequested checks that a librarian consumes requests (otherwise
+// the interest-retention stream would drop the event) and publishes it.
+func publishRequested(ctx context.Context, cl *client, env events.Envelope) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if _, err := cl.js.Consumer(ctx, events.StreamWork, events.ServiceLibrarian); err != nil {
+		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+			return fmt.Errorf("no librarian consumer on stream %s: start the pipeline first (codali up)", events.StreamWork)
+		}
+		return fmt.Errorf("could not reach JetStream: %w", err)
+	}
+	return publishEvent(ctx, cl, env)
+}
+
+// publishEvent publishes an event with its deterministic message id.
+func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {
+	raw, err := env.Encode(events.DefaultMaxEventBytes)
+	if err != nil {
+		return err
+	}
+	subject, err := env.NATSSubject()
+	if err != nil {
+		return err
+	}
+	m := nats.NewMsg(subject)
+	m.Data = raw
+	m.Header.Set(events.HeaderMsgID, env.ID)
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if _, err := cl.js.PublishMsg(ctx, m); err != nil {
+		return fmt.Errorf("could not publish %s: %w", env.ID, err)
+	}
+	return nil
+}

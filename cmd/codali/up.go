@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/codali-dev/codali/examples"
+	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/worker"
+	"github.com/codali-dev/codali/services/architect"
+	"github.com/codali-dev/codali/services/builder"
+	"github.com/codali-dev/codali/services/critic"
+	"github.com/codali-dev/codali/services/librarian"
+	"github.com/codali-dev/codali/services/recorder"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// components lists every service that `codali up` can run in-process.
+func components() map[string]app.Component {
+	return map[string]app.Component{
+		events.ServiceLibrarian: librarian.Component(),
+		events.ServiceArchitect: architect.Component(),
+		events.ServiceBuilder:   builder.Component(),
+		events.ServiceCritic:    critic.Component(),
+		events.ServiceRecorder:  recorder.Component(),
+	}
+}
+
+// upOptions are the flags of `codali up`.
+type upOptions struct {
+	data, listen, http, workers, config, level string
+	// ready, when set, receives the NATS URL once everything runs (tests).
+	ready chan<- string
+}
+
+func cmdUp(ctx context.Context, c *cli, args []string) int {
+	var o upOptions
+	fs := c.newFlags("up", "up [--data DIR] [--listen HOST:PORT] [--http ADDR] [--workers all|none|LIST] [--config FILE]")
+	fs.StringVar(&o.data, "data", ".codali", "directory for JetStream storage and workspaces")
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:4222", "NATS client address (HOST:PORT; port 0 picks a free one)")
+	fs.StringVar(&o.http, "http", "127.0.0.1:8080", "health and metrics address")
+	fs.StringVar(&o.workers, "workers", "all", "workers to run in-process: all, none, or a comma list of "+strings.Join(events.Services(), ","))
+	fs.StringVar(&o.config, "config", c.getenv("CODALI_CONFIG"), "codali.config.json (env CODALI_CONFIG)")
+	fs.StringVar(&o.level, "log-level", "info", "log level: debug, info, warn, error")
+	pos, code, ok := parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		c.errorf("up: unexpected arguments: %s", strings.Join(pos, " "))
+		return exitUsage
+	}
+	return c.up(ctx, o)
+}
+
+func (c *cli) up(ctx context.Context, o upOptions) int {
+	names, err := parseWorkers(o.workers)
+	if err != nil {
+		c.errorf("up: %v", err)
+		return exitUsage
+	}
+	host, port, err := splitHostPort(o.listen)
+	if err != nil {
+		c.errorf("up: --listen: %v", err)
+		return exitUsage
+	}
+	cfg, err := config.Load(o.config)
+	if err != nil {
+		c.errorf("up: %v", err)
+		return exitUsage
+	}
+	log, err := app.NewLogger(c.stderr, o.level)
+	if err != nil {
+		c.errorf("up: %v", err)
+		return exitUsage
+	}
+	if cfg.Workspace.Root == config.Default().Workspace.Root {
+		cfg.Workspace.Root = filepath.Join(o.data, "workspaces")
+	}
+	if err := os.MkdirAll(o.data, 0o755); err != nil {
+		c.errorf("up: could not create %s: %v", o.data, err)
+		return exitFailure
+	}
+	srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Host: host, Port: port, StoreDir: filepath.Join(o.data, "jetstream")})
+	if err != nil {
+		c.errorf("up: %v", err)
+		if errors.Is(err, bus.ErrInvalidConfig) {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	defer srv.Shutdown()
+	if err := c.serveUp(ctx, o, cfg, log, srv.ClientURL(), names); err != nil {
+		c.errorf("up: %v", err)
+		return exitFailure
+	}
+	fmt.Fprintln(c.stdout, "codali: stopped")
+	return exitOK
+}
+
+func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log *slog.Logger, url string, names []string) error {
+	nc, err := nats.Connect(url, nats.Name("codali-up"))
+	if err != nil {
+		return fmt.Errorf("could not connect to the embedded server: %w", err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := bus.Provision(pctx, js, app.TopologyFor(cfg, 1), nil); err != nil {
+		return err
+	}
+	script, err := examples.HelloScript()
+	if err != nil {
+		return fmt.Errorf("bundled example script: %w", err)
+	}
+	deps, err := app.NewDeps(ctx, cfg, js, log, time.Now, c.getenv, script)
+	if err != nil {
+		return err
+	}
+	reg, metrics, err := app.NewRegistry()
+	if err != nil {
+		return err
+	}
+	health := worker.NewHealth()
+	health.Add("nats", func() error {
+		if !nc.IsConnected() {
+			return errors.New("not connected")
+		}
+		return nil
+	})
+	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hcancel()
+	bound := make(chan string, 1)
+	herr := make(chan error, 1)
+	go func() { herr <- worker.Serve(hctx, o.http, health.Handler(reg), bound) }()
+	select {
+	case addr := <-bound:
+		fmt.Fprintf(c.stdout, "codali: NATS %s  health http://%s/readyz  workers %s\n", url, addr, strings.Join(names, ","))
+	case err := <-herr:
+		return err
+	}
+	if o.ready != nil {
+		o.ready <- url
+	}
+	comps := components()
+	var run []app.Component
+	for _, n := range names {
+		run = append(run, comps[n])
+	}
+	if len(run) == 0 {
+		<-ctx.Done()
+		return nil
+	}
+	return app.RunComponents(ctx, deps, run, metrics, health)
+}
+
+func parseWorkers(s string) ([]string, error) {
+	switch s {
+	case "all", "":
+		return events.Services(), nil
+	case "none":
+		return nil, nil
+	}
+	valid := map[string]bool{}
+	for _, n := range events.Services() {
+		valid[n] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range strings.Split(s, ",") {
+		n = strings.TrimSpace(n)
+		if !valid[n] {
+			return nil, fmt.Errorf("--workers: unknown worker %q (want all, none or a list of %s)", n, strings.Join(events.Services(), ","))
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func splitHostPort(s string) (string, int, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", 0, fmt.Errorf("%q is not HOST:PORT", s)
+	}
+	port, err := strconv.Atoi(s[i+1:])
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("%q has no valid port", s)
+	}
+	if port == 0 {
+		port = -1 // nats-server: pick a random port
+	}
+	host := strings.Trim(s[:i], "[]")
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return host, port, nil
+}

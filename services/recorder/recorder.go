@@ -1,0 +1,81 @@
+// Package recorder is Codali's audit service: it folds every run event
+// into the run's state document and appends the changes to the run's RAO
+// history (delta-compressed, checkpointed, policy-tagged, hash-chained),
+// and keeps each run's summary for `codali runs`.
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/rao"
+	"github.com/codali-dev/codali/pkg/rao/raostore"
+	"github.com/codali-dev/codali/pkg/worker"
+)
+
+// Component is the recorder as a hostable component.
+func Component() app.Component {
+	return app.Component{Name: events.ServiceRecorder, NewHandler: New}
+}
+
+// Service is the recorder.
+type Service struct {
+	rec   *audit.Recorder
+	runs  *audit.Runs
+	locks *keyLock
+}
+
+// conflictRetries is how often a history conflict is retried at once
+// (with a fresh load) before the event is handed back for redelivery.
+const conflictRetries = 3
+
+// New opens the history store and the run summaries and returns the
+// recorder's handler.
+func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
+	store, err := raostore.Open(ctx, d.JS)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := audit.OpenRuns(ctx, d.JS)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{
+		rec: &audit.Recorder{Store: store, CheckpointEvery: d.Config.RAO.CheckpointEvery, MaxEvents: d.Config.RAO.MaxEvents,
+			PolicyHash: d.PolicyHash, ContractHash: d.ContractHash, Redactor: d.Redactor, Now: d.Now},
+		runs:  runs,
+		locks: newKeyLock(),
+	}
+	return s.Handle, nil
+}
+
+// Handle records one run event. It produces no events. A history conflict
+// (another writer appended first) is transient: the event is redelivered
+// and the steps already stored are skipped.
+func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+	steps, err := audit.Fold(in)
+	if err != nil {
+		return nil, worker.Permanent(fmt.Errorf("could not fold %s: %w", in.ID, err))
+	}
+	unlock := s.locks.lock(in.RunID())
+	defer unlock()
+	var st audit.State
+	var history []rao.Event
+	for try := 0; ; try++ {
+		st, history, err = s.rec.Record(ctx, in.RunID(), steps)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, raostore.ErrConflict) || try == conflictRetries {
+			return nil, err // transient: redelivered with backoff
+		}
+	}
+	if err := s.runs.Put(ctx, audit.SummaryOf(st, history)); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}
