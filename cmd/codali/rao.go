@@ -607,4 +607,3 @@ func lookup(doc []byte, pointer string) json.RawMessage {
 	out, _ := json.Marshal(cur)
 	return out
 }
-

@@ -23,15 +23,34 @@ func Apply(doc []byte, p Patch) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: document: %w", ErrApply, err)
 	}
-	return applyCanonical(cdoc, p)
-}
-
-// applyCanonical is Apply for a document already in canonical form.
-func applyCanonical(cdoc []byte, p Patch) ([]byte, error) {
 	if len(p) == 0 {
 		return cdoc, nil
 	}
-	if cdoc[0] != '{' && cdoc[0] != '[' {
+	res, err := applyCompact(cdoc, p)
+	if err != nil {
+		return nil, err
+	}
+	return canonicalResult(res)
+}
+
+// canonicalResult canonicalizes a patched document; errors wrap ErrApply.
+func canonicalResult(res []byte) ([]byte, error) {
+	out, err := CanonicalizeJSON(res)
+	if err != nil {
+		return nil, fmt.Errorf("%w: result: %w", ErrApply, err)
+	}
+	return out, nil
+}
+
+// applyCompact applies p to doc, which must be compact JSON as produced by
+// CanonicalizeJSON or by an earlier applyCompact. The result is compact,
+// valid JSON but its object members are not necessarily sorted, so that a
+// run of deltas is canonicalized once at the end.
+func applyCompact(doc []byte, p Patch) ([]byte, error) {
+	if len(p) == 0 {
+		return doc, nil
+	}
+	if len(doc) == 0 || (doc[0] != '{' && doc[0] != '[') {
 		return nil, fmt.Errorf("%w: %w: the document is not an object or array", ErrApply, ErrInvalidState)
 	}
 	for i, op := range p {
@@ -40,9 +59,9 @@ func applyCanonical(cdoc []byte, p Patch) ([]byte, error) {
 		}
 	}
 	if !addressesEmptyKey(p) {
-		return applyLib(cdoc, p)
+		return applyLib(doc, p)
 	}
-	rw, err := rewriteEmptyKeys(cdoc, p)
+	rw, err := rewriteEmptyKeys(doc, p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrApply, err)
 	}
@@ -57,9 +76,9 @@ func applyCanonical(cdoc []byte, p Patch) ([]byte, error) {
 	return out, nil
 }
 
-// applyLib applies p to the canonical document cdoc with the json-patch
+// applyLib applies p to the compact document doc with the json-patch
 // library configured for strict RFC 6902 behaviour.
-func applyLib(cdoc []byte, p Patch) ([]byte, error) {
+func applyLib(doc []byte, p Patch) ([]byte, error) {
 	raw, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w: %w", ErrApply, ErrInvalidPatch, err)
@@ -73,13 +92,9 @@ func applyLib(cdoc []byte, p Patch) ([]byte, error) {
 	opts.EnsurePathExistsOnAdd = false
 	opts.AllowMissingPathOnRemove = false
 	opts.EscapeHTML = false
-	res, err := jp.ApplyWithOptions(cdoc, opts)
+	res, err := jp.ApplyWithOptions(doc, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrApply, err)
 	}
-	out, err := CanonicalizeJSON(res)
-	if err != nil {
-		return nil, fmt.Errorf("%w: result: %w", ErrApply, err)
-	}
-	return out, nil
+	return res, nil
 }

@@ -50,50 +50,52 @@ func (b Builder) every() (int, error) {
 // is not the baseline for a first event), ErrInvalidEvent (bad kind, meta,
 // timestamp or run ID), ErrInvalidJSON (prev cannot be hashed).
 func (b Builder) Next(prev *Event, prevState, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	ev, _, err := b.next(prev, prevState, next, kind, cause, summary, meta, ts)
+	ev, _, _, err := b.next(prev, prevState, nil, next, kind, cause, summary, meta, ts)
 	return ev, err
 }
 
-// next is Next that also returns the canonical next state.
-func (b Builder) next(prev *Event, prevState, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, error) {
+// next is Next that takes the decoded previous state when known (pv, may
+// be nil) and also returns the canonical and decoded next state.
+func (b Builder) next(prev *Event, prevState []byte, pv any, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
 	every, err := b.every()
 	if err != nil {
-		return Event{}, nil, err
+		return Event{}, nil, nil, err
 	}
 	nv, err := decodeState(next)
 	if err != nil {
-		return Event{}, nil, fmt.Errorf("could not build event: next state: %w", err)
+		return Event{}, nil, nil, fmt.Errorf("could not build event: next state: %w", err)
 	}
 	ev := Event{Kind: kind, Cause: cause, Summary: summary, Meta: meta, TS: ts.UTC()}
 	if ev.Meta.Schema == "" {
 		ev.Meta.Schema = SchemaV2
 	}
-	var pv any
 	if prev == nil {
 		if b.RunID == "" {
-			return Event{}, nil, fmt.Errorf("%w: the first event needs Builder.RunID", ErrInvalidConfig)
+			return Event{}, nil, nil, fmt.Errorf("%w: the first event needs Builder.RunID", ErrInvalidConfig)
 		}
 		if prevState == nil {
 			prevState = []byte(emptyState)
 		}
 		if !sameJSON(prevState, []byte(emptyState)) {
-			return Event{}, nil, fmt.Errorf("%w: the first event must start from {}", ErrStateMismatch)
+			return Event{}, nil, nil, fmt.Errorf("%w: the first event must start from {}", ErrStateMismatch)
 		}
 		pv = map[string]any{}
 		ev.RunID, ev.Seq = b.RunID, 1
 	} else {
 		if b.RunID != "" && b.RunID != prev.RunID {
-			return Event{}, nil, fmt.Errorf("%w: builder is for run %q, previous event is of run %q", ErrInvalidConfig, b.RunID, prev.RunID)
+			return Event{}, nil, nil, fmt.Errorf("%w: builder is for run %q, previous event is of run %q", ErrInvalidConfig, b.RunID, prev.RunID)
 		}
-		if pv, err = decodeState(prevState); err != nil {
-			return Event{}, nil, fmt.Errorf("could not build event: previous state: %w", err)
+		if pv == nil {
+			if pv, err = decodeState(prevState); err != nil {
+				return Event{}, nil, nil, fmt.Errorf("could not build event: previous state: %w", err)
+			}
 		}
 		if prev.Checkpoint && !bytes.Equal(prev.Snapshot, canonicalBytes(pv)) && !sameJSON(prev.Snapshot, prevState) {
-			return Event{}, nil, fmt.Errorf("%w: snapshot of %s", ErrStateMismatch, prev.ID)
+			return Event{}, nil, nil, fmt.Errorf("%w: snapshot of %s", ErrStateMismatch, prev.ID)
 		}
 		h, err := Hash(*prev)
 		if err != nil {
-			return Event{}, nil, fmt.Errorf("could not build event: %w", err)
+			return Event{}, nil, nil, fmt.Errorf("could not build event: %w", err)
 		}
 		ev.RunID, ev.Seq, ev.Base, ev.PrevHash = prev.RunID, prev.Seq+1, prev.ID, h
 	}
@@ -105,9 +107,9 @@ func (b Builder) next(prev *Event, prevState, next []byte, kind Kind, cause, sum
 	}
 	// The snapshot is canonical by construction; skip re-parsing it.
 	if err := ev.validate(false); err != nil {
-		return Event{}, nil, fmt.Errorf("could not build event %s: %w", ev.ID, err)
+		return Event{}, nil, nil, fmt.Errorf("could not build event %s: %w", ev.ID, err)
 	}
-	return ev, cnext, nil
+	return ev, cnext, nv, nil
 }
 
 // decodeState decodes a state document, which must be a JSON object or
@@ -140,21 +142,22 @@ func sameJSON(a, b []byte) bool {
 }
 
 // Chain is a Builder that remembers the last event and state, for a writer
-// appending to one run.
+// appending to one run. Use NewChain or Resume.
 type Chain struct {
-	// Builder builds the events.
-	Builder Builder
-	// Last is the last event, nil before the first.
-	Last *Event
-	// State is the state after Last (canonical), nil before the first.
-	State []byte
+	b     Builder
+	last  *Event
+	state []byte // canonical state after last
+	val   any    // decoded state, never mutated
 }
+
+// NewChain returns a Chain for a new run (b.RunID must be set).
+func NewChain(b Builder) *Chain { return &Chain{b: b} }
 
 // Resume returns a Chain positioned after the last event of history
 // (which may be empty for a new run); it replays the history to recover
 // the state. Errors are those of Replay.
 func Resume(b Builder, history []Event) (*Chain, error) {
-	c := &Chain{Builder: b}
+	c := &Chain{b: b}
 	if len(history) == 0 {
 		return c, nil
 	}
@@ -163,18 +166,32 @@ func Resume(b Builder, history []Event) (*Chain, error) {
 		return nil, fmt.Errorf("could not resume chain: %w", err)
 	}
 	last := history[len(history)-1]
-	c.Last, c.State = &last, st
+	c.last, c.state = &last, st
 	return c, nil
 }
 
+// Last returns a copy of the last event, nil before the first.
+func (c *Chain) Last() *Event {
+	if c.last == nil {
+		return nil
+	}
+	e := *c.last
+	return &e
+}
+
+// State returns the canonical state after the last event, nil before the
+// first.
+func (c *Chain) State() []byte { return bytes.Clone(c.state) }
+
 // Next builds the next event with Builder.Next and, on success, advances
 // the chain to it. If the event is then not stored (e.g. a conflicting
-// writer), discard the chain and Resume from the stored history.
+// writer), discard the chain and Resume from the stored history. Errors
+// are those of Builder.Next; the chain does not move on error.
 func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	ev, st, err := c.Builder.next(c.Last, c.State, next, kind, cause, summary, meta, ts)
+	ev, st, val, err := c.b.next(c.last, c.state, c.val, next, kind, cause, summary, meta, ts)
 	if err != nil {
 		return Event{}, err
 	}
-	c.Last, c.State = &ev, st
+	c.last, c.state, c.val = &ev, st, val
 	return ev, nil
 }

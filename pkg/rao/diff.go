@@ -11,24 +11,29 @@ import (
 // next, using only add, remove and replace.
 //
 // Objects are compared key by key and recursed into. Arrays are compared
-// after stripping their longest common prefix and suffix; the remaining
-// middle parts are paired index by index (recursing into each pair), the
-// extra elements of next are added at ascending indexes, and extra elements
-// of prev are removed by repeated removes at the first surplus index. So an
-// append is one add per new element, and a shrink is one remove per
-// dropped element. When the operations under one object or array would
-// encode larger than replacing that value outright, a single replace is
-// used instead. Numbers are compared by their exact text, so 1.0 and 1
-// differ.
+// after stripping their longest common prefix and suffix. When the
+// remaining middles are the same run of elements slid by up to 8 places
+// (elements dropped at the front and appended at the end, as in a window
+// of recent items, or inserted at the front and dropped at the end) and
+// that takes fewer operations, the dropped elements are removed and the
+// new ones added. Otherwise the middles are paired index by index
+// (recursing into each pair), the extra elements of next are added at
+// ascending indexes, and extra elements of prev are removed by repeated
+// removes at the first surplus index. So an append is one add per new
+// element, and a shrink is one remove per dropped element. When the
+// operations under one object or array would encode larger than replacing
+// that value outright, a single replace is used instead. Numbers are
+// compared by their exact text, so 1.0 and 1 differ.
 //
 // The operations are sorted by path, comparing JSON Pointer tokens one by
 // one, array indexes numerically ("/a/9" before "/a/10") and before other
 // tokens, an ancestor before its descendants, then by op name. This order
 // never changes what the patch does: ops under different object members
 // or array elements touch disjoint values; in-place changes to an array
-// sit at lower indexes than its adds and removes, which are never mixed in
-// one array; ascending adds stay ascending; and repeated removes are
-// identical. Values are canonical JSON, so identical inputs (whatever
+// sit at lower indexes than its adds and removes; where one array gets
+// both adds and removes (a slide), all of one kind sit at lower indexes
+// than all of the other, in the order they were generated; ascending adds
+// stay ascending; and repeated removes are identical. Values are canonical JSON, so identical inputs (whatever
 // their key order or whitespace) give byte-identical patches.
 //
 // Diff returns an error wrapping ErrInvalidJSON when prev or next is not a
@@ -188,6 +193,17 @@ func (d *differ) diffArray(path []string, a, b []any) {
 		suf++
 	}
 	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	if shift, ok := bestShift(am, bm); ok {
+		d.shiftArray(path, pre, am, bm, shift)
+	} else {
+		d.pairArray(path, pre, am, bm)
+	}
+	d.collapse(start, path, b)
+}
+
+// pairArray turns am into bm (the differing middles of two arrays, at
+// offset pre) element by element, then adds or removes the surplus.
+func (d *differ) pairArray(path []string, pre int, am, bm []any) {
 	k := min(len(am), len(bm))
 	for i := 0; i < k; i++ {
 		d.diff(child(path, strconv.Itoa(pre+i)), am[i], bm[i])
@@ -201,7 +217,99 @@ func (d *differ) diffArray(path []string, a, b []any) {
 			d.emit(OpRemove, at, nil)
 		}
 	}
-	d.collapse(start, path, b)
+}
+
+// maxShift bounds how far bestShift looks for a sliding window.
+const maxShift = 8
+
+// bestShift looks for a slide between the middles am and bm: shift s > 0
+// when am without its first s elements starts bm (elements dropped at the
+// front, others maybe appended), s < 0 when bm without its first -s
+// elements starts am (elements inserted at the front, others maybe dropped
+// at the end). It reports a shift only when it needs fewer operations than
+// pairing elements index by index.
+func bestShift(am, bm []any) (int, bool) {
+	if len(am) == 0 || len(bm) == 0 {
+		return 0, false
+	}
+	paired := absInt(len(am) - len(bm))
+	for i := range min(len(am), len(bm)) {
+		if !jsonEqual(am[i], bm[i]) {
+			paired++
+		}
+	}
+	best, bestOps := 0, paired
+	for s := 1; s <= maxShift && s < len(am); s++ {
+		m := len(am) - s // elements kept
+		if m > len(bm) || !allEqual(am[s:], bm[:m]) {
+			continue
+		}
+		if ops := s + len(bm) - m; ops < bestOps {
+			best, bestOps = s, ops
+		}
+		break
+	}
+	for t := 1; t <= maxShift && t < len(bm); t++ {
+		m := len(bm) - t
+		if m > len(am) || !allEqual(bm[t:], am[:m]) {
+			continue
+		}
+		if ops := t + len(am) - m; ops < bestOps {
+			best, bestOps = -t, ops
+		}
+		break
+	}
+	return best, best != 0
+}
+
+// shiftArray emits the operations of a slide found by bestShift. For
+// s > 0: s removes at index pre, then adds after the kept elements; for
+// s < 0: adds at pre.., then removes of the surplus after the kept
+// elements. In both cases every remove sits at a lower index than every
+// add or vice versa, so sorting by path keeps the generation order.
+func (d *differ) shiftArray(path []string, pre int, am, bm []any, s int) {
+	if s > 0 {
+		at := child(path, strconv.Itoa(pre))
+		for range s {
+			d.emit(OpRemove, at, nil)
+		}
+		m := len(am) - s
+		for i := m; i < len(bm); i++ {
+			d.emit(OpAdd, child(path, strconv.Itoa(pre+i)), bm[i])
+		}
+		return
+	}
+	t := -s
+	for i := range t {
+		d.emit(OpAdd, child(path, strconv.Itoa(pre+i)), bm[i])
+	}
+	m := len(bm) - t
+	if len(am) > m {
+		at := child(path, strconv.Itoa(pre+t+m))
+		for range len(am) - m {
+			d.emit(OpRemove, at, nil)
+		}
+	}
+}
+
+// allEqual reports whether x and y hold equal elements.
+func allEqual(x, y []any) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if !jsonEqual(x[i], y[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // collapse replaces the operations generated since start (all below path)

@@ -59,6 +59,18 @@ func TestDiff(t *testing.T) {
 			want: `[{"op":"replace","path":"///x","value":2}]`,
 		},
 		{
+			name: "sliding window",
+			prev: `{"w":["warning one is long","warning two is long","warning three is long","warning four is long"]}`,
+			next: `{"w":["warning two is long","warning three is long","warning four is long","warning five is long"]}`,
+			want: `[{"op":"remove","path":"/w/0"},{"op":"add","path":"/w/3","value":"warning five is long"}]`,
+		},
+		{
+			name: "insert at front, drop at end",
+			prev: `{"w":["warning two is long","warning three is long","warning four is long","warning five is long"]}`,
+			next: `{"w":["warning one is long","warning two is long","warning three is long","warning four is long"]}`,
+			want: `[{"op":"add","path":"/w/0","value":"warning one is long"},{"op":"remove","path":"/w/4"}]`,
+		},
+		{
 			name: "many changes collapse to one replace",
 			prev: `{"a":[1,2,3,4],"k":"long value here"}`,
 			next: `{"a":[5,6,7,8],"k":"long value here"}`,
@@ -198,6 +210,9 @@ func TestSortedOrderSafety(t *testing.T) {
 		{name: "edit low indexes and shrink", prev: `{"a":[{"v":1},{"v":2},{"v":3},{"v":4}],"k":` + long(0) + `}`, next: `{"a":[{"v":9},{"v":2}],"k":` + long(0) + `}`},
 		{name: "edit low indexes and grow", prev: `{"a":[{"v":1,"w":` + long(1) + `},{"v":2}],"k":` + long(0) + `}`, next: `{"a":[{"v":9,"w":` + long(1) + `},{"v":2},{"v":3},{"v":4}],"k":` + long(0) + `}`},
 		{name: "nested arrays", prev: `{"a":[[1,2,3],[4,5,6,7,8,9,10,11,12,13,14]],"k":` + long(0) + `}`, next: `{"a":[[1,2,3,4],[4,14]],"k":` + long(0) + `}`},
+		{name: "slide across 10", prev: `{"a":` + list(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11) + `}`, next: `{"a":` + list(3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + `}`},
+		{name: "front insert across 10", prev: `{"a":` + list(5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + `}`, next: `{"a":` + list(0, 1, 2, 5, 6, 7, 8, 9, 10, 11, 12) + `}`},
+		{name: "slide inside prefix and suffix", prev: `{"a":` + list(0, 1, 2, 3, 4, 5, 20) + `}`, next: `{"a":` + list(0, 2, 3, 4, 5, 6, 7, 20) + `}`},
 		{name: "numeric member names", prev: `{"9":1,"10":2,"a":{"9":[1],"10":[2]}}`, next: `{"10":3,"a":{"9":[1,5],"10":[]}}`},
 	}
 	for _, tc := range tests {

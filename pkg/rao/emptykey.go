@@ -107,7 +107,7 @@ type emptyKeyRewrite struct {
 	patch       Patch
 }
 
-// rewriteEmptyKeys renames "" members in doc (already canonical) and p.
+// rewriteEmptyKeys renames "" members in doc and p.
 // Values that are not valid JSON are left for the library to reject.
 func rewriteEmptyKeys(cdoc []byte, p Patch) (emptyKeyRewrite, error) {
 	doc, err := decodeValue(cdoc)

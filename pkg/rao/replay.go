@@ -38,13 +38,22 @@ func snapshotState(e Event) ([]byte, error) {
 	return st, nil
 }
 
-// applyEvent applies e's delta to state.
+// applyEvent applies e's delta to state (compact JSON, see applyCompact).
 func applyEvent(state []byte, e Event) ([]byte, error) {
-	st, err := applyCanonical(state, e.Delta)
+	st, err := applyCompact(state, e.Delta)
 	if err != nil {
 		return nil, &ReplayError{Seq: e.Seq, Err: err}
 	}
 	return st, nil
+}
+
+// canonicalState canonicalizes the state after event seq.
+func canonicalState(state []byte, seq uint64) ([]byte, error) {
+	c, err := canonicalResult(state)
+	if err != nil {
+		return nil, &ReplayError{Seq: seq, Err: err}
+	}
+	return c, nil
 }
 
 // Replay returns the canonical state after the event with seq upto (0 =
@@ -99,7 +108,10 @@ func Replay(events []Event, upto uint64) ([]byte, error) {
 		}
 		state = st
 	}
-	return state, nil
+	if start == target {
+		return state, nil
+	}
+	return canonicalState(state, events[target].Seq)
 }
 
 // States returns the state after every event, for timelines. A checkpoint's
@@ -125,8 +137,8 @@ func States(events []Event) ([]State, error) {
 		var err error
 		if e.Checkpoint {
 			state, err = snapshotState(e)
-		} else {
-			state, err = applyEvent(state, e)
+		} else if state, err = applyEvent(state, e); err == nil {
+			state, err = canonicalState(state, e.Seq)
 		}
 		if err != nil {
 			return nil, err

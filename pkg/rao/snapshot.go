@@ -29,18 +29,23 @@ func compressSnapshot(snap []byte) string {
 // decompressSnapshot reverses compressSnapshot and canonicalizes the
 // result. Errors wrap ErrInvalidEvent.
 func decompressSnapshot(z string) ([]byte, error) {
+	return decompressSnapshotLimit(z, MaxSnapshotBytes)
+}
+
+// decompressSnapshotLimit is decompressSnapshot with a size limit.
+func decompressSnapshotLimit(z string, limit int) ([]byte, error) {
 	raw, err := base64.StdEncoding.DecodeString(z)
 	if err != nil {
 		return nil, fmt.Errorf("%w: snapshot_z is not base64: %w", ErrInvalidEvent, err)
 	}
 	zr := flate.NewReader(bytes.NewReader(raw))
 	defer zr.Close()
-	snap, err := io.ReadAll(io.LimitReader(zr, MaxSnapshotBytes+1))
+	snap, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: snapshot_z does not decompress: %w", ErrInvalidEvent, err)
 	}
-	if len(snap) > MaxSnapshotBytes {
-		return nil, fmt.Errorf("%w: snapshot larger than %d bytes", ErrInvalidEvent, MaxSnapshotBytes)
+	if len(snap) > limit {
+		return nil, fmt.Errorf("%w: snapshot larger than %d bytes", ErrInvalidEvent, limit)
 	}
 	c, err := CanonicalizeJSON(snap)
 	if err != nil {

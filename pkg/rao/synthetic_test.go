@@ -127,7 +127,7 @@ var testTime = time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
 // interval.
 func buildHistory(tb testing.TB, runID string, states [][]byte, every int) []Event {
 	tb.Helper()
-	c := &Chain{Builder: Builder{RunID: runID, CheckpointEvery: every}}
+	c := NewChain(Builder{RunID: runID, CheckpointEvery: every})
 	events := make([]Event, 0, len(states))
 	for i, st := range states {
 		ev, err := c.Next(st, KindRun, fmt.Sprintf("evt-%d", i+1), fmt.Sprintf("step %d", i+1),

@@ -1,7 +1,6 @@
 package rao
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 )
@@ -155,7 +154,7 @@ type verifier struct {
 	present map[uint64]int  // how often each seq occurs
 	seen    map[uint64]bool // seqs met so far
 	maxSeq  uint64
-	state   []byte // rebuilt state after the last event; nil if unknown
+	state   []byte // rebuilt state after the last event (compact JSON); nil if unknown
 }
 
 func (v *verifier) add(seq uint64, k BreakKind, format string, args ...any) {
@@ -239,7 +238,7 @@ func (v *verifier) advance(e Event) {
 		v.resync(e)
 		return
 	}
-	st, err := applyCanonical(v.state, e.Delta)
+	st, err := applyCompact(v.state, e.Delta)
 	if err != nil {
 		v.add(e.Seq, BreakDelta, "delta does not apply: %v", err)
 		v.state = nil
@@ -250,8 +249,7 @@ func (v *verifier) advance(e Event) {
 	if !e.Checkpoint {
 		return
 	}
-	snap, err := CanonicalizeJSON(e.Snapshot)
-	if err != nil || !bytes.Equal(snap, st) {
+	if !sameJSON(e.Snapshot, st) {
 		v.add(e.Seq, BreakSnapshot, "checkpoint snapshot differs from the state rebuilt from the deltas")
 	}
 }
