@@ -1,0 +1,426 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/examples"
+	"github.com/codali-dev/codali/pkg/codex"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// syncBuffer is a goroutine-safe bytes.Buffer.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// pipeline is an in-process `codali up` for a test.
+type pipeline struct {
+	url  string
+	data string
+	log  *syncBuffer
+}
+
+// startUp runs `codali up` in-process on random ports with a temporary data
+// directory until the test ends.
+func startUp(t *testing.T, configPath string) *pipeline {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	log := &syncBuffer{}
+	c := &cli{stdin: strings.NewReader(""), stdout: &syncBuffer{}, stderr: log, getenv: os.Getenv}
+	data := t.TempDir()
+	done := make(chan int, 1)
+	go func() {
+		done <- c.up(ctx, upOptions{data: data, listen: "127.0.0.1:0", http: "127.0.0.1:0", workers: "all",
+			config: configPath, level: "warn", ready: ready})
+	}()
+	var url string
+	select {
+	case url = <-ready:
+	case code := <-done:
+		cancel()
+		t.Fatalf("codali up exited %d:\n%s", code, log.String())
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatal("codali up did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != exitOK {
+			t.Errorf("codali up exited %d:\n%s", code, log.String())
+		}
+	})
+	return &pipeline{url: url, data: data, log: log}
+}
+
+// run runs one CLI command and returns its exit code and output.
+func (p *pipeline) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: os.Getenv}
+	n := 1
+	if args[0] == "rao" {
+		n = 2 // after the subcommand
+	}
+	full := append(append(append([]string{}, args[:n]...), "--nats", p.url), args[n:]...)
+	code := c.main(context.Background(), full)
+	return code, out.String(), errOut.String()
+}
+
+func (p *pipeline) js(t *testing.T) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, err := nats.Connect(p.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, js
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		case <-tick.C:
+		}
+	}
+}
+
+func helloRepo(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("../../examples/hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func decodeTerminal(t *testing.T, out string) (events.Envelope, events.VerdictData) {
+	t.Helper()
+	var env events.Envelope
+	if err := json.Unmarshal([]byte(out), &env); err != nil {
+		t.Fatalf("terminal event is not JSON: %v\n%s", err, out)
+	}
+	var v events.VerdictData
+	if err := events.DecodeData(env, &v); err != nil {
+		t.Fatal(err)
+	}
+	return env, v
+}
+
+func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
+	p := startUp(t, "")
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--require-integrity", "green", "--timeout", "5m", examples.HelloRequest)
+	if code != exitOK {
+		t.Fatalf("submit exited %d\nstdout:\n%s\nstderr:\n%s\nservices:\n%s", code, out, errOut, p.log.String())
+	}
+	env, v := decodeTerminal(t, out)
+	if k, _ := env.Kind(); k != events.KindPassed || v.Attempts != 2 || v.Integrity != events.IntegrityGreen {
+		t.Fatalf("terminal %s: %+v", env.Type, v)
+	}
+	if strings.Count(errOut, " retry ") != 1 {
+		t.Fatalf("progress should show exactly one retry:\n%s", errOut)
+	}
+	if v.Change == nil || !strings.Contains(v.Change.Diff, `name = "world"`) {
+		t.Fatalf("change: %+v", v.Change)
+	}
+	// The handoff payload decodes and its integrity reflects the verdict.
+	st, diags, err := codex.Decode(v.Run.Codex)
+	if err != nil || codex.HasErrors(diags) {
+		t.Fatalf("codex payload: %v %v\n%s", err, diags, v.Run.Codex)
+	}
+	if st.DecisionContext.Integrity != codex.IntegrityGreen {
+		t.Fatalf("codex integrity %v", st.DecisionContext.Integrity)
+	}
+
+	runID := env.RunID()
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+	code, out, errOut = p.run(t, "rao", "replay", runID, "--json", "--simulate")
+	if code != exitOK {
+		t.Fatalf("rao replay: %d %s", code, errOut)
+	}
+	var replay struct {
+		Events []struct {
+			Kind     string `json:"kind"`
+			Meta     struct{ PMRev, PolicyHash string } `json:"meta"`
+			Simulate *struct {
+				Available bool `json:"available"`
+			} `json:"simulate"`
+		} `json:"events"`
+		State struct {
+			Status   string `json:"status"`
+			Attempts []struct {
+				Result struct{ Outcome string } `json:"result"`
+			} `json:"attempts"`
+		} `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(out), &replay); err != nil {
+		t.Fatal(err)
+	}
+	if replay.State.Status != "passed" || len(replay.State.Attempts) != 2 || replay.State.Attempts[0].Result.Outcome != "retry" || replay.State.Attempts[1].Result.Outcome != "passed" {
+		t.Fatalf("replayed state: %+v", replay.State)
+	}
+	audits, withRev := 0, 0
+	for _, e := range replay.Events {
+		if e.Kind == "audit" {
+			audits++
+			if e.Simulate == nil || !e.Simulate.Available {
+				t.Fatalf("audit event without simulation: %+v", e)
+			}
+		}
+		if e.Meta.PMRev != "unknown" {
+			withRev++
+		}
+	}
+	if audits != 4 || withRev == 0 {
+		t.Fatalf("audit events %d (want 4 gated tool calls), events with pm_rev %d", audits, withRev)
+	}
+	if code, out, _ := p.run(t, "rao", "verify", runID); code != exitOK || !strings.Contains(out, "ok") {
+		t.Fatalf("rao verify: %d %s", code, out)
+	}
+	// The critic taught the project: one lesson from the failed attempt.
+	_, js := p.js(t)
+	kv, err := js.KeyValue(context.Background(), events.BucketPMState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := kv.ListKeys(context.Background())
+	found := false
+	for k := range keys.Keys() {
+		e, _ := kv.Get(context.Background(), k)
+		found = found || strings.Contains(string(e.Value()), "attempt 1 failed")
+	}
+	if !found {
+		t.Fatal("no failure lesson in the project's L1 memory")
+	}
+}
+
+// fastConfig writes a configuration whose scripted model verifies with a
+// cheap command: attempt 1 writes notyet.txt and fails `test -f done.txt`,
+// attempt 2 writes done.txt and passes.
+func fastConfig(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
+	script := `{"responses":[
+	  {"phase":"architect","json":` + plan + `},
+	  {"phase":"builder","attempt":1,"step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"notyet.txt","content":"x\n"}}]}},
+	  {"phase":"builder","attempt":2,"step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"done.txt","content":"x\n"}}]}},
+	  {"phase":"builder","step":2,"json":{"done":true,"summary":"ok"}}]}`
+	pol := `{"never_touch":[".git/**"],"commands":{"allow":[["test","-f"]]},"destructive":"block","max_changed_lines":100}`
+	cfg := `{"providers":{"fast":{"type":"scripted","script":"script.json"}},
+	  "routing":{"architect":{"provider":"fast"},"builder":{"provider":"fast"}},
+	  "policy":"policy.json"}`
+	for name, body := range map[string]string{"script.json": script, "policy.json": pol, "codali.config.json": cfg} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "codali.config.json")
+}
+
+// terminals counts the stored terminal events per run, through a consumer
+// created before any run starts.
+func terminals(t *testing.T, js jetstream.JetStream) func() map[string]int {
+	t.Helper()
+	ctx := context.Background()
+	cons, err := js.CreateConsumer(ctx, events.StreamWork, jetstream.ConsumerConfig{
+		FilterSubjects: []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()},
+		AckPolicy:      jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	counts := map[string]int{}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		run, _, _ := events.ParseSubject(m.Subject())
+		mu.Lock()
+		counts[run]++
+		mu.Unlock()
+		_ = m.Ack()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cc.Stop)
+	return func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string]int{}
+		for k, v := range counts {
+			out[k] = v
+		}
+		return out
+	}
+}
+
+func TestConcurrentRunsEndWithExactlyOneTerminalEvent(t *testing.T) {
+	p := startUp(t, fastConfig(t))
+	_, js := p.js(t)
+	count := terminals(t, js)
+	const n = 20
+	repo := helloRepo(t)
+	var wg sync.WaitGroup
+	runIDs := make([]string, n)
+	errs := make([]string, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			code, out, errOut := p.run(t, "submit", "--repo", repo, "--wait", "--json", "--timeout", "5m", fmt.Sprintf("run %d", i))
+			if code != exitOK {
+				errs[i] = fmt.Sprintf("run %d exited %d: %s %s", i, code, out, errOut)
+				return
+			}
+			env, v := decodeTerminal(t, out)
+			if v.Attempts != 2 {
+				errs[i] = fmt.Sprintf("run %d: %d attempts", i, v.Attempts)
+			}
+			runIDs[i] = env.RunID()
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			t.Fatalf("%s\nservices:\n%s", e, p.log.String())
+		}
+	}
+	eventually(t, "all terminal events counted", func() bool { return len(count()) == n })
+	for run, c := range count() {
+		if c != 1 {
+			t.Errorf("run %s: %d terminal events, want 1", run, c)
+		}
+	}
+	for _, id := range runIDs {
+		if count()[id] != 1 {
+			t.Errorf("run %s: terminal events %d", id, count()[id])
+		}
+	}
+}
+
+func TestMalformedRequestsDoNotDisturbGoodRuns(t *testing.T) {
+	p := startUp(t, fastConfig(t))
+	nc, js := p.js(t)
+	count := terminals(t, js)
+	failures := map[string]chan string{}
+	var mu sync.Mutex
+	sub, err := nc.Subscribe(events.KindFailed.FilterSubject(), func(m *nats.Msg) {
+		run, _, _ := events.ParseSubject(m.Subject)
+		var env events.Envelope
+		_ = json.Unmarshal(m.Data, &env)
+		var v events.VerdictData
+		_ = json.Unmarshal(env.Data, &v)
+		mu.Lock()
+		ch := failures[run]
+		mu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- v.Reason:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+
+	envelope := func(run string, data string) []byte {
+		return []byte(fmt.Sprintf(`{"specversion":"1.0","id":"%s.requested.1","source":"test","type":"dev.codali.run.requested","subject":"%s","attempt":1,"datacontenttype":"application/json","data":%s}`, run, run, data))
+	}
+	cases := []struct {
+		run, want string
+		msg       []byte
+	}{
+		{"badjson", "malformed JSON", []byte(`{"specversion": "1.0", "id": `)},
+		{"norepo", "one of path or url", envelope("norepo", `{"request":"x"}`)},
+		{"emptyrequest", "request: must not be empty", envelope("emptyrequest", `{"request":"","repo":{"path":"/tmp"}}`)},
+		{"missingdir", "could not read repository", envelope("missingdir", `{"request":"x","repo":{"path":"/nonexistent/codali"}}`)},
+		{"oversize", "too large", envelope("oversize", `{"request":"`+strings.Repeat("x", 1<<20)+`","repo":{"path":"/tmp"}}`)},
+		{"wrongsubject", "does not match", envelope("someoneelse", `{"request":"x","repo":{"path":"/tmp"}}`)},
+	}
+	for _, tc := range cases {
+		mu.Lock()
+		failures[tc.run] = make(chan string, 1)
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	good := make([]int, 3)
+	for i := range good {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			good[i], _, _ = p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--timeout", "5m", "good run")
+		}()
+	}
+	for _, tc := range cases {
+		if _, err := js.Publish(context.Background(), events.KindRequested.Subject(tc.run), tc.msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range cases {
+		t.Run(tc.run, func(t *testing.T) {
+			mu.Lock()
+			ch := failures[tc.run]
+			mu.Unlock()
+			select {
+			case reason := <-ch:
+				if !strings.Contains(reason, tc.want) {
+					t.Fatalf("reason %q does not mention %q", reason, tc.want)
+				}
+			case <-time.After(60 * time.Second):
+				t.Fatalf("no failed event for %s", tc.run)
+			}
+		})
+	}
+	wg.Wait()
+	for i, code := range good {
+		if code != exitOK {
+			t.Fatalf("good run %d exited %d\n%s", i, code, p.log.String())
+		}
+	}
+	eventually(t, "terminal events", func() bool { return len(count()) == len(cases)+len(good) })
+	for run, c := range count() {
+		if c != 1 {
+			t.Errorf("run %s: %d terminal events", run, c)
+		}
+	}
+}
