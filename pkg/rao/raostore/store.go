@@ -1,16 +1,13 @@
-// Package raostore keeps RAO histories in the JetStream stream RAO, one
-// subject per run (rao.<run_id>). Appends are optimistic: each carries the
-// stream sequence the writer last saw for the run's subject, so a stale or
-// concurrent writer is refused instead of forking the history, and a
-// Nats-Msg-Id per event so a retried publish is de-duplicated.
 package raostore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/rao"
@@ -18,139 +15,311 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// ErrConflict: the run's history changed since the writer loaded it.
-var ErrConflict = errors.New("history changed concurrently")
+// loadBatch is how many messages Load asks the server for at a time.
+const loadBatch = 256
 
-// Store reads and writes histories. Safe for concurrent use.
+// Store reads and writes run histories in the RAO stream. It is safe for
+// concurrent use; writers to one run are serialised by Append's expected
+// sequence check.
 type Store struct {
-	js     jetstream.JetStream
-	stream jetstream.Stream
+	js jetstream.JetStream
+	st jetstream.Stream
 }
 
-// Open returns a Store over the RAO stream, which must exist
-// (bus.Provision creates it).
+// Open returns a Store over the RAO stream, which must exist (see
+// EnsureStream). It returns an error wrapping ErrNoStream when it does
+// not, or the server's or context's error.
 func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
-	s, err := js.Stream(ctx, events.StreamRAO)
+	st, err := js.Stream(ctx, StreamName)
 	if err != nil {
-		return nil, fmt.Errorf("could not open stream %s: %w", events.StreamRAO, err)
+		return nil, fmt.Errorf("could not open stream %s: %w", StreamName, noStream(err))
 	}
-	return &Store{js: js, stream: s}, nil
+	return &Store{js: js, st: st}, nil
 }
 
-// Load returns the run's events in order and the stream sequence of the
-// last one (0 for a run without history). A message that does not decode
-// is an error: a history is never silently shortened.
-func (s *Store) Load(ctx context.Context, runID string) ([]rao.Event, uint64, error) {
-	subject := events.RAOSubject(runID)
-	last, err := s.stream.GetLastMsgForSubject(ctx, subject)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, 0, nil
+// noStream adds ErrNoStream to errors saying the stream is missing.
+func noStream(err error) error {
+	if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoResponders) {
+		return fmt.Errorf("%w: %w", ErrNoStream, err)
 	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("could not read the last event of %s: %w", runID, err)
-	}
-	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{subject}, DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
-	if err != nil {
-		return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
-	}
-	var out []rao.Event
-	for {
-		batch, err := cons.FetchNoWait(256)
-		if err != nil {
-			return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
-		}
-		done := false
-		for m := range batch.Messages() {
-			ev, err := rao.Decode(m.Data())
-			if err != nil {
-				return nil, 0, fmt.Errorf("history of %s holds an undecodable event: %w", runID, err)
-			}
-			out = append(out, ev)
-			md, err := m.Metadata()
-			if err != nil {
-				return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
-			}
-			if md.Sequence.Stream >= last.Sequence {
-				done = true
-			}
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
-			return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
-		}
-		if done {
-			return out, last.Sequence, nil
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
-		}
-	}
+	return err
 }
 
-// Append stores ev when the last message on the run's subject still has
-// stream sequence expected (0: the run has no history yet), and returns the
-// new message's stream sequence. It returns an error wrapping ErrConflict
-// when another writer appended first. A publish the server recognises as a
-// duplicate (same event id within the duplicate window) returns the
-// original's sequence.
-func (s *Store) Append(ctx context.Context, ev rao.Event, expected uint64) (uint64, error) {
-	data, err := rao.Encode(ev)
-	if err != nil {
-		return 0, err
-	}
-	m := nats.NewMsg(events.RAOSubject(ev.RunID))
-	m.Data = data
-	m.Header.Set(events.HeaderMsgID, "rao."+ev.ID)
-	ack, err := s.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(expected))
-	if err != nil {
-		var apiErr *jetstream.APIError
-		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
-			return 0, fmt.Errorf("%w: %s: %w", ErrConflict, ev.ID, err)
-		}
-		return 0, fmt.Errorf("could not append %s: %w", ev.ID, err)
-	}
-	return ack.Sequence, nil
-}
-
-// Compact purges the run's events with a seq below firstKeptSeq, so its
-// history starts at the checkpoint firstKeptSeq.
-func (s *Store) Compact(ctx context.Context, runID string, firstKeptSeq uint64) error {
-	evs, _, err := s.Load(ctx, runID)
-	if err != nil {
-		return err
-	}
-	keep := uint64(0)
-	for _, e := range evs {
-		if e.Seq >= firstKeptSeq {
-			keep++
-		}
-	}
-	if err := s.stream.Purge(ctx, jetstream.WithPurgeSubject(events.RAOSubject(runID)), jetstream.WithPurgeKeep(keep)); err != nil {
-		return fmt.Errorf("could not compact history of %s: %w", runID, err)
+func checkRunID(runID string) error {
+	if !rao.ValidRunID(runID) {
+		return fmt.Errorf("%w: %q", ErrInvalidRunID, runID)
 	}
 	return nil
 }
 
-// Runs lists the run ids that have a history, sorted.
-func (s *Store) Runs(ctx context.Context) ([]string, error) {
-	info, err := s.stream.Info(ctx, jetstream.WithSubjectFilter(events.SubjectRAOAll))
+// stored is an event with the stream sequence of its message.
+type stored struct {
+	ev        rao.Event
+	streamSeq uint64
+}
+
+// Load returns the run's events in stream order and the stream sequence of
+// the last one, to pass to Append (0 and no events for a run without
+// history). It reads the subject once with an ordered consumer, stopping at
+// the last message present when it started. A message that is not a valid
+// event of the run fails the whole load with a *CorruptEventError (wrapping
+// ErrCorruptEvent): a history is never silently shortened. Other errors
+// wrap ErrInvalidRunID, ErrNoStream, or the server's or context's error.
+func (s *Store) Load(ctx context.Context, runID string) ([]rao.Event, uint64, error) {
+	msgs, last, err := s.load(ctx, runID)
 	if err != nil {
-		return nil, fmt.Errorf("could not list histories: %w", err)
+		return nil, 0, err
 	}
-	var out []string
+	out := make([]rao.Event, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.ev
+	}
+	return out, last, nil
+}
+
+func (s *Store) load(ctx context.Context, runID string) ([]stored, uint64, error) {
+	if err := checkRunID(runID); err != nil {
+		return nil, 0, err
+	}
+	subject := Subject(runID)
+	lastMsg, err := s.st.GetLastMsgForSubject(ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("could not read the last event of %s: %w", runID, noStream(err))
+	}
+	last := lastMsg.Sequence
+	cons, err := s.st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects:    []string{subject},
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		InactiveThreshold: time.Minute,
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, noStream(err))
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(loadBatch))
+	if err != nil {
+		return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
+	}
+	defer s.release(cons, it)
+	var out []stored
+	for {
+		m, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
+		}
+		seq := md.Sequence.Stream
+		if seq > last {
+			break // appended after Load started
+		}
+		ev, err := rao.Decode(m.Data())
+		if err == nil && ev.RunID != runID {
+			err = fmt.Errorf("event of run %q filed under run %q", ev.RunID, runID)
+		}
+		if err != nil {
+			return nil, 0, &CorruptEventError{StreamSeq: seq, Err: err}
+		}
+		out = append(out, stored{ev: ev, streamSeq: seq})
+		if seq == last {
+			break
+		}
+	}
+	return out, last, nil
+}
+
+// release stops the iterator and deletes the ordered consumer's server
+// side now rather than when it expires. Failures only leave the consumer
+// to expire.
+func (s *Store) release(cons jetstream.Consumer, it jetstream.MessagesContext) {
+	it.Stop()
+	info := cons.CachedInfo()
+	if info == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = s.st.DeleteConsumer(ctx, info.Name)
+}
+
+// MsgID returns the de-duplication ID Append publishes ev with:
+// rao.<run_id>.<cause>, or rao.<run_id>.<seq> for events without a cause.
+// A cause must therefore identify one event within its run.
+func MsgID(ev rao.Event) string {
+	key := ev.Cause
+	if key == "" {
+		key = fmt.Sprint(ev.Seq)
+	}
+	return events.RAOSubject(ev.RunID) + "." + key
+}
+
+// Append publishes ev (rao.Encode) on the run's subject provided the last
+// message there still has stream sequence expected (0: the run has no
+// history yet), and returns the new message's stream sequence.
+//
+// When another writer appended first, the error is a *ConflictError
+// (wrapping ErrConflict): load again, rebuild the event, retry. When the
+// server already holds a message with ev's MsgID — the event's cause was
+// recorded before, by a redelivered or restarted writer, or this is a
+// retry after a lost acknowledgement — nothing is stored and Append
+// returns the stored message's sequence with an error wrapping both
+// ErrDuplicate and ErrConflict: the caller's view is stale either way, and
+// the stored event (not ev) is the one in the history, so reload before
+// appending more. Other errors wrap rao.ErrInvalidEvent (ev does not
+// encode), ErrNoStream, or the server's or context's error.
+func (s *Store) Append(ctx context.Context, ev rao.Event, expected uint64) (uint64, error) {
+	if err := checkRunID(ev.RunID); err != nil {
+		return 0, err
+	}
+	data, err := rao.Encode(ev)
+	if err != nil {
+		return 0, fmt.Errorf("could not append event: %w", err)
+	}
+	id := MsgID(ev)
+	m := nats.NewMsg(Subject(ev.RunID))
+	m.Data = data
+	m.Header.Set(jetstream.MsgIDHeader, id)
+	ack, err := s.js.PublishMsg(ctx, m,
+		jetstream.WithExpectStream(StreamName),
+		jetstream.WithExpectLastSequencePerSubject(expected))
+	switch {
+	case err == nil && ack.Duplicate:
+		return ack.Sequence, duplicateError(ev, id, ack.Sequence)
+	case err == nil:
+		return ack.Sequence, nil
+	case isWrongLastSequence(err):
+		return s.conflict(ctx, ev, id, data, expected, err)
+	default:
+		return 0, fmt.Errorf("could not append %s: %w", ev.ID, noStream(err))
+	}
+}
+
+func isWrongLastSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) &&
+		(apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+func duplicateError(ev rao.Event, id string, seq uint64) error {
+	return fmt.Errorf("%w (%w): %s: message id %s is stream seq %d", ErrDuplicate, ErrConflict, ev.ID, id, seq)
+}
+
+// conflict turns a wrong-last-sequence rejection into a ConflictError, or
+// into a duplicate when the subject's last message is this very event (a
+// retried append whose acknowledgement was lost).
+func (s *Store) conflict(ctx context.Context, ev rao.Event, id string, data []byte, expected uint64, cause error) (uint64, error) {
+	ce := &ConflictError{Expected: expected, Err: cause}
+	last, err := s.st.GetLastMsgForSubject(ctx, Subject(ev.RunID))
+	if err != nil {
+		return 0, ce
+	}
+	ce.Actual = last.Sequence
+	if last.Header.Get(jetstream.MsgIDHeader) == id && bytes.Equal(last.Data, data) {
+		return last.Sequence, duplicateError(ev, id, last.Sequence)
+	}
+	return 0, ce
+}
+
+// Compact purges the run's events before the event with seq firstKeptSeq
+// (typically from rao.CompactionPoint), which must be a checkpoint, so the
+// remaining history replays and verifies on its own. It purges by stream
+// sequence, so events appended concurrently are never touched. Errors wrap
+// ErrNotCheckpoint, rao.ErrNotFound (no such event in the history), or
+// those of Load and of the server's purge.
+func (s *Store) Compact(ctx context.Context, runID string, firstKeptSeq uint64) error {
+	msgs, _, err := s.load(ctx, runID)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(msgs, func(m stored) bool { return m.ev.Seq == firstKeptSeq })
+	if i < 0 {
+		return fmt.Errorf("could not compact %s: %w: seq %d", runID, rao.ErrNotFound, firstKeptSeq)
+	}
+	if !msgs[i].ev.Checkpoint {
+		return fmt.Errorf("could not compact %s: %w: seq %d is not a checkpoint", runID, ErrNotCheckpoint, firstKeptSeq)
+	}
+	if i == 0 {
+		return nil
+	}
+	if err := s.st.Purge(ctx, jetstream.WithPurgeSubject(Subject(runID)), jetstream.WithPurgeSequence(msgs[i].streamSeq)); err != nil {
+		return fmt.Errorf("could not compact %s: %w", runID, err)
+	}
+	return nil
+}
+
+// Enforce applies the retention limits r to the run at time now: it
+// compacts to r.CompactionPoint when that finds a cut. It returns the
+// first kept seq and whether anything was cut. Errors are those of Load,
+// Retention.CompactionPoint and Compact.
+func (s *Store) Enforce(ctx context.Context, runID string, r rao.Retention, now time.Time) (uint64, bool, error) {
+	evs, _, err := s.Load(ctx, runID)
+	if err != nil {
+		return 0, false, err
+	}
+	first, ok, err := r.CompactionPoint(evs, now)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	if err := s.Compact(ctx, runID, first); err != nil {
+		return 0, false, err
+	}
+	return first, true, nil
+}
+
+// Runs lists the IDs of runs with a stored history, sorted. Errors wrap
+// ErrNoStream or the server's error.
+func (s *Store) Runs(ctx context.Context) ([]string, error) {
+	info, err := s.st.Info(ctx, jetstream.WithSubjectFilter(events.SubjectRAOAll))
+	if err != nil {
+		return nil, fmt.Errorf("could not list histories: %w", noStream(err))
+	}
+	prefix := events.RAOSubject("")
+	out := make([]string, 0, len(info.State.Subjects))
 	for subj := range info.State.Subjects {
-		out = append(out, strings.TrimPrefix(subj, events.SubjectRAOPrefix+"."))
+		out = append(out, strings.TrimPrefix(subj, prefix))
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, nil
 }
 
-// LastSequence is the stream's last sequence (for purity checks).
-func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
-	info, err := s.stream.Info(ctx)
+// AllStats loads every run and returns rao.Stats for each. Runs that fail
+// to load or measure are left out and their errors returned joined, with
+// the stats of the others.
+func (s *Store) AllStats(ctx context.Context) (map[string]rao.Stat, error) {
+	runs, err := s.Runs(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
+	}
+	out := make(map[string]rao.Stat, len(runs))
+	var errs []error
+	for _, id := range runs {
+		evs, _, err := s.Load(ctx, id)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("run %s: %w", id, err))
+			continue
+		}
+		st, err := rao.Stats(evs)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("run %s: %w", id, err))
+			continue
+		}
+		out[id] = st
+	}
+	return out, errors.Join(errs...)
+}
+
+// LastSequence returns the stream's last sequence (all runs), e.g. to show
+// that a read-only operation appended nothing. Errors wrap ErrNoStream or
+// the server's error.
+func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
+	info, err := s.st.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("could not read stream %s: %w", StreamName, noStream(err))
 	}
 	return info.State.LastSeq, nil
 }
