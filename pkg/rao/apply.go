@@ -58,6 +58,15 @@ func applyCompact(doc []byte, p Patch) ([]byte, error) {
 			return nil, fmt.Errorf("%w: op %d: %w", ErrApply, i, err)
 		}
 	}
+	if hasLooseIndex(p) {
+		return applyStepwise(doc, p)
+	}
+	return applyChecked(doc, p)
+}
+
+// applyChecked is applyCompact after validation, without the loose index
+// check.
+func applyChecked(doc []byte, p Patch) ([]byte, error) {
 	if !addressesEmptyKey(p) {
 		return applyLib(doc, p)
 	}
@@ -74,6 +83,27 @@ func applyCompact(doc []byte, p Patch) ([]byte, error) {
 		return nil, fmt.Errorf("%w: result: %w", ErrApply, err)
 	}
 	return out, nil
+}
+
+// applyStepwise applies p one operation at a time, rejecting before each
+// one any pointer that addresses an array element with a non-canonical
+// index such as "01", "+1" or "-0", which the library would accept.
+func applyStepwise(doc []byte, p Patch) ([]byte, error) {
+	for i, op := range p {
+		v, err := decodeValue(doc)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrApply, err)
+		}
+		for _, ptr := range []string{op.Path, op.From} {
+			if tok, bad := looseIndexIn(v, ptr); bad {
+				return nil, fmt.Errorf("%w: op %d: %q is not a valid array index in %q", ErrApply, i, tok, ptr)
+			}
+		}
+		if doc, err = applyChecked(doc, Patch{op}); err != nil {
+			return nil, err
+		}
+	}
+	return doc, nil
 }
 
 // applyLib applies p to the compact document doc with the json-patch

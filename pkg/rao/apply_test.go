@@ -147,3 +147,48 @@ func TestPatchValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestApplyLooseIndexes(t *testing.T) {
+	tests := []struct {
+		name  string
+		doc   string
+		patch Patch
+		want  string // empty: must fail
+	}{
+		{name: "leading zero on array", doc: `{"a":[1,2]}`, patch: Patch{{Op: OpRemove, Path: "/a/01"}}},
+		{name: "plus sign on array", doc: `{"a":[1,2]}`, patch: Patch{{Op: OpReplace, Path: "/a/+1", Value: json.RawMessage(`3`)}}},
+		{name: "minus zero on array", doc: `[1,2]`, patch: Patch{{Op: OpTest, Path: "/-0", Value: json.RawMessage(`1`)}}},
+		{name: "loose from", doc: `{"a":[1,2]}`, patch: Patch{{Op: OpCopy, From: "/a/00", Path: "/b"}}},
+		{name: "array created by an earlier op", doc: `{}`, patch: Patch{{Op: OpAdd, Path: "/a", Value: json.RawMessage(`[1]`)}, {Op: OpRemove, Path: "/a/00"}}},
+		{name: "leading zero is a member name", doc: `{"a":{"01":1}}`, patch: Patch{{Op: OpRemove, Path: "/a/01"}}, want: `{"a":{}}`},
+		{name: "plus member name", doc: `{"+1":[5,6]}`, patch: Patch{{Op: OpRemove, Path: "/+1/1"}}, want: `{"+1":[5]}`},
+		{name: "path leaves the document", doc: `{"a":1}`, patch: Patch{{Op: OpRemove, Path: "/b/01"}}},
+		{name: "path through a scalar", doc: `{"a":1}`, patch: Patch{{Op: OpRemove, Path: "/a/01"}}},
+		{name: "index past the end before a loose token", doc: `{"a":[[1]]}`, patch: Patch{{Op: OpRemove, Path: "/a/3/01"}}},
+		{name: "member name token on array", doc: `{"a":[[1]]}`, patch: Patch{{Op: OpRemove, Path: "/a/x/01"}}},
+		{name: "empty member then loose index", doc: `{"":[1,2]}`, patch: Patch{{Op: OpRemove, Path: "//01"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Apply([]byte(tc.doc), tc.patch)
+			if tc.want == "" {
+				if !errors.Is(err, ErrApply) {
+					t.Fatalf("Apply = %s, %v; want ErrApply", got, err)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Fatalf("Apply = %s, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestIsLooseIndex(t *testing.T) {
+	for tok, want := range map[string]bool{"01": true, "00": true, "+1": true, "-0": true, "-3": true,
+		"0": false, "10": false, "": false, "-": false, "+": false, "a1": false, "1e0": false, "+-1": false} {
+		if got := isLooseIndex(tok); got != want {
+			t.Errorf("isLooseIndex(%q) = %v, want %v", tok, got, want)
+		}
+	}
+}

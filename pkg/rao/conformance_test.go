@@ -108,3 +108,25 @@ func mustMarshal(t testing.TB, v any) []byte {
 	}
 	return b
 }
+
+// TestConformanceErrors: every enabled record with an error must fail, and
+// with ErrApply (or already when decoding its patch into a Patch).
+func TestConformanceErrors(t *testing.T) {
+	files := loadConformance(t)
+	for file, cases := range files {
+		for i, c := range cases {
+			if c.Error == "" || c.Disabled {
+				continue
+			}
+			t.Run(file+"/"+c.Comment+"/"+c.Error, func(t *testing.T) {
+				var p Patch
+				if err := json.Unmarshal(c.Patch, &p); err != nil {
+					return // e.g. "path": null cannot even be represented
+				}
+				if got, err := Apply(c.Doc, p); !errors.Is(err, ErrApply) {
+					t.Fatalf("case %d: Apply = %s, %v; want ErrApply", i, got, err)
+				}
+			})
+		}
+	}
+}

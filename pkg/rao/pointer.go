@@ -2,6 +2,7 @@ package rao
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -101,4 +102,74 @@ func comparePaths(a, b []string) int {
 	default:
 		return 0
 	}
+}
+
+// isLooseIndex reports whether tok looks like a number but is not a
+// canonical array index ("01", "+1", "-0", "-3").
+func isLooseIndex(tok string) bool {
+	digits := strings.TrimLeft(tok, "+-")
+	if digits == "" || len(tok)-len(digits) > 1 || isIndex(tok) {
+		return false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// hasLooseIndex reports whether a path or from of p holds a loose index
+// token.
+func hasLooseIndex(p Patch) bool {
+	for _, op := range p {
+		for _, ptr := range []string{op.Path, op.From} {
+			toks, err := parsePointer(ptr)
+			if err != nil {
+				continue
+			}
+			for _, t := range toks {
+				if isLooseIndex(t) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// looseIndexIn walks ptr through the decoded document v and returns the
+// first loose index token that addresses an array. It stops quietly where
+// the path leaves the document (the library reports that).
+func looseIndexIn(v any, ptr string) (string, bool) {
+	toks, err := parsePointer(ptr)
+	if err != nil {
+		return "", false
+	}
+	cur := v
+	for _, t := range toks {
+		switch c := cur.(type) {
+		case []any:
+			if isLooseIndex(t) {
+				return t, true
+			}
+			if !isIndex(t) {
+				return "", false
+			}
+			i, err := strconv.Atoi(t)
+			if err != nil || i >= len(c) {
+				return "", false
+			}
+			cur = c[i]
+		case map[string]any:
+			next, ok := c[t]
+			if !ok {
+				return "", false
+			}
+			cur = next
+		default:
+			return "", false
+		}
+	}
+	return "", false
 }
