@@ -216,3 +216,32 @@ func TestVerifyResyncsAtCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+func TestReportHelpers(t *testing.T) {
+	r := Report{RunID: "run-1", Events: 3, FirstSeq: 10, LastSeq: 12, Head: "h", Findings: []Finding{
+		{Seq: 10, Kind: BreakCompacted, Detail: "history compacted before seq 10"},
+		{Seq: 12, Kind: BreakHash, Detail: "prev_hash does not match"},
+	}}
+	if r.OK() {
+		t.Fatal("report with a hash break is OK")
+	}
+	if b := r.Breaks(); len(b) != 1 || b[0].Kind != BreakHash {
+		t.Fatalf("Breaks = %+v", b)
+	}
+	if !r.Findings[0].Informational() || r.Findings[1].Informational() {
+		t.Fatal("Informational is wrong")
+	}
+	s := r.String()
+	for _, want := range []string{"run run-1: 3 events (seq 10..12), head h", "seq 10: compacted:", "seq 12: hash_mismatch:"} {
+		if !strings.Contains(s, want) {
+			t.Fatalf("String misses %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "OK") {
+		t.Fatalf("String claims OK:\n%s", s)
+	}
+	info := Report{Findings: r.Findings[:1]}
+	if !info.OK() || len(info.Breaks()) != 0 {
+		t.Fatal("informational findings must not break a report")
+	}
+}

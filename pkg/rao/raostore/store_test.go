@@ -425,6 +425,20 @@ func TestStoreErrors(t *testing.T) {
 			_, _, err := e.store.Load(ctx, "run-1")
 			return err
 		}, want: context.Canceled},
+		{name: "append with canceled context", call: func() error {
+			ctx, cancel := context.WithCancel(e.ctx)
+			cancel()
+			next := ev
+			next.Seq, next.ID, next.Cause = 2, "run-1.2", "evt-x"
+			_, err := e.store.Append(ctx, next, 1)
+			return err
+		}, want: context.Canceled},
+		{name: "open with canceled context", call: func() error {
+			ctx, cancel := context.WithCancel(e.ctx)
+			cancel()
+			_, err := Open(ctx, e.js)
+			return err
+		}, want: context.Canceled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
