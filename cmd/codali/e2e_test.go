@@ -424,3 +424,61 @@ func TestMalformedRequestsDoNotDisturbGoodRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestOperatorCancelEndsRunOnce(t *testing.T) {
+	dir := t.TempDir()
+	plan := `{"summary":"s","steps":[{"description":"slow check"}],"verify":[{"name":"slow","command":["sleep","3"]}]}`
+	script := `{"responses":[{"phase":"architect","json":` + plan + `},
+	  {"phase":"builder","step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"x.txt","content":"x\n"}}]}},
+	  {"phase":"builder","step":2,"json":{"done":true}}]}`
+	files := map[string]string{
+		"script.json": script,
+		"policy.json": `{"commands":{"allow":[["sleep"]]}}`,
+		"codali.config.json": `{"providers":{"s":{"type":"scripted","script":"script.json"}},
+		  "routing":{"architect":{"provider":"s"},"builder":{"provider":"s"}},"policy":"policy.json"}`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := startUp(t, filepath.Join(dir, "codali.config.json"))
+	_, js := p.js(t)
+	count := terminals(t, js)
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "slow run")
+	if code != exitOK {
+		t.Fatalf("submit: %d %s", code, errOut)
+	}
+	runID := strings.TrimSpace(out)
+	eventually(t, "the critic to start verifying", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"phase": "builder"`)
+	})
+	if code, out, errOut := p.run(t, "rao", "override", "cancel", runID, "--reason", "wrong repo", "--by", "alice"); code != exitOK {
+		t.Fatalf("cancel: %d %s %s", code, out, errOut)
+	}
+	code, out, _ = p.run(t, "watch", runID, "--json")
+	if code != exitFailure || !strings.Contains(out, "cancelled") {
+		t.Fatalf("watch after cancel: %d %s", code, out)
+	}
+	// The critic finishes its slow check after the cancel and must not end
+	// the run a second time.
+	eventually(t, "the critic to finish", func() bool {
+		c, err := js.Consumer(context.Background(), events.StreamWork, events.ServiceCritic)
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(context.Background())
+		return err == nil && info.NumAckPending == 0 && info.NumPending == 0
+	})
+	if got := count()[runID]; got != 1 {
+		t.Fatalf("terminal events after cancel: %d, want 1", got)
+	}
+	code, out, _ = p.run(t, "rao", "replay", runID, "--json")
+	if code != exitOK || !strings.Contains(out, `"kind": "override"`) || !strings.Contains(out, `"status": "cancelled"`) {
+		t.Fatalf("history does not record the override: %s", out)
+	}
+	if code, _, _ := p.run(t, "rao", "override", "cancel", runID, "--reason", "again"); code != exitFailure {
+		t.Fatalf("cancelling an ended run should fail, got %d", code)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -24,11 +25,18 @@ type Component struct {
 // health. It returns the first error of a runtime that stopped on its own
 // (the others are then stopped too).
 func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *worker.Metrics, health *worker.Health) error {
+	runs, err := audit.OpenRuns(ctx, d.JS)
+	if err != nil {
+		return err
+	}
 	runtimes := make([]*worker.Runtime, 0, len(comps))
 	for _, c := range comps {
 		h, err := c.NewHandler(ctx, d)
 		if err != nil {
 			return fmt.Errorf("could not start %s: %w", c.Name, err)
+		}
+		if c.Name != events.ServiceRecorder {
+			h = skipEnded(runs, d.Log, c.Name, h)
 		}
 		rt, err := worker.New(d.JS, worker.Config{
 			Service:         c.Name,

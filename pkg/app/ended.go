@@ -1,0 +1,37 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/worker"
+)
+
+// skipEnded wraps a phase handler so that events of a run that has already
+// ended — an operator cancelled it, or it failed elsewhere — are
+// acknowledged without work, and so that a handler that was working when
+// the run ended drops its outputs instead of ending the run a second time.
+// The run summaries are kept by the recorder, so the check is as current as
+// the recorder; if a summary cannot be read the event is handled normally.
+func skipEnded(runs *audit.Runs, log *slog.Logger, service string, h worker.Handler) worker.Handler {
+	ended := func(ctx context.Context, in events.Envelope, when string) bool {
+		s, err := runs.Get(ctx, in.RunID())
+		if err != nil || s.Status == audit.StatusRunning {
+			return false
+		}
+		log.Info("run has ended; dropping work", "service", service, "run_id", in.RunID(), "event", in.Type, "status", s.Status, "when", when)
+		return true
+	}
+	return func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+		if ended(ctx, in, "before") {
+			return nil, nil
+		}
+		outs, err := h(ctx, in)
+		if err == nil && ended(ctx, in, "after") {
+			return nil, nil
+		}
+		return outs, err
+	}
+}
