@@ -40,6 +40,8 @@ func components() map[string]app.Component {
 // upOptions are the flags of `codali up`.
 type upOptions struct {
 	data, listen, http, workers, config, level string
+	// checkpointEvery overrides rao.checkpointEvery when > 0.
+	checkpointEvery int
 	// ready, when set, receives the NATS URL once everything runs (tests).
 	ready chan<- string
 }
@@ -53,6 +55,7 @@ func cmdUp(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&o.workers, "workers", "all", "workers to run in-process: all, none, or a comma list of "+strings.Join(events.Services(), ","))
 	fs.StringVar(&o.config, "config", c.getenv("CODALI_CONFIG"), "codali.config.json (env CODALI_CONFIG)")
 	fs.StringVar(&o.level, "log-level", "info", "log level: debug, info, warn, error")
+	fs.IntVar(&o.checkpointEvery, "checkpoint-every", 0, "store a full snapshot every N audit events (overrides rao.checkpointEvery; 1 = every event)")
 	pos, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -79,6 +82,17 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 	if err != nil {
 		c.errorf("up: %v", err)
 		return exitUsage
+	}
+	if o.checkpointEvery < 0 {
+		c.errorf("up: --checkpoint-every must be >= 1")
+		return exitUsage
+	}
+	if o.checkpointEvery > 0 {
+		cfg.RAO.CheckpointEvery = o.checkpointEvery
+		if err := cfg.Validate(); err != nil {
+			c.errorf("up: %v", err)
+			return exitUsage
+		}
 	}
 	log, err := app.NewLogger(c.stderr, o.level)
 	if err != nil {

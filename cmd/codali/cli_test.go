@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runBare(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	c := &cli{stdin: strings.NewReader(stdin), stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
+	return c.main(context.Background(), args), out.String(), errOut.String()
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"limits":{"maxSteps":-1}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "usage"},
+		{"unknown command", []string{"frobnicate"}, "unknown command"},
+		{"unknown flag", []string{"submit", "--frob"}, "flag provided but not defined"},
+		{"submit without request", []string{"submit", "--repo", "."}, "request text is required"},
+		{"submit without repo", []string{"submit", "do it"}, "one of path or url"},
+		{"submit bad integrity", []string{"submit", "--repo", ".", "--require-integrity", "blue", "x"}, "green or amber"},
+		{"submit bad timeout", []string{"submit", "--repo", ".", "--timeout", "-1s", "x"}, "positive"},
+		{"submit bad auth", []string{"submit", "--repo", ".", "--user", "u", "x"}, "go together"},
+		{"up bad workers", []string{"up", "--workers", "librarian,chef"}, "unknown worker"},
+		{"up bad listen", []string{"up", "--listen", "nowhere"}, "HOST:PORT"},
+		{"up bad config", []string{"up", "--config", bad}, "limits.maxSteps"},
+		{"up bad checkpoint", []string{"up", "--checkpoint-every", "-2"}, "checkpoint-every"},
+		{"up bad log level", []string{"up", "--log-level", "loud", "--listen", "127.0.0.1:0", "--data", t.TempDir()}, "log level"},
+		{"watch bad run id", []string{"watch", "not.a.run"}, "valid run id"},
+		{"runs extra args", []string{"runs", "x"}, "no arguments"},
+		{"codex no subcommand", []string{"codex"}, "usage"},
+		{"codex unknown subcommand", []string{"codex", "zip", "-"}, "unknown subcommand"},
+		{"rao no subcommand", []string{"rao"}, "replay"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runBare(t, "", tc.args...)
+			if code != exitUsage || !strings.Contains(out+errOut, tc.want) {
+				t.Fatalf("exit %d, output %q %q; want 2 and %q", code, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestCodexCommands(t *testing.T) {
+	state := `{"projectHash":"proj#0123456789abcdef","phase":"build","cycles":2,"actions":["edit","verify"],"decisions":{"integrity":"GREEN"}}`
+	code, payload, errOut := runBare(t, state, "codex", "encode", "-")
+	if code != exitOK || !strings.HasPrefix(payload, "<RL4-CODEX") {
+		t.Fatalf("encode: %d %q %q", code, payload, errOut)
+	}
+	if code, out, _ := runBare(t, payload, "codex", "validate"); code != exitOK || !strings.Contains(out, "valid") {
+		t.Fatalf("validate: %d %s", code, out)
+	}
+	code, out, _ := runBare(t, payload, "codex", "decode", "--json")
+	if code != exitOK || !strings.Contains(out, `"GREEN"`) {
+		t.Fatalf("decode: %d %s", code, out)
+	}
+	broken := strings.Replace(payload, "<TIMELINE>", "<TIMELINE>hotspots=src/api.ts | ", 1)
+	if code, out, _ := runBare(t, broken, "codex", "validate"); code != exitFailure || !strings.Contains(out, "ERROR:hash-violation") {
+		t.Fatalf("validate broken: %d %s", code, out)
+	}
+	if code, _, errOut := runBare(t, `{"phase":`, "codex", "encode"); code != exitFailure || errOut == "" {
+		t.Fatalf("encode bad state: %d %s", code, errOut)
+	}
+	if code, _, _ := runBare(t, "", "codex", "decode", filepath.Join(t.TempDir(), "missing")); code != exitUsage {
+		t.Fatalf("missing file: %d", code)
+	}
+}
