@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -185,4 +186,10 @@ func EncodedSize(e Event) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// sortedStrings returns s sorted, for stable messages.
+func sortedStrings(s []string) []string {
+	slices.Sort(s)
+	return s
 }

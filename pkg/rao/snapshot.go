@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"slices"
 )
 
 // MaxSnapshotBytes bounds the decompressed size of a stored snapshot, so a
@@ -52,10 +51,4 @@ func decompressSnapshotLimit(z string, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: snapshot: %w", ErrInvalidEvent, err)
 	}
 	return c, nil
-}
-
-// sortedStrings returns s sorted, for stable messages.
-func sortedStrings(s []string) []string {
-	slices.Sort(s)
-	return s
 }

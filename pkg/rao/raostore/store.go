@@ -103,6 +103,9 @@ func (s *Store) load(ctx context.Context, runID string) ([]stored, uint64, error
 		return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
 	}
 	defer s.release(cons, it)
+	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
+		return nil, 0, nil // the subject was emptied (purge, expiry) meanwhile
+	}
 	var out []stored
 	for {
 		m, err := it.Next(jetstream.NextContext(ctx))
@@ -125,7 +128,10 @@ func (s *Store) load(ctx context.Context, runID string) ([]stored, uint64, error
 			return nil, 0, &CorruptEventError{StreamSeq: seq, Err: err}
 		}
 		out = append(out, stored{ev: ev, streamSeq: seq})
-		if seq == last {
+		if seq == last || md.NumPending == 0 {
+			// NumPending 0 before reaching last: the newest messages were
+			// removed meanwhile (expiry); this is now the last one.
+			last = seq
 			break
 		}
 	}
