@@ -50,13 +50,13 @@ func cmdCodex(_ context.Context, c *cli, args []string) int {
 }
 
 func (c *cli) readInput(pos []string) ([]byte, error) {
-	var r io.Reader = c.stdin
+	r := c.stdin
 	if len(pos) == 1 && pos[0] != "-" {
 		f, err := os.Open(pos[0])
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, maxCodexInput+1))

@@ -178,7 +178,7 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 	}
 	var replay struct {
 		Events []struct {
-			Kind     string `json:"kind"`
+			Kind     string                             `json:"kind"`
 			Meta     struct{ PMRev, PolicyHash string } `json:"meta"`
 			Simulate *struct {
 				Available bool `json:"available"`

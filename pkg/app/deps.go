@@ -111,3 +111,11 @@ func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
 	d.models[r.Name] = p
 	return p, r, nil
 }
+
+// CloseWorkspace removes a workspace, logging (not failing on) an error:
+// the run's result does not depend on the clean-up.
+func (d *Deps) CloseWorkspace(ws interface{ Close() error }) {
+	if err := ws.Close(); err != nil {
+		d.Log.Warn("could not remove workspace", "err", err)
+	}
+}

@@ -19,9 +19,9 @@ func FuzzDecode(f *testing.F) {
 		ref, encoded, "", "<RL4-CODEX", `<RL4-CODEX v="1.2"></RL4-CODEX>`,
 		ref[:len(ref)/2], strings.Replace(ref, "</DATA>", "", 1), strings.Replace(ref, "<DATA>", "<DATA><DATA>", 1),
 		strings.Replace(ref, `v="1.2"`, `v="9.9"`, 1), strings.Replace(ref, "hotspots=mod#a913", "hotspots=src/a.ts", 1),
-		strings.Replace(ref, "|", ",", -1), strings.Replace(ref, "(", "((", -1), strings.Replace(ref, ")", "", -1),
+		strings.ReplaceAll(ref, "|", ","), strings.ReplaceAll(ref, "(", "(("), strings.ReplaceAll(ref, ")", ""),
 		strings.Replace(ref, "<OPTIONAL>", "<OPTIONAL>"+strings.Repeat("ext.a=b | ", 60), 1),
-		strings.Replace(ref, "\n", "\r", -1), strings.Replace(ref, "<FUTURE/>", "", 1) + "<X>",
+		strings.ReplaceAll(ref, "\n", "\r"), strings.Replace(ref, "<FUTURE/>", "", 1) + "<X>",
 	}
 	for _, s := range seeds {
 		f.Add(s)

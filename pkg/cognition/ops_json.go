@@ -44,7 +44,7 @@ type (
 func (op GoalTreePatchOp) MarshalJSON() ([]byte, error) {
 	switch op.Op {
 	case OpSprout:
-		return json.Marshal(sproutWire{op.Op, op.ParentNodeID, op.NodeID, op.Summary, op.Weight})
+		return json.Marshal(sproutWire(op))
 	case OpPrune:
 		return json.Marshal(pruneWire{op.Op, op.NodeID})
 	case OpTilt:
@@ -129,7 +129,7 @@ func (op L1MemoryPatchOp) MarshalJSON() ([]byte, error) {
 	case OpAppend:
 		return json.Marshal(appendWire{op.Op, op.Value})
 	case OpInsert:
-		return json.Marshal(insertWire{op.Op, op.Index, op.Value})
+		return json.Marshal(insertWire(op))
 	case OpRemove:
 		return json.Marshal(removeWire{op.Op, op.Index})
 	default:

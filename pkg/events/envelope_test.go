@@ -157,7 +157,7 @@ func TestNewRunID(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := events.NewRunID(t0.Add(time.Millisecond), nil)
-	if len(a) != 26 || events.ValidateRunID(a) != nil || !(a < b) {
+	if len(a) != 26 || events.ValidateRunID(a) != nil || a >= b {
 		t.Fatalf("ids %q %q not valid and time-sortable", a, b)
 	}
 	if _, err := events.NewRunID(t0, bytes.NewReader(nil)); err == nil {

@@ -135,7 +135,7 @@ var stopwords = map[string]bool{
 func Terms(text string, max int) []string {
 	seen := map[string]bool{}
 	var out []string
-	words := strings.FieldsFunc(text, func(r rune) bool { return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_') })
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
 	for _, w := range words {
 		lw := strings.ToLower(w)
 		if len(lw) < 3 || stopwords[lw] || seen[lw] {

@@ -181,7 +181,7 @@ func (e *endpoint) do(ctx context.Context, payload any) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, e.transportError(ctx, "could not reach", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		raw, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBodyBytes))
 		if rerr != nil && ctx.Err() != nil {

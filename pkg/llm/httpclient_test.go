@@ -478,7 +478,7 @@ func stallingServer(t *testing.T, status int) *httptest.Server {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = io.WriteString(w, `{"model":`)
-		http.NewResponseController(w).Flush()
+		_ = http.NewResponseController(w).Flush()
 		select {
 		case <-r.Context().Done():
 		case <-release:

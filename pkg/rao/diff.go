@@ -66,20 +66,6 @@ func (g genOp) size() int {
 	return n
 }
 
-// diffOps decodes both documents and returns the operations in generation
-// order (object members in map iteration order, so not deterministic).
-func diffOps(prev, next []byte) ([]genOp, error) {
-	a, err := decodeValue(prev)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decodeValue(next)
-	if err != nil {
-		return nil, err
-	}
-	return diffGen(a, b), nil
-}
-
 // diffGen returns the operations turning a into b in generation order.
 func diffGen(a, b any) []genOp {
 	var d differ
@@ -255,7 +241,7 @@ func bestShift(am, bm []any) (int, bool) {
 			continue
 		}
 		if ops := t + len(am) - m; ops < bestOps {
-			best, bestOps = -t, ops
+			best = -t
 		}
 		break
 	}

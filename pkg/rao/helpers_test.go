@@ -5,16 +5,6 @@ import (
 	"testing"
 )
 
-// mustCanon canonicalizes raw JSON or fails the test.
-func mustCanon(t testing.TB, raw string) []byte {
-	t.Helper()
-	c, err := CanonicalizeJSON([]byte(raw))
-	if err != nil {
-		t.Fatalf("canonicalize %q: %v", raw, err)
-	}
-	return c
-}
-
 // assertJSONEqual fails unless got and want are the same JSON value.
 func assertJSONEqual(t testing.TB, got, want []byte) {
 	t.Helper()

@@ -38,7 +38,7 @@ func decompressSnapshotLimit(z string, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: snapshot_z is not base64: %w", ErrInvalidEvent, err)
 	}
 	zr := flate.NewReader(bytes.NewReader(raw))
-	defer zr.Close()
+	defer func() { _ = zr.Close() }()
 	snap, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: snapshot_z does not decompress: %w", ErrInvalidEvent, err)

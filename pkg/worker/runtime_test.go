@@ -153,13 +153,6 @@ func (h *harness) consumerInfo(t *testing.T, name string) *jetstream.ConsumerInf
 	return info
 }
 
-// settled reports whether the consumer has delivered and had acked (or
-// terminated) everything.
-func (h *harness) settled(t *testing.T, name string) bool {
-	info := h.consumerInfo(t, name)
-	return info.NumPending == 0 && info.NumAckPending == 0 && info.NumRedelivered == 0
-}
-
 func decodeVerdict(t *testing.T, m *jetstream.RawStreamMsg) events.VerdictData {
 	t.Helper()
 	env, err := events.Decoder{}.Decode(m.Subject, m.Data)

@@ -193,7 +193,7 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer func() { _ = in.Close() }()
 	fi, err := in.Stat()
 	if err != nil {
 		return err
@@ -203,8 +203,7 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+		return errors.Join(err, out.Close())
 	}
 	return out.Close()
 }
@@ -272,7 +271,7 @@ func (w *Workspace) Apply(ctx context.Context, diff string) error {
 	if err := os.WriteFile(patch, []byte(diff), 0o600); err != nil {
 		return fmt.Errorf("could not write patch: %w", err)
 	}
-	defer os.Remove(patch)
+	defer func() { _ = os.Remove(patch) }()
 	if _, err := w.runGit(ctx, w.Dir, "apply", "--whitespace=nowarn", "--binary", patch); err != nil {
 		return fmt.Errorf("%w: %w", ErrApply, err)
 	}

@@ -73,7 +73,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 		return nil, err
 	}
-	defer ws.Close()
+	defer s.d.CloseWorkspace(ws)
 	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
 		env: workspace.CommandEnv(s.d.Getenv), cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond}
 

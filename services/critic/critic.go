@@ -73,7 +73,7 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		}
 		return nil, "", err
 	}
-	defer ws.Close()
+	defer s.d.CloseWorkspace(ws)
 	if err := ws.Apply(ctx, diff); err != nil {
 		if errors.Is(err, workspace.ErrApply) {
 			return nil, fmt.Sprintf("the change does not apply to the repository: %v", err), nil

@@ -50,7 +50,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		if err != nil {
 			return nil, worker.Permanent(fmt.Errorf("could not fetch repository: %w", err))
 		}
-		defer ws.Close()
+		defer s.d.CloseWorkspace(ws)
 		root = ws.Dir
 	}
 	idx, err := index.Scan(root, index.Limits{MaxFiles: cfg.Librarian.MaxFiles, MaxFileBytes: cfg.Librarian.MaxFileBytes})
