@@ -1,0 +1,629 @@
+package critic_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/codex"
+	"github.com/codali-dev/codali/pkg/cognition"
+	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/codali-dev/codali/pkg/worker"
+	"github.com/codali-dev/codali/pkg/workspace"
+	"github.com/codali-dev/codali/services/critic"
+)
+
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+const (
+	project = "hello"
+	awsKey  = "AKIAIOSFODNN7EXAMPLE"
+)
+
+// testPolicy allows the cheap commands the checks below use.
+const testPolicy = `{
+  "commands": {"allow": [["go", "test"], ["go", "vet"], ["grep"], ["false"], ["sleep"], ["no-such-command-xyz"]]},
+  "require_approval_for": {"paths": ["**/go.mod"]},
+  "destructive": "block",
+  "max_changed_lines": 2000
+}`
+
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// getenv hides CODALI_* variables so the scripted default applies, and
+// passes the rest (PATH, HOME, GOCACHE) to verification commands.
+func getenv(k string) string {
+	if strings.HasPrefix(k, "CODALI_") {
+		return ""
+	}
+	return os.Getenv(k)
+}
+
+func newDeps(t *testing.T, cfgJSON string) *app.Deps {
+	t.Helper()
+	ctx := testCtx(t)
+	_, _, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatalf("provision: %v", err)
+	}
+	cfg, err := config.Parse([]byte(cfgJSON))
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	if cfg.Policy == "" {
+		cfg.Policy = filepath.Join(t.TempDir(), "policy.json")
+		if err := os.WriteFile(cfg.Policy, []byte(testPolicy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg.Workspace.Root = t.TempDir()
+	d, err := app.NewDeps(ctx, cfg, js, slog.New(slog.DiscardHandler), func() time.Time { return t0 }, getenv, nil)
+	if err != nil {
+		t.Fatalf("NewDeps: %v", err)
+	}
+	return d
+}
+
+func handler(t *testing.T, d *app.Deps) worker.Handler {
+	t.Helper()
+	h, err := critic.New(testCtx(t), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// copyHello copies examples/hello into a temporary directory.
+func copyHello(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs("../../examples/hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// change makes the builder's change: a fresh workspace of repo, edits
+// (path → content) applied, and the resulting diff.
+func change(t *testing.T, repo string, edits map[string]string) events.Change {
+	t.Helper()
+	m := &workspace.Manager{Root: t.TempDir()}
+	ws, err := m.Prepare(testCtx(t), "build", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := ws.Close(); err != nil {
+			t.Errorf("close workspace: %v", err)
+		}
+	})
+	for rel, content := range edits {
+		if err := os.WriteFile(filepath.Join(ws.Dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch, err := ws.Change(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+const goodGreet = "// Package hello greets people.\npackage hello\n\n// Greet returns a greeting for name.\nfunc Greet(name string) string {\n\tif name == \"\" {\n\t\tname = \"world\"\n\t}\n\treturn \"Hello, \" + name + \"!\"\n}\n"
+
+const forgetfulGreet = "// Package hello greets people.\npackage hello\n\n// Greet returns a greeting for name.\nfunc Greet(name string) string {\n\treturn \"Hello, \" + name + \"!\"\n}\n"
+
+func verify(name string, argv ...string) events.VerifyCommand {
+	return events.VerifyCommand{Name: name, Command: argv}
+}
+
+func built(t *testing.T, run string, attempt int, repo string, maxRetries int, ch events.Change, checks []events.VerifyCommand, tools []events.ToolExecution) events.Envelope {
+	t.Helper()
+	r := events.Run{
+		Request:    events.Requested{Request: "Make Greet greet", Repo: events.RepoRef{Path: repo}, Options: events.RunOptions{Project: project}},
+		Project:    project,
+		MaxRetries: maxRetries,
+	}
+	for a := 1; a < attempt; a++ {
+		r.Failures = append(r.Failures, "attempt "+strconv.Itoa(a)+": earlier failure")
+	}
+	e, err := events.New(run, events.KindBuilt, attempt, "codali/builder", t0, events.BuiltData{
+		Run: r, Plan: events.Plan{Summary: "plan", Steps: []events.PlanStep{{ID: "s1", Description: "edit"}}, Verify: checks},
+		Change: ch, Tools: tools, Summary: "done",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.TraceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	return e
+}
+
+func tool(step int, name string, gate events.GateDecision) events.ToolExecution {
+	return events.ToolExecution{Step: step, Tool: name, Call: json.RawMessage(`{"tool":"` + name + `"}`), Gate: gate,
+		Result: events.ToolResult{OK: !gate.Blocked}}
+}
+
+// output checks the single output event's envelope and returns its data.
+func output(t *testing.T, outs []events.Envelope, in events.Envelope, kind events.Kind, attempt int) json.RawMessage {
+	t.Helper()
+	if len(outs) != 1 {
+		t.Fatalf("%d events, want 1", len(outs))
+	}
+	out := outs[0]
+	if k, _ := out.Kind(); k != kind || out.Attempt != attempt || out.ID != events.MsgID(in.RunID(), kind, attempt) ||
+		out.Source != "codali/critic" || out.TraceParent != in.TraceParent || !out.Time.Equal(t0) {
+		t.Fatalf("envelope %s attempt %d id %s source %s, want %s attempt %d", out.Type, out.Attempt, out.ID, out.Source, kind, attempt)
+	}
+	if _, err := out.Encode(0); err != nil {
+		t.Fatalf("output does not encode: %v", err)
+	}
+	return out.Data
+}
+
+func decodeCodex(t *testing.T, payload string) *codex.CognitiveState {
+	t.Helper()
+	st, diags, err := codex.Decode(payload)
+	if err != nil || codex.HasErrors(diags) {
+		t.Fatalf("codex %q: %v %v", payload, err, diags)
+	}
+	return st
+}
+
+func memory(t *testing.T, d *app.Deps) []string {
+	t.Helper()
+	st, _, err := d.PM.Get(testCtx(t), project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.L1Memory.Entries
+}
+
+func TestPass(t *testing.T) {
+	cases := []struct {
+		name           string
+		tools          []events.ToolExecution
+		integrity      string
+		wantWarnings   []string
+		codexIntegrity codex.Integrity
+	}{
+		{"clean tool calls: green", []events.ToolExecution{
+			tool(1, "read_file", events.GateDecision{}),
+			tool(2, "write_file", events.GateDecision{}),
+		}, events.IntegrityGreen, nil, codex.IntegrityGreen},
+		{"gate warning: amber", []events.ToolExecution{
+			tool(1, "write_file", events.GateDecision{Warnings: []string{"requires approval: write to go.mod"}}),
+		}, events.IntegrityAmber, []string{"step 1: write_file: requires approval: write to go.mod"}, codex.IntegrityAmber},
+		{"blocked tool call: amber", []events.ToolExecution{
+			tool(1, "run_command", events.GateDecision{Blocked: true, Reasons: []string{"command not allowed: curl"}}),
+			tool(2, "write_file", events.GateDecision{}),
+		}, events.IntegrityAmber, []string{"step 1: run_command blocked: command not allowed: curl"}, codex.IntegrityAmber},
+	}
+	repo := copyHello(t)
+	ch := change(t, repo, map[string]string{"greet.go": goodGreet, "notes.txt": "key " + awsKey + "\n"})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDeps(t, `{}`)
+			// The architect's goal for the run, which a pass prunes.
+			if _, err := d.PM.Update(testCtx(t), project, func(cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
+				return []cognition.GoalTreePatchOp{cognition.SproutOp(cognition.UserRootID, "run-ok", "plan", 0)}, nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			in := built(t, "ok", 1, repo, 3, ch, []events.VerifyCommand{
+				verify("greets", "grep", "-q", "Hello, ", "greet.go"),
+				verify("leaks", "grep", "-r", "key", "notes.txt"),
+			}, tc.tools)
+			raw := output(t, mustHandle(t, handler(t, d), in), in, events.KindPassed, 1)
+			var v events.VerdictData
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Status != events.StatusPassed || v.Phase != "critic" || v.Integrity != tc.integrity || v.Attempts != 1 ||
+				v.Reason != "2 of 2 checks passed on attempt 1" {
+				t.Errorf("verdict %+v", v)
+			}
+			if !slices.Equal(v.Warnings, tc.wantWarnings) {
+				t.Errorf("warnings %q, want %q", v.Warnings, tc.wantWarnings)
+			}
+			if len(v.Checks) != 2 || !v.Checks[0].OK || v.Checks[0].ExitCode != 0 || !v.Checks[1].OK {
+				t.Errorf("checks %+v", v.Checks)
+			}
+			if checksJSON, _ := json.Marshal(v.Checks); strings.Contains(string(checksJSON), awsKey) || !strings.Contains(v.Checks[1].Output, "[REDACTED:aws-key]") {
+				t.Errorf("check output not redacted: %q", v.Checks[1].Output)
+			}
+			if v.Change == nil || v.Change.Diff != ch.Diff || v.Plan == nil || v.Plan.Summary != "plan" {
+				t.Errorf("change or plan not carried: %+v %+v", v.Change, v.Plan)
+			}
+			st, rev, err := d.PM.Get(testCtx(t), project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := st.GoalTree.UserPartition.Find("run-ok"); ok {
+				t.Error("the run's goal was not pruned on a pass")
+			}
+			if v.Run.PMRev != rev {
+				t.Errorf("pm_rev %d, want %d", v.Run.PMRev, rev)
+			}
+			cs := decodeCodex(t, v.Run.Codex)
+			if cs.DecisionContext.Integrity != tc.codexIntegrity {
+				t.Errorf("codex integrity %s, want %s", cs.DecisionContext.Integrity, tc.codexIntegrity)
+			}
+		})
+	}
+}
+
+func TestGoTestOnTheExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	repo := copyHello(t)
+	cases := []struct {
+		name  string
+		greet string
+		kind  events.Kind
+	}{
+		{"forgets the empty name: retry", forgetfulGreet, events.KindRetry},
+		{"complete: passed", goodGreet, events.KindPassed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDeps(t, `{}`)
+			in := built(t, "gotest", 1, repo, 3, change(t, repo, map[string]string{"greet.go": tc.greet}),
+				[]events.VerifyCommand{{Name: "go test", Command: []string{"go", "test", "./..."}, TimeoutMS: 120000}}, nil)
+			attempt := 1
+			if tc.kind == events.KindRetry {
+				attempt = 2
+			}
+			raw := output(t, mustHandle(t, handler(t, d), in), in, tc.kind, attempt)
+			if tc.kind == events.KindRetry {
+				var r events.RetryData
+				_ = json.Unmarshal(raw, &r)
+				if r.Reason != `check "go test" (go test ./...) exited 1` || !strings.Contains(r.Checks[0].Output, `Greet("") = "Hello, !"`) {
+					t.Errorf("retry %q output %q", r.Reason, r.Checks[0].Output)
+				}
+			}
+		})
+	}
+}
+
+func mustHandle(t *testing.T, h worker.Handler, in events.Envelope) []events.Envelope {
+	t.Helper()
+	outs, err := h(testCtx(t), in)
+	if err != nil {
+		t.Fatalf("Handle %s: %v", in.ID, err)
+	}
+	return outs
+}
+
+func TestReject(t *testing.T) {
+	repo := copyHello(t)
+	good := change(t, repo, map[string]string{"greet.go": goodGreet})
+	// A diff against a different base does not apply to repo.
+	other := copyHello(t)
+	if err := os.WriteFile(filepath.Join(other, "greet.go"), []byte("package hello\n\nfunc Greet(n string) string { return n }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stale := change(t, other, map[string]string{"greet.go": goodGreet})
+	cases := []struct {
+		name       string
+		attempt    int
+		maxRetries int
+		change     events.Change
+		checks     []events.VerifyCommand
+		kind       events.Kind
+		reason     []string
+		check      func(t *testing.T, checks []events.CheckResult)
+	}{
+		{
+			name: "failing check with attempts left: retry", attempt: 1, maxRetries: 3, change: good,
+			checks: []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go"), verify("missing", "grep", "-q", "Goodbye", "greet.go")},
+			kind:   events.KindRetry, reason: []string{`check "missing" (grep -q Goodbye greet.go) exited 1`},
+			check: func(t *testing.T, c []events.CheckResult) {
+				if len(c) != 2 || !c[0].OK || c[1].OK || c[1].ExitCode != 1 {
+					t.Errorf("checks %+v", c)
+				}
+			},
+		},
+		{
+			name: "last retry used: failed", attempt: 4, maxRetries: 3, change: good,
+			checks: []events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")},
+			kind:   events.KindFailed, reason: []string{"verification failed after 4 attempts (retry limit 3)", `check "missing"`},
+		},
+		{
+			name: "no retries allowed: failed on attempt 1", attempt: 1, maxRetries: 0, change: good,
+			checks: []events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")},
+			kind:   events.KindFailed, reason: []string{"after 1 attempts (retry limit 0)"},
+		},
+		{
+			name: "empty change: retry", attempt: 1, maxRetries: 3, change: events.Change{},
+			checks: []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")},
+			kind:   events.KindRetry, reason: []string{"the builder made no change"},
+			check: func(t *testing.T, c []events.CheckResult) {
+				if len(c) != 0 {
+					t.Errorf("checks ran on an empty change: %+v", c)
+				}
+			},
+		},
+		{
+			name: "empty change at the limit: failed", attempt: 2, maxRetries: 1, change: events.Change{Diff: "  "},
+			checks: []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")},
+			kind:   events.KindFailed, reason: []string{"no change"},
+		},
+		{
+			name: "diff does not apply", attempt: 1, maxRetries: 3, change: stale,
+			checks: []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")},
+			kind:   events.KindRetry, reason: []string{"the change does not apply to the repository"},
+		},
+		{
+			name: "verify command blocked by policy", attempt: 1, maxRetries: 3, change: good,
+			checks: []events.VerifyCommand{verify("fetch", "curl", "https://example.com"), verify("ok", "grep", "-q", "Greet", "greet.go")},
+			kind:   events.KindRetry, reason: []string{`check "fetch" blocked by policy`},
+			check: func(t *testing.T, c []events.CheckResult) {
+				if len(c) != 2 || c[0].OK || c[0].ExitCode != -1 || !strings.HasPrefix(c[0].Output, "blocked by policy: ") || !c[1].OK {
+					t.Errorf("checks %+v", c)
+				}
+			},
+		},
+		{
+			name: "verify command escaping the workspace is blocked", attempt: 1, maxRetries: 3, change: good,
+			checks: []events.VerifyCommand{verify("escape", "grep", "-q", "x", "../../etc/passwd")},
+			kind:   events.KindRetry, reason: []string{"blocked by policy"},
+		},
+		{
+			name: "verify command times out", attempt: 1, maxRetries: 3, change: good,
+			checks: []events.VerifyCommand{{Name: "slow", Command: []string{"sleep", "10"}, TimeoutMS: 200}},
+			kind:   events.KindRetry, reason: []string{`check "slow" (sleep 10) exited -1`},
+			check: func(t *testing.T, c []events.CheckResult) {
+				if c[0].OK || !strings.Contains(c[0].Output, "killed after") {
+					t.Errorf("timed-out check %+v", c[0])
+				}
+			},
+		},
+		{
+			name: "verify command that does not exist", attempt: 1, maxRetries: 3, change: good,
+			checks: []events.VerifyCommand{verify("ghost", "no-such-command-xyz")},
+			kind:   events.KindRetry, reason: []string{`check "ghost" (no-such-command-xyz) exited -1`},
+			check: func(t *testing.T, c []events.CheckResult) {
+				if c[0].OK || c[0].Output == "" {
+					t.Errorf("check %+v", c[0])
+				}
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDeps(t, `{}`)
+			in := built(t, "rj", tc.attempt, repo, tc.maxRetries, tc.change, tc.checks, nil)
+			want := tc.attempt
+			if tc.kind == events.KindRetry {
+				want++
+			}
+			raw := output(t, mustHandle(t, handler(t, d), in), in, tc.kind, want)
+			var reason string
+			var run events.Run
+			var checks []events.CheckResult
+			if tc.kind == events.KindRetry {
+				var r events.RetryData
+				if err := json.Unmarshal(raw, &r); err != nil {
+					t.Fatal(err)
+				}
+				reason, run, checks = r.Reason, r.Run, r.Checks
+				if r.Previous.Summary != "plan" {
+					t.Errorf("previous plan %+v", r.Previous)
+				}
+			} else {
+				var v events.VerdictData
+				if err := json.Unmarshal(raw, &v); err != nil {
+					t.Fatal(err)
+				}
+				if err := v.Validate(); err != nil || v.Status != events.StatusFailed || v.Integrity != events.IntegrityRed ||
+					v.Phase != "critic" || v.Attempts != tc.attempt {
+					t.Errorf("verdict %+v (%v)", v, err)
+				}
+				if cs := decodeCodex(t, v.Run.Codex); cs.DecisionContext.Integrity != codex.IntegrityRed {
+					t.Errorf("codex integrity %s", cs.DecisionContext.Integrity)
+				}
+				reason, run, checks = v.Reason, v.Run, v.Checks
+			}
+			for _, w := range tc.reason {
+				if !strings.Contains(reason, w) {
+					t.Errorf("reason %q does not mention %q", reason, w)
+				}
+			}
+			if len(run.Failures) != tc.attempt {
+				t.Fatalf("failures %q: want %d (one appended)", run.Failures, tc.attempt)
+			}
+			if last := run.Failures[len(run.Failures)-1]; !strings.HasPrefix(last, "attempt "+strconv.Itoa(tc.attempt)+": ") ||
+				!strings.Contains(last, tc.reason[len(tc.reason)-1]) && tc.kind == events.KindRetry {
+				t.Errorf("appended failure %q", last)
+			}
+			mem := memory(t, d)
+			if len(mem) != 1 || !strings.Contains(mem[0], "attempt "+strconv.Itoa(tc.attempt)+" failed") {
+				t.Errorf("L1 memory %q: want one lesson for this attempt", mem)
+			}
+			_, rev, _ := d.PM.Get(testCtx(t), project)
+			if run.PMRev != rev || rev == 0 {
+				t.Errorf("run pm_rev %d, project revision %d", run.PMRev, rev)
+			}
+			if tc.check != nil {
+				tc.check(t, checks)
+			}
+		})
+	}
+}
+
+// TestRedeliveredFailureLearnsOnce: handling the same built event twice
+// (a redelivery) produces the same retry and one L1 memory lesson.
+func TestRedeliveredFailureLearnsOnce(t *testing.T) {
+	d := newDeps(t, `{}`)
+	h := handler(t, d)
+	repo := copyHello(t)
+	in := built(t, "twice", 1, repo, 3, change(t, repo, map[string]string{"greet.go": goodGreet}),
+		[]events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")}, nil)
+	var reasons []string
+	for range 2 {
+		raw := output(t, mustHandle(t, h, in), in, events.KindRetry, 2)
+		var r events.RetryData
+		if err := json.Unmarshal(raw, &r); err != nil {
+			t.Fatal(err)
+		}
+		reasons = append(reasons, r.Reason)
+		if len(r.Run.Failures) != 1 {
+			t.Errorf("failures %q after a redelivery", r.Run.Failures)
+		}
+	}
+	if reasons[0] != reasons[1] {
+		t.Errorf("redelivery changed the reason: %q", reasons)
+	}
+	if mem := memory(t, d); len(mem) != 1 {
+		t.Errorf("L1 memory %q: the lesson was learned more than once", mem)
+	}
+	// A later attempt's failure is a new lesson.
+	in2 := built(t, "twice", 2, repo, 3, change(t, repo, map[string]string{"greet.go": goodGreet}),
+		[]events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")}, nil)
+	output(t, mustHandle(t, h, in2), in2, events.KindRetry, 3)
+	if mem := memory(t, d); len(mem) != 2 {
+		t.Errorf("L1 memory %q: want 2 lessons", mem)
+	}
+}
+
+// TestBoundedMemory: lessons are bounded by memory.maxL1Entries.
+func TestBoundedMemory(t *testing.T) {
+	d := newDeps(t, `{"memory": {"maxL1Entries": 2}}`)
+	h := handler(t, d)
+	repo := copyHello(t)
+	ch := change(t, repo, map[string]string{"greet.go": goodGreet})
+	for attempt := 1; attempt <= 4; attempt++ {
+		in := built(t, "bounded", attempt, repo, 10, ch, []events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")}, nil)
+		output(t, mustHandle(t, h, in), in, events.KindRetry, attempt+1)
+	}
+	mem := memory(t, d)
+	if len(mem) != 2 || !strings.Contains(mem[1], "attempt 4 failed") {
+		t.Errorf("memory %q: want the 2 newest lessons", mem)
+	}
+}
+
+func TestOffloadedDiff(t *testing.T) {
+	repo := copyHello(t)
+	cases := []struct {
+		name      string
+		ref       func(t *testing.T, d *app.Deps, ch *events.Change)
+		permanent bool
+		kind      events.Kind
+		errText   string
+	}{
+		{"diff loaded from the object store", func(t *testing.T, d *app.Deps, ch *events.Change) {
+			if err := d.Artifacts.OffloadDiff(testCtx(t), "off", 1, ch, 1); err != nil || ch.DiffRef == nil || ch.Diff != "" {
+				t.Fatalf("setup: offload %v %+v", err, ch)
+			}
+		}, false, events.KindPassed, ""},
+		{"missing artifact is transient", func(t *testing.T, d *app.Deps, ch *events.Change) {
+			ch.Diff = ""
+			ch.DiffRef = &events.ArtifactRef{Bucket: events.BucketArtifacts, Name: "off/1/change.diff", Size: 3, SHA256: strings.Repeat("a", 64)}
+		}, false, "", "could not load the change"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDeps(t, `{}`)
+			ch := change(t, repo, map[string]string{"greet.go": goodGreet})
+			tc.ref(t, d, &ch)
+			in := built(t, "off", 1, repo, 3, ch, []events.VerifyCommand{verify("greets", "grep", "-q", "world", "greet.go")}, nil)
+			outs, err := handler(t, d)(testCtx(t), in)
+			if tc.errText != "" {
+				if err == nil || worker.IsPermanent(err) != tc.permanent || !strings.Contains(err.Error(), tc.errText) {
+					t.Fatalf("err = %v, want %q (permanent %v)", err, tc.errText, tc.permanent)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			output(t, outs, in, tc.kind, 1)
+		})
+	}
+}
+
+func TestHandleErrors(t *testing.T) {
+	repo := copyHello(t)
+	ch := change(t, repo, map[string]string{"greet.go": goodGreet})
+	cases := []struct {
+		name string
+		in   func(t *testing.T) events.Envelope
+		want string
+	}{
+		{"invalid built data", func(t *testing.T) events.Envelope {
+			e, _ := events.New("bad", events.KindBuilt, 1, "codali/builder", t0, map[string]any{"plan": "x"})
+			return e
+		}, "invalid payload"},
+		{"plan without verification", func(t *testing.T) events.Envelope {
+			return built(t, "bad", 1, repo, 3, ch, nil, nil)
+		}, "no verification commands"},
+		{"repository gone", func(t *testing.T) events.Envelope {
+			return built(t, "bad", 1, filepath.Join(t.TempDir(), "gone"), 3, ch, []events.VerifyCommand{verify("ok", "grep", "x", "greet.go")}, nil)
+		}, "repository unavailable"},
+	}
+	d := newDeps(t, `{}`)
+	h := handler(t, d)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			outs, err := h(testCtx(t), tc.in(t))
+			if err == nil || !errors.Is(err, worker.ErrPermanent) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a permanent error mentioning %q", err, tc.want)
+			}
+			if len(outs) != 0 {
+				t.Errorf("events with an error: %+v", outs)
+			}
+		})
+	}
+}
+
+func TestNewNeedsGit(t *testing.T) {
+	d := newDeps(t, `{}`)
+	d.Workspaces.Git = "/nonexistent/git"
+	if _, err := critic.New(testCtx(t), d); !errors.Is(err, workspace.ErrGit) {
+		t.Fatalf("New with a missing git: %v", err)
+	}
+}
+
+func TestComponent(t *testing.T) {
+	c := critic.Component()
+	if c.Name != events.ServiceCritic || c.NewHandler == nil {
+		t.Fatalf("component %+v", c)
+	}
+}
