@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -65,11 +64,3 @@ func (c *cli) connect(o bus.ConnectOptions) (*client, error) {
 }
 
 func (cl *client) close() { cl.nc.Close() }
-
-// ensureStreams provisions the streams and buckets, so client commands
-// work against a fresh server too (idempotent).
-func (cl *client) ensureStreams(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	return bus.Provision(ctx, cl.js, bus.Topology{}, []string{})
-}

@@ -50,15 +50,43 @@ func subscribeRun(cl *client, runID string) (*subscription, error) {
 
 func (s *subscription) close() { _ = s.sub.Unsubscribe() }
 
+// errEndedElsewhere: the run's summary shows it ended, but its terminal
+// event went by before the subscription started.
+var errEndedElsewhere = errors.New("run ended before its events could be followed")
+
 // wait follows the run until its terminal event, ctx ends or timeout
-// passes. The terminal event is returned.
-func (s *subscription) wait(ctx context.Context, f *follower, timeout time.Duration) (events.Envelope, error) {
+// passes. The terminal event is returned. ended, when not nil, is polled
+// every second: a run whose terminal event was published before the
+// subscription began is noticed through its summary (errEndedElsewhere,
+// with the summary).
+func (s *subscription) wait(ctx context.Context, f *follower, timeout time.Duration, ended func() (audit.Summary, bool)) (events.Envelope, audit.Summary, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
+	poll := time.NewTicker(time.Second)
+	defer poll.Stop()
 	for {
 		select {
+		case <-poll.C:
+			if ended == nil {
+				continue
+			}
+			if sum, ok := ended(); ok {
+				// Prefer the terminal event if it is already queued.
+				select {
+				case m := <-s.ch:
+					if env, err := (events.Decoder{MaxBytes: 8 << 20}).Decode(m.Subject, m.Data); err == nil {
+						if k, _ := env.Kind(); k.Terminal() {
+							f.event(env)
+							return env, audit.Summary{}, nil
+						}
+					}
+				default:
+				}
+				f.clear()
+				return events.Envelope{}, sum, errEndedElsewhere
+			}
 		case m := <-s.ch:
 			env, err := events.Decoder{MaxBytes: 8 << 20}.Decode(m.Subject, m.Data)
 			if err != nil {
@@ -67,16 +95,16 @@ func (s *subscription) wait(ctx context.Context, f *follower, timeout time.Durat
 			}
 			f.event(env)
 			if k, _ := env.Kind(); k.Terminal() {
-				return env, nil
+				return env, audit.Summary{}, nil
 			}
 		case <-tick.C:
 			f.tick()
 		case <-deadline.C:
 			f.clear()
-			return events.Envelope{}, fmt.Errorf("%w (%s)", errTimeout, timeout)
+			return events.Envelope{}, audit.Summary{}, fmt.Errorf("%w (%s)", errTimeout, timeout)
 		case <-ctx.Done():
 			f.clear()
-			return events.Envelope{}, ctx.Err()
+			return events.Envelope{}, audit.Summary{}, ctx.Err()
 		}
 	}
 }

@@ -33,13 +33,9 @@ func cmdRuns(ctx context.Context, c *cli, args []string) int {
 		return exitFailure
 	}
 	defer cl.close()
-	if err := cl.ensureStreams(ctx); err != nil {
-		c.errorf("runs: %v", err)
-		return exitFailure
-	}
 	runs, err := audit.OpenRuns(ctx, cl.js)
 	if err != nil {
-		c.errorf("runs: %v", err)
+		c.errorf("runs: %v (has the pipeline been started?)", err)
 		return exitFailure
 	}
 	list, err := runs.List(ctx, *limit)
@@ -90,13 +86,9 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 		return exitFailure
 	}
 	defer sub.close()
-	if err := cl.ensureStreams(ctx); err != nil {
-		c.errorf("watch: %v", err)
-		return exitFailure
-	}
 	runs, err := audit.OpenRuns(ctx, cl.js)
 	if err != nil {
-		c.errorf("watch: %v", err)
+		c.errorf("watch: %v (has the pipeline been started?)", err)
 		return exitFailure
 	}
 	s, err := runs.Get(ctx, runID)
@@ -116,7 +108,13 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 		progress = c.stderr
 	}
 	f := newFollower(progress, c.stdoutTTY && !*asJSON)
-	term, err := sub.wait(ctx, f, *timeout)
+	term, sum, err := sub.wait(ctx, f, *timeout, func() (audit.Summary, bool) {
+		s, err := runs.Get(ctx, runID)
+		return s, err == nil && s.Status != audit.StatusRunning
+	})
+	if errors.Is(err, errEndedElsewhere) {
+		return c.ended(sum, *asJSON)
+	}
 	if err != nil {
 		c.errorf("watch: run %s: %v", runID, err)
 		return exitUsage

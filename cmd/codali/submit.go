@@ -142,7 +142,7 @@ func (c *cli) submit(ctx context.Context, o submitOptions, data events.Requested
 	}
 	fmt.Fprintf(progress, "run %s submitted (repo %s)\n", runID, data.Repo.String())
 	f := newFollower(progress, c.stdoutTTY && !o.asJSON)
-	term, err := sub.wait(ctx, f, o.timeout)
+	term, _, err := sub.wait(ctx, f, o.timeout, nil)
 	if err != nil {
 		c.errorf("submit: run %s: %v", runID, err)
 		return exitUsage

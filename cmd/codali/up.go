@@ -135,7 +135,9 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 	}
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := bus.Provision(pctx, js, app.TopologyFor(cfg, 1), nil); err != nil {
+	topo := app.TopologyFor(cfg, 1)
+	topo.Update = true // the operator's all-in-one owns the configuration
+	if err := bus.Provision(pctx, js, topo, nil); err != nil {
 		return err
 	}
 	script, err := examples.HelloScript()

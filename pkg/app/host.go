@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
@@ -41,6 +42,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 		rt, err := worker.New(d.JS, worker.Config{
 			Service:         c.Name,
 			HandlerTimeout:  d.Config.Limits.Timeout(),
+			DrainTimeout:    time.Duration(d.Config.Limits.DrainTimeoutMS) * time.Millisecond,
 			MaxEventBytes:   d.Config.Events.MaxEventBytes,
 			EndRunOnFailure: c.Name != events.ServiceRecorder,
 			Concurrency:     concurrencyFor(c.Name),

@@ -65,6 +65,7 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, c
 	cfgPath := fs.String("config", getenv("CODALI_CONFIG"), "codali.config.json (env CODALI_CONFIG)")
 	level := fs.String("log-level", envOr(getenv, "CODALI_LOG_LEVEL", "info"), "log level: debug, info, warn, error")
 	replicas := fs.Int("replicas", 1, "stream replicas when this service provisions them (3 on a cluster)")
+	provision := fs.String("provision", envOr(getenv, "CODALI_PROVISION", "create"), "streams, consumer and buckets at start-up: create (only what is missing), update (bring to this configuration), none (env CODALI_PROVISION)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [flags]\n\nRuns the Codali %s service against a NATS JetStream server.\n\n", comp.Name, comp.Name)
 		fs.PrintDefaults()
@@ -89,6 +90,10 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, c
 		fmt.Fprintf(stderr, "%s: %v\n", comp.Name, err)
 		return ExitUsage
 	}
+	if *provision != "create" && *provision != "update" && *provision != "none" {
+		fmt.Fprintf(stderr, "%s: --provision %q: want create, update or none\n", comp.Name, *provision)
+		return ExitUsage
+	}
 	conn.Name = "codali-" + comp.Name
 	if err := conn.Validate(); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", comp.Name, err)
@@ -96,14 +101,19 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, c
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, log, conn, cfg, *httpAddr, *replicas, getenv, comp, bundled); err != nil {
+	topo := TopologyFor(cfg, *replicas)
+	topo.Update = *provision == "update"
+	if *provision == "none" {
+		topo = bus.Topology{}
+	}
+	if err := serve(ctx, log, conn, cfg, *httpAddr, topo, *provision != "none", getenv, comp, bundled); err != nil {
 		log.Error("service stopped", "err", err)
 		return ExitFailure
 	}
 	return ExitOK
 }
 
-func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *config.Config, httpAddr string, replicas int, getenv func(string) string, comp Component, bundled *llm.Script) error {
+func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *config.Config, httpAddr string, topo bus.Topology, provision bool, getenv func(string) string, comp Component, bundled *llm.Script) error {
 	nc, err := bus.Connect(conn)
 	if err != nil {
 		return err
@@ -113,10 +123,12 @@ func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *
 	if err != nil {
 		return fmt.Errorf("could not open JetStream: %w", err)
 	}
-	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := bus.Provision(pctx, js, TopologyFor(cfg, replicas), []string{comp.Name}); err != nil {
-		return err
+	if provision {
+		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := bus.Provision(pctx, js, topo, []string{comp.Name}); err != nil {
+			return err
+		}
 	}
 	deps, err := NewDeps(ctx, cfg, js, log, time.Now, getenv, bundled)
 	if err != nil {

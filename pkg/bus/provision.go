@@ -29,6 +29,12 @@ type Topology struct {
 	RAOMaxBytes int64
 	// MaxMsgSize is the largest message the streams accept. Default 8 MiB.
 	MaxMsgSize int32
+	// Update makes Provision bring existing streams, consumers and buckets
+	// to this configuration. Without it, Provision only creates what is
+	// missing and leaves existing resources alone, so services started with
+	// different settings never fight over a stream's configuration; the
+	// operator's `codali up` updates.
+	Update bool
 }
 
 func (t *Topology) setDefaults() {
@@ -156,6 +162,11 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 		return err
 	}
 	for _, sc := range []jetstream.StreamConfig{t.WorkStream(), t.DeadLetterStream(), t.RAOStream()} {
+		if !t.Update {
+			if _, err := js.Stream(ctx, sc.Name); err == nil {
+				continue
+			}
+		}
 		if _, err := js.CreateOrUpdateStream(ctx, sc); err != nil {
 			return fmt.Errorf("could not provision stream %s: %w", sc.Name, err)
 		}
@@ -167,21 +178,31 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 		if events.InputSubjects(s) == nil {
 			return fmt.Errorf("%w: unknown service %q", ErrInvalidConfig, s)
 		}
+		if !t.Update {
+			if _, err := js.Consumer(ctx, events.StreamWork, s); err == nil {
+				continue
+			}
+		}
 		if _, err := js.CreateOrUpdateConsumer(ctx, events.StreamWork, t.ConsumerConfig(s)); err != nil {
 			return fmt.Errorf("could not provision consumer %s: %w", s, err)
 		}
 	}
-	if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	if err := t.bucket(ctx, js, events.BucketPMState, jetstream.KeyValueConfig{
 		Bucket: events.BucketPMState, Description: "Codali project cognition state", History: 16,
 		Storage: jetstream.FileStorage, Replicas: t.Replicas,
 	}); err != nil {
 		return fmt.Errorf("could not provision bucket %s: %w", events.BucketPMState, err)
 	}
-	if _, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+	if err := t.bucket(ctx, js, events.BucketRuns, jetstream.KeyValueConfig{
 		Bucket: events.BucketRuns, Description: "Codali run summaries", History: 1,
 		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
 	}); err != nil {
 		return fmt.Errorf("could not provision bucket %s: %w", events.BucketRuns, err)
+	}
+	if !t.Update {
+		if _, err := js.ObjectStore(ctx, events.BucketArtifacts); err == nil {
+			return nil
+		}
 	}
 	if _, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
 		Bucket: events.BucketArtifacts, Description: "Codali large artifacts", Storage: jetstream.FileStorage,
@@ -190,4 +211,14 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 		return fmt.Errorf("could not provision bucket %s: %w", events.BucketArtifacts, err)
 	}
 	return nil
+}
+
+func (t Topology) bucket(ctx context.Context, js jetstream.JetStream, name string, cfg jetstream.KeyValueConfig) error {
+	if !t.Update {
+		if _, err := js.KeyValue(ctx, name); err == nil {
+			return nil
+		}
+	}
+	_, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+	return err
 }

@@ -81,6 +81,10 @@ type Limits struct {
 	MaxRetries int `json:"maxRetries"`
 	// TimeoutMS bounds one phase handler. Default 300000.
 	TimeoutMS int `json:"timeoutMs"`
+	// DrainTimeoutMS bounds how long a stopping service waits for in-flight
+	// handlers before cancelling them (their events are then redelivered
+	// elsewhere). Default 30000; keep it below the pod's grace period.
+	DrainTimeoutMS int `json:"drainTimeoutMs"`
 }
 
 // Timeout is TimeoutMS as a duration.
@@ -166,6 +170,7 @@ func (c *Config) setDefaults() {
 	def(&c.Limits.MaxToolCalls, 40)
 	def(&c.Limits.MaxRetries, 3)
 	def(&c.Limits.TimeoutMS, 300000)
+	def(&c.Limits.DrainTimeoutMS, 30000)
 	def(&c.Librarian.MaxFiles, 2000)
 	if c.Librarian.MaxFileBytes == 0 {
 		c.Librarian.MaxFileBytes = 256 << 10
@@ -271,6 +276,9 @@ func (c *Config) Validate() error {
 	positive("limits.maxSteps", c.Limits.MaxSteps)
 	positive("limits.maxToolCalls", c.Limits.MaxToolCalls)
 	positive("limits.timeoutMs", c.Limits.TimeoutMS)
+	if c.Limits.DrainTimeoutMS < 1000 {
+		bad("limits.drainTimeoutMs %d (must be >= 1000)", c.Limits.DrainTimeoutMS)
+	}
 	if c.Limits.MaxRetries < 0 || c.Limits.MaxRetries > 20 {
 		bad("limits.maxRetries %d (allowed 0..20)", c.Limits.MaxRetries)
 	}

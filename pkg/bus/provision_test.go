@@ -1,0 +1,70 @@
+package bus_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
+)
+
+func TestProvisionCreateOnlyLeavesExistingAlone(t *testing.T) {
+	_, _, js := natstest.StartJS(t)
+	ctx := context.Background()
+	if err := bus.Provision(ctx, js, bus.Topology{Update: true, WorkMaxAge: time.Hour}, nil); err != nil {
+		t.Fatal(err)
+	}
+	maxAge := func() time.Duration {
+		s, err := js.Stream(ctx, events.StreamWork)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Config.MaxAge
+	}
+	// A service with other settings only creates what is missing.
+	if err := bus.Provision(ctx, js, bus.Topology{WorkMaxAge: 2 * time.Hour}, []string{events.ServiceBuilder}); err != nil {
+		t.Fatal(err)
+	}
+	if got := maxAge(); got != time.Hour {
+		t.Fatalf("create-only provisioning changed the stream: max age %s", got)
+	}
+	// The operator's update applies the new configuration.
+	if err := bus.Provision(ctx, js, bus.Topology{Update: true, WorkMaxAge: 2 * time.Hour}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := maxAge(); got != 2*time.Hour {
+		t.Fatalf("update provisioning did not apply: max age %s", got)
+	}
+	for _, s := range events.Services() {
+		if _, err := js.Consumer(ctx, events.StreamWork, s); err != nil {
+			t.Errorf("consumer %s: %v", s, err)
+		}
+	}
+	for _, b := range []string{events.BucketPMState, events.BucketRuns} {
+		if _, err := js.KeyValue(ctx, b); err != nil {
+			t.Errorf("bucket %s: %v", b, err)
+		}
+	}
+	if _, err := js.ObjectStore(ctx, events.BucketArtifacts); err != nil {
+		t.Errorf("object store: %v", err)
+	}
+}
+
+func TestProvisionRejectsBadTopology(t *testing.T) {
+	_, _, js := natstest.StartJS(t)
+	err := bus.Provision(context.Background(), js, bus.Topology{Replicas: 9}, nil)
+	if !errors.Is(err, bus.ErrInvalidConfig) {
+		t.Fatalf("err = %v", err)
+	}
+	err = bus.Provision(context.Background(), js, bus.Topology{}, []string{"chef"})
+	if !errors.Is(err, bus.ErrInvalidConfig) {
+		t.Fatalf("unknown service: %v", err)
+	}
+}
