@@ -78,7 +78,11 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 		if step.PMRev > 0 {
 			meta.PMRev = strconv.FormatUint(step.PMRev, 10)
 		}
-		ev, err := chain.Next(next, step.Kind, step.Cause, step.Summary, meta, r.now())
+		summary := step.Summary
+		if r.Redactor != nil {
+			summary = r.Redactor.String(summary)
+		}
+		ev, err := chain.Next(next, step.Kind, step.Cause, summary, meta, r.now())
 		if err != nil {
 			return State{}, nil, fmt.Errorf("could not build event for %s: %w", step.Cause, err)
 		}

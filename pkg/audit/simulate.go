@@ -33,7 +33,14 @@ type SimulatedCall struct {
 	policy.Simulation
 }
 
-var toolCallPath = regexp.MustCompile(`^/attempts/(\d+)/tool_calls/(\d+)$`)
+var (
+	toolCallPath = regexp.MustCompile(`^/attempts/(\d+)/tool_calls/(\d+)$`)
+	// ancestorPath matches paths above a tool call: the root, the attempts
+	// list, one attempt, or one attempt's tool_calls list. An event whose
+	// delta adds such a subtree (for instance the first tool call of an
+	// attempt recorded before its plan) adds every call inside it.
+	ancestorPath = regexp.MustCompile(`^(/attempts(/(\d+)(/tool_calls)?)?)?$`)
+)
 
 // Simulate re-evaluates today's policy over the tool calls that event ev
 // added to the run's state (stateAfter is the state after ev). It is a pure
@@ -41,12 +48,22 @@ var toolCallPath = regexp.MustCompile(`^/attempts/(\d+)/tool_calls/(\d+)$`)
 // policy, same evaluator version → same result.
 func Simulate(p *policy.Policy, ev rao.Event, stateAfter []byte) Simulated {
 	out := Simulated{PolicyHash: p.Hash(), Evaluator: policy.EvaluatorVersion}
-	var paths []string
+	var paths, ancestors []string
 	for _, op := range ev.Delta {
-		if (op.Op == "add" || op.Op == "replace") && toolCallPath.MatchString(op.Path) {
+		if op.Op != "add" && op.Op != "replace" {
+			continue
+		}
+		switch {
+		case toolCallPath.MatchString(op.Path):
 			paths = append(paths, op.Path)
+		case ancestorPath.MatchString(op.Path):
+			ancestors = append(ancestors, op.Path)
 		}
 	}
+	if len(ancestors) > 0 {
+		paths = append(paths, callsUnder(stateAfter, ancestors)...)
+	}
+	paths = dedupe(paths)
 	if len(paths) == 0 {
 		out.Reason = "missing tool calls: this " + string(ev.Kind) + " event records no gated tool call"
 		if ev.Checkpoint && ev.Kind == rao.KindAudit {
@@ -67,7 +84,6 @@ func Simulate(p *policy.Policy, ev rao.Event, stateAfter []byte) Simulated {
 		out.Reason = "missing metadata: state is unreadable: " + err.Error()
 		return out
 	}
-	sort.Strings(paths)
 	var recorded []policy.Recorded
 	for _, path := range paths {
 		m := toolCallPath.FindStringSubmatch(path)
@@ -93,5 +109,56 @@ func Simulate(p *policy.Policy, ev rao.Event, stateAfter []byte) Simulated {
 		}
 	}
 	out.Available = true
+	return out
+}
+
+// callsUnder lists the tool-call paths inside the given ancestor paths of
+// state. An unreadable state lists none (the caller reports it).
+func callsUnder(state []byte, ancestors []string) []string {
+	var st struct {
+		Attempts []struct {
+			ToolCalls []json.RawMessage `json:"tool_calls"`
+		} `json:"attempts"`
+	}
+	if json.Unmarshal(state, &st) != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range ancestors {
+		m := ancestorPath.FindStringSubmatch(a)
+		for i, att := range st.Attempts {
+			if m[3] != "" && m[3] != strconv.Itoa(i) {
+				continue
+			}
+			for j := range att.ToolCalls {
+				out = append(out, fmt.Sprintf("/attempts/%d/tool_calls/%d", i, j))
+			}
+		}
+	}
+	return out
+}
+
+// dedupe sorts paths by attempt then call index and removes repeats.
+func dedupe(paths []string) []string {
+	key := func(p string) (int, int) {
+		m := toolCallPath.FindStringSubmatch(p)
+		a, _ := strconv.Atoi(m[1])
+		j, _ := strconv.Atoi(m[2])
+		return a, j
+	}
+	sort.Slice(paths, func(x, y int) bool {
+		ax, jx := key(paths[x])
+		ay, jy := key(paths[y])
+		if ax != ay {
+			return ax < ay
+		}
+		return jx < jy
+	})
+	out := paths[:0]
+	for i, p := range paths {
+		if i == 0 || p != paths[i-1] {
+			out = append(out, p)
+		}
+	}
 	return out
 }

@@ -295,7 +295,7 @@ func TestSimulateCallThatCreatedItsAttempt(t *testing.T) {
 	h, sims := simulateRun(t, store, "early", strictPolicy(t))
 	for i, e := range h {
 		if e.Kind == rao.KindAudit && !sims[i].Available {
-			t.Skipf("BUG: audit event %s (%s) records a gated tool call but simulation is unavailable: %q", e.ID, e.Summary, sims[i].Reason)
+			t.Fatalf("audit event %s (%s) records a gated tool call but simulation is unavailable: %q", e.ID, e.Summary, sims[i].Reason)
 		}
 	}
 }

@@ -38,8 +38,12 @@ func New(_ context.Context, d *app.Deps) (worker.Handler, error) {
 
 // input is what the architect needs from a context or retry event.
 type input struct {
-	run       events.Run
-	bundle    *events.ContextBundle
+	run    events.Run
+	bundle *events.ContextBundle
+	// inline is the bundle as the context event carried it inline (nil
+	// when it carried only a reference): only that copy is passed on
+	// inline, so an offloaded bundle stays offloaded.
+	inline    *events.ContextBundle
 	bundleRef *events.ArtifactRef
 	retry     *events.RetryData
 }
@@ -76,14 +80,18 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	var inline *events.ContextBundle
-	if inp.retry == nil {
-		inline = inp.bundle // keep the small inline copy for the builder
-	}
-	out, err := in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(),
-		events.PlanData{Run: run, Plan: plan, Bundle: inline, BundleRef: inp.bundleRef})
+	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef}
+	out, err := in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data)
 	if err != nil {
 		return nil, worker.Permanent(err)
+	}
+	if data.Bundle != nil && data.BundleRef != nil {
+		if _, err := out.Encode(s.d.Config.Events.MaxEventBytes); errors.Is(err, events.ErrTooLarge) {
+			data.Bundle = nil // the builder fetches it by reference
+			if out, err = in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data); err != nil {
+				return nil, worker.Permanent(err)
+			}
+		}
 	}
 	return []events.Envelope{out}, nil
 }
@@ -97,7 +105,7 @@ func (s *Service) read(ctx context.Context, in events.Envelope) (input, error) {
 		if err := events.DecodeData(in, &d); err != nil {
 			return inp, worker.Permanent(err)
 		}
-		inp.run, inp.bundle, inp.bundleRef = d.Run, d.Bundle, d.BundleRef
+		inp.run, inp.bundle, inp.inline, inp.bundleRef = d.Run, d.Bundle, d.Bundle, d.BundleRef
 	case events.KindRetry:
 		var d events.RetryData
 		if err := events.DecodeData(in, &d); err != nil {

@@ -458,7 +458,7 @@ func TestReferencedBundleStaysReferenced(t *testing.T) {
 	}
 	if pd.Bundle != nil {
 		raw, _ := json.Marshal(pd)
-		t.Skipf("BUG: architect inlines the %d-byte bundle it loaded from the object store (threshold %d) into the plan event (%d bytes of data, limit %d)",
+		t.Fatalf("architect inlined the %d-byte bundle it loaded from the object store (threshold %d) into the plan event (%d bytes of data, limit %d)",
 			ref.Size, d.Config.Events.ArtifactThresholdBytes, len(raw), d.Config.Events.MaxEventBytes)
 	}
 }

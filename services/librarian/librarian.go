@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/codali-dev/codali/pkg/app"
@@ -84,6 +85,13 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
+	if data.Bundle != nil && !fits(out, cfg.Events.MaxEventBytes) {
+		// The bundle is small but the event is not: pass the reference only.
+		data.Bundle = nil
+		if out, err = in.Follow(events.KindContext, in.Attempt, events.SourceFor(events.ServiceLibrarian), s.d.Now(), data); err != nil {
+			return nil, worker.Permanent(err)
+		}
+	}
 	return []events.Envelope{out}, nil
 }
 
@@ -122,4 +130,10 @@ func ProjectID(req events.Requested) string {
 	}
 	sum := sha256.Sum256([]byte(req.Repo.String()))
 	return "repo-" + hex.EncodeToString(sum[:8])
+}
+
+// fits reports whether the event encodes within maxBytes.
+func fits(e events.Envelope, maxBytes int) bool {
+	_, err := e.Encode(maxBytes)
+	return !errors.Is(err, events.ErrTooLarge)
 }
