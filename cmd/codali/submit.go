@@ -36,7 +36,7 @@ func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 	fs.BoolVar(&o.wait, "wait", false, "follow the run and exit 0 on passed, 1 on failed")
 	fs.BoolVar(&o.asJSON, "json", false, "print the terminal event (with --wait) or the run id as JSON")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "with --wait: give up after this long (exit 2)")
-	fs.IntVar(&o.maxRetries, "max-retries", 0, "critic→architect retries for this run (0: configured default)")
+	fs.IntVar(&o.maxRetries, "max-retries", -1, "critic→architect retries for this run (0: none; default: the configured limits.maxRetries)")
 	fs.StringVar(&o.project, "project", "", "project id whose state the run uses (default: derived from the repo)")
 	fs.StringVar(&o.requireIntegrity, "require-integrity", "", "with --wait: exit 1 unless the run passed with at least this integrity (green or amber)")
 	pos, code, ok := parse(fs, args)
@@ -84,7 +84,10 @@ func (c *cli) requestText(pos []string) (string, error) {
 }
 
 func (o submitOptions) requested(req string) (events.Requested, error) {
-	d := events.Requested{Request: req, Options: events.RunOptions{MaxRetries: o.maxRetries, Project: o.project}}
+	d := events.Requested{Request: req, Options: events.RunOptions{Project: o.project}}
+	if o.maxRetries >= 0 {
+		d.Options.MaxRetries = &o.maxRetries
+	}
 	if o.repo != "" {
 		abs, err := filepath.Abs(o.repo)
 		if err != nil {

@@ -79,6 +79,9 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 		return exitUsage
 	}
 	cfg, err := config.Load(o.config)
+	if err == nil {
+		_, _, err = app.LoadGate(cfg)
+	}
 	if err != nil {
 		c.errorf("up: %v", err)
 		return exitUsage

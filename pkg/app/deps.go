@@ -63,19 +63,10 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
 	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep}
 	var err error
-	if cfg.Policy != "" {
-		if d.Policy, err = policy.Load(cfg.Policy); err != nil {
-			return nil, fmt.Errorf("could not load policy: %w", err)
-		}
-	} else {
-		d.Policy = policy.Default()
+	if d.Policy, d.ContractHash, err = LoadGate(cfg); err != nil {
+		return nil, err
 	}
 	d.PolicyHash = d.Policy.Hash()
-	if cfg.Contract != "" {
-		if d.ContractHash, err = policy.ContractHashFile(cfg.Contract); err != nil {
-			return nil, fmt.Errorf("could not hash contract: %w", err)
-		}
-	}
 	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
@@ -118,4 +109,26 @@ func (d *Deps) CloseWorkspace(ws interface{ Close() error }) {
 	if err := ws.Close(); err != nil {
 		d.Log.Warn("could not remove workspace", "err", err)
 	}
+}
+
+// LoadGate loads the configured policy (or the default) and hashes the
+// output contract. Programs call it right after loading the configuration,
+// so a bad policy or contract file is a configuration error before
+// anything starts.
+func LoadGate(cfg *config.Config) (*policy.Policy, string, error) {
+	p := policy.Default()
+	if cfg.Policy != "" {
+		var err error
+		if p, err = policy.Load(cfg.Policy); err != nil {
+			return nil, "", fmt.Errorf("%w: could not load policy: %w", config.ErrInvalid, err)
+		}
+	}
+	contract := ""
+	if cfg.Contract != "" {
+		var err error
+		if contract, err = policy.ContractHashFile(cfg.Contract); err != nil {
+			return nil, "", fmt.Errorf("%w: could not hash contract: %w", config.ErrInvalid, err)
+		}
+	}
+	return p, contract, nil
 }

@@ -71,8 +71,8 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 	return errors.Join(errs...)
 }
 
-// concurrencyFor gives the recorder one event at a time per process (its
-// per-run appends are ordered by expected-sequence checks anyway) and the
+// concurrencyFor is how many events a service handles at once: the
+// recorder more (its work is short, and it serialises per run itself), the
 // phases a few.
 func concurrencyFor(service string) int {
 	if service == events.ServiceRecorder {

@@ -86,6 +86,9 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, c
 		return ExitUsage
 	}
 	cfg, err := config.Load(*cfgPath)
+	if err == nil {
+		_, _, err = LoadGate(cfg)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", comp.Name, err)
 		return ExitUsage

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -48,11 +49,18 @@ func Fold(e events.Envelope) ([]Step, error) {
 	}
 	switch kind {
 	case events.KindRequested:
+		// Recorded even when invalid, so the history shows what was asked;
+		// the librarian ends such a run with the reason.
 		var d events.Requested
-		if err := events.DecodeData(e, &d); err != nil {
-			return nil, err
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			base.Summary = "request received with unreadable data: " + oneLine(err.Error(), 100)
+			base.Mutate = func(s *State) { s.Phase, s.Attempt = "requested", 1 }
+			return []Step{base}, nil
 		}
 		base.Summary = "request received: " + oneLine(d.Request, 100)
+		if err := d.Validate(); err != nil {
+			base.Summary = "invalid request received: " + oneLine(err.Error(), 100)
+		}
 		base.Mutate = func(s *State) {
 			s.Request, s.Phase, s.Attempt = &d, "requested", 1
 		}

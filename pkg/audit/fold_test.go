@@ -235,6 +235,36 @@ type stepWant struct {
 	policyHash string
 }
 
+// TestFoldRecordsInvalidRequests: a request that cannot start a run is
+// still recorded, so the history shows what was asked.
+func TestFoldRecordsInvalidRequests(t *testing.T) {
+	cases := []struct {
+		name, data, summary string
+		hasRequest          bool
+	}{
+		{"not an object", `"x"`, "request received with unreadable data", false},
+		{"invalid", `{"request": "", "repo": {}}`, "invalid request received: request: must not be empty", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := envelope(t, "r", events.KindRequested, 1, "s", map[string]any{})
+			e.Data = json.RawMessage(tc.data)
+			steps, err := audit.Fold(e)
+			if err != nil || len(steps) != 1 {
+				t.Fatalf("steps %d, err %v", len(steps), err)
+			}
+			if !strings.HasPrefix(steps[0].Summary, tc.summary) {
+				t.Fatalf("summary %q, want prefix %q", steps[0].Summary, tc.summary)
+			}
+			st := audit.NewState("r")
+			steps[0].Mutate(&st)
+			if (st.Request != nil) != tc.hasRequest || st.Phase != "requested" {
+				t.Fatalf("state %+v", st)
+			}
+		})
+	}
+}
+
 func TestFoldRejects(t *testing.T) {
 	bad := func(kind events.Kind, data string) events.Envelope {
 		e := envelope(t, "r", kind, 1, "s", map[string]any{})
@@ -246,8 +276,6 @@ func TestFoldRejects(t *testing.T) {
 		ev   events.Envelope
 		want error
 	}{
-		{"requested not an object", bad(events.KindRequested, `"x"`), events.ErrInvalidPayload},
-		{"requested invalid", bad(events.KindRequested, `{"request": "", "repo": {}}`), events.ErrInvalidPayload},
 		{"context without bundle_ref", bad(events.KindContext, `{"run": {"request": {"request": "x", "repo": {"path": "/a"}}}}`), events.ErrInvalidPayload},
 		{"plan without steps", bad(events.KindPlan, `{"plan": {"steps": [], "verify": []}}`), events.ErrInvalidPayload},
 		{"built with a broken plan", bad(events.KindBuilt, `{"plan": 3}`), events.ErrInvalidPayload},

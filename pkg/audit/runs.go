@@ -16,18 +16,21 @@ import (
 // Summary is one line of `codali runs`: a run's latest status, kept in the
 // codali-runs bucket by the recorder.
 type Summary struct {
-	RunID     string    `json:"run_id"`
-	Project   string    `json:"project,omitempty"`
-	Status    string    `json:"status"`
-	Phase     string    `json:"phase,omitempty"`
-	Attempt   int       `json:"attempt"`
-	Request   string    `json:"request,omitempty"`
-	Repo      string    `json:"repo,omitempty"`
-	Integrity string    `json:"integrity,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
-	Events    int       `json:"events"`
-	Created   time.Time `json:"created"`
-	Updated   time.Time `json:"updated"`
+	RunID     string `json:"run_id"`
+	Project   string `json:"project,omitempty"`
+	Status    string `json:"status"`
+	Phase     string `json:"phase,omitempty"`
+	Attempt   int    `json:"attempt"`
+	Request   string `json:"request,omitempty"`
+	Repo      string `json:"repo,omitempty"`
+	Integrity string `json:"integrity,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Events    int    `json:"events"`
+	// LastSeq is the seq of the run's last history event; it only grows
+	// (also across compaction), so a summary never goes backwards.
+	LastSeq uint64    `json:"last_seq"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
 }
 
 // SummaryOf summarises a state and its history.
@@ -42,6 +45,7 @@ func SummaryOf(st State, history []rao.Event) Summary {
 	}
 	if len(history) > 0 {
 		s.Created, s.Updated = history[0].TS, history[len(history)-1].TS
+		s.LastSeq = history[len(history)-1].Seq
 	}
 	return s
 }
@@ -60,16 +64,36 @@ func OpenRuns(ctx context.Context, js jetstream.JetStream) (*Runs, error) {
 	return &Runs{kv: kv}, nil
 }
 
-// Put stores a summary.
+// Put stores a summary unless the stored one is newer (a higher LastSeq),
+// with a revision-checked write so that a recorder working from an older
+// history never overwrites a newer summary.
 func (r *Runs) Put(ctx context.Context, s Summary) error {
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
-	if _, err := r.kv.Put(ctx, s.RunID, raw); err != nil {
-		return fmt.Errorf("could not store run summary: %w", err)
+	for try := 0; try < 10; try++ {
+		cur, err := r.kv.Get(ctx, s.RunID)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			if _, err := r.kv.Create(ctx, s.RunID, raw); err == nil {
+				return nil
+			} else if !errors.Is(err, jetstream.ErrKeyExists) {
+				return fmt.Errorf("could not store run summary: %w", err)
+			}
+			continue
+		case err != nil:
+			return fmt.Errorf("could not read run summary: %w", err)
+		}
+		var old Summary
+		if json.Unmarshal(cur.Value(), &old) == nil && old.LastSeq > s.LastSeq {
+			return nil // a newer summary is already stored
+		}
+		if _, err := r.kv.Update(ctx, s.RunID, raw, cur.Revision()); err == nil {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("could not store run summary of %s: too many concurrent writers", s.RunID)
 }
 
 // ErrUnknownRun: no summary for the run.

@@ -147,17 +147,20 @@ func (s *State) HasCause(c string) bool {
 // Terminal reports whether the run has ended.
 func (s *State) Terminal() bool { return s.Status != StatusRunning }
 
-// attempt returns the record of attempt n, creating it (and any missing
-// earlier ones) when needed.
+// attempt returns the record of attempt n, creating it when needed; the
+// list stays ordered by attempt number whatever order events arrive in.
 func (s *State) attempt(n int) *Attempt {
 	if n < 1 {
 		n = 1
 	}
-	for i := range s.Attempts {
+	i := 0
+	for ; i < len(s.Attempts) && s.Attempts[i].Attempt <= n; i++ {
 		if s.Attempts[i].Attempt == n {
 			return &s.Attempts[i]
 		}
 	}
-	s.Attempts = append(s.Attempts, Attempt{Attempt: n, ToolCalls: []events.ToolExecution{}})
-	return &s.Attempts[len(s.Attempts)-1]
+	s.Attempts = append(s.Attempts, Attempt{})
+	copy(s.Attempts[i+1:], s.Attempts[i:])
+	s.Attempts[i] = Attempt{Attempt: n, ToolCalls: []events.ToolExecution{}}
+	return &s.Attempts[i]
 }

@@ -77,7 +77,8 @@ type Limits struct {
 	MaxSteps int `json:"maxSteps"`
 	// MaxToolCalls bounds tool executions per attempt. Default 40.
 	MaxToolCalls int `json:"maxToolCalls"`
-	// MaxRetries bounds critic→architect retries per run. Default 3.
+	// MaxRetries bounds critic→architect retries per run; 0 turns retries
+	// off. Default 3.
 	MaxRetries int `json:"maxRetries"`
 	// TimeoutMS bounds one phase handler. Default 300000.
 	TimeoutMS int `json:"timeoutMs"`
@@ -208,6 +209,7 @@ func Load(path string) (*Config, error) {
 	c.dir = filepath.Dir(path)
 	c.Policy = c.resolve(c.Policy)
 	c.Contract = c.resolve(c.Contract)
+	c.Workspace.Root = c.resolve(c.Workspace.Root)
 	for name, p := range c.Providers {
 		p.Script = c.resolve(p.Script)
 		c.Providers[name] = p
@@ -217,7 +219,10 @@ func Load(path string) (*Config, error) {
 
 // Parse decodes configuration JSON, applies defaults and validates.
 func Parse(data []byte) (*Config, error) {
-	var c Config
+	// Decode onto the defaults: a key that is present wins, even with a
+	// zero value (limits.maxRetries 0 turns retries off; a zero where a
+	// positive number is needed is reported by Validate).
+	c := *Default()
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
@@ -226,7 +231,6 @@ func Parse(data []byte) (*Config, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("%w: trailing data after the configuration object", ErrInvalid)
 	}
-	c.setDefaults()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

@@ -113,3 +113,24 @@ func TestParseRejects(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+func TestZeroMeansZeroAndPathsResolve(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(path, []byte(`{"limits":{"maxRetries":0},"workspace":{"root":"ws"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Limits.MaxRetries != 0 || c.Limits.MaxSteps != 12 {
+		t.Fatalf("limits %+v: an explicit 0 must stay 0, absent keys get defaults", c.Limits)
+	}
+	if c.Workspace.Root != filepath.Join(dir, "ws") {
+		t.Fatalf("workspace root %q not resolved against the config file", c.Workspace.Root)
+	}
+	if _, err := config.Parse([]byte(`{"limits":{"maxSteps":0}}`)); !errors.Is(err, config.ErrInvalid) {
+		t.Fatalf("explicit maxSteps 0 accepted: %v", err)
+	}
+}

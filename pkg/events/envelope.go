@@ -154,6 +154,9 @@ func (d Decoder) Decode(natsSubject string, msg []byte) (Envelope, error) {
 	if ek, _ := e.Kind(); ek != kind {
 		return fail(fmt.Errorf("%w: envelope type %q on a %q subject", ErrSubjectMismatch, e.Type, kind))
 	}
+	if want := MsgID(runID, kind, e.Attempt); e.ID != want {
+		return fail(fmt.Errorf("%w: id %q must be <run_id>.<event>.<attempt> = %q", ErrSubjectMismatch, e.ID, want))
+	}
 	return e, nil
 }
 

@@ -24,7 +24,7 @@ func mustNew(t *testing.T, run string, k events.Kind, attempt int, data any) eve
 
 func TestEnvelopeRoundTrip(t *testing.T) {
 	req := events.Requested{Request: "add a flag", Repo: events.RepoRef{URL: "https://example.com/r.git", Ref: "main"},
-		Options: events.RunOptions{MaxRetries: 2, Labels: map[string]string{"team": "a"}}}
+		Options: events.RunOptions{MaxRetries: intp(2), Labels: map[string]string{"team": "a"}}}
 	e := mustNew(t, "01jabc", events.KindRequested, 1, req)
 	e.TraceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	raw, err := e.Encode(0)
@@ -42,7 +42,7 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 	if err := events.DecodeData(got, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Repo != req.Repo || back.Options.MaxRetries != 2 || back.Options.Labels["team"] != "a" {
+	if back.Repo != req.Repo || *back.Options.MaxRetries != 2 || back.Options.Labels["team"] != "a" {
 		t.Fatalf("data %+v", back)
 	}
 	// The wire form uses the CloudEvents attribute names.
@@ -90,6 +90,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"oversize configured", "codali.run.r1.plan", enc(func(map[string]any) {}), 100, events.ErrTooLarge},
 		{"bad subject shape", "codali.run.r1", enc(func(map[string]any) {}), 0, events.ErrBadSubject},
 		{"bad run id in subject", "codali.run.r~1.plan", enc(func(map[string]any) {}), 0, events.ErrBadRunID},
+		{"id not deterministic", "codali.run.r1.plan", enc(func(m map[string]any) { m["id"] = "7f9c-uuid" }), 0, events.ErrSubjectMismatch},
+		{"id of another attempt", "codali.run.r1.plan", enc(func(m map[string]any) { m["id"] = "r1.plan.1" }), 0, events.ErrSubjectMismatch},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,7 +180,8 @@ func TestRequestedValidate(t *testing.T) {
 		{"both", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a", URL: "u"}}, "not both"},
 		{"relative path", events.Requested{Request: "x", Repo: events.RepoRef{Path: "a"}}, "absolute"},
 		{"option injection", events.Requested{Request: "x", Repo: events.RepoRef{URL: "u", Ref: "--upload-pack=x"}}, "may not start"},
-		{"retries", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a"}, Options: events.RunOptions{MaxRetries: 99}}, "max_retries"},
+		{"retries", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a"}, Options: events.RunOptions{MaxRetries: intp(99)}}, "max_retries"},
+		{"zero retries", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a"}, Options: events.RunOptions{MaxRetries: intp(0)}}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,3 +208,5 @@ func TestFailedCarriesRun(t *testing.T) {
 		t.Fatalf("%+v %+v", f, v)
 	}
 }
+
+func intp(n int) *int { return &n }

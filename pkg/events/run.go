@@ -53,8 +53,9 @@ func (r RepoRef) String() string {
 // RunOptions are the per-run knobs an agent may set.
 type RunOptions struct {
 	// MaxRetries overrides limits.maxRetries: how many critic→architect
-	// retries a run gets before it fails. 0 means the configured default.
-	MaxRetries int `json:"max_retries,omitempty"`
+	// retries a run gets before it fails (0 = none). Absent means the
+	// configured default.
+	MaxRetries *int `json:"max_retries,omitempty"`
 	// Project names the project whose state (goal tree, memory) the run
 	// reads and updates. Defaults to a hash of the repo reference.
 	Project string `json:"project,omitempty"`
@@ -84,8 +85,8 @@ func (r Requested) Validate() error {
 	if err := r.Repo.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if r.Options.MaxRetries < 0 || r.Options.MaxRetries > 20 {
-		errs = append(errs, fmt.Errorf("options.max_retries: %d (allowed 0..20)", r.Options.MaxRetries))
+	if m := r.Options.MaxRetries; m != nil && (*m < 0 || *m > 20) {
+		errs = append(errs, fmt.Errorf("options.max_retries: %d (allowed 0..20)", *m))
 	}
 	return errors.Join(errs...)
 }

@@ -33,6 +33,9 @@ type Service struct {
 
 // New returns the architect's handler.
 func New(_ context.Context, d *app.Deps) (worker.Handler, error) {
+	if _, _, err := d.Model(events.ServiceArchitect); err != nil {
+		return nil, err
+	}
 	return (&Service{d: d}).Handle, nil
 }
 

@@ -406,15 +406,6 @@ func TestHandleErrors(t *testing.T) {
 			},
 			permanent: false, want: "model unavailable",
 		},
-		{
-			name: "provider that cannot be created is permanent",
-			cfg: `{"providers": {"keyless": {"type": "openai", "apiKeyEnv": "NO_SUCH_KEY"}},
-			       "routing": {"architect": {"provider": "keyless", "model": "m"}}}`,
-			in: func(t *testing.T, d *app.Deps) events.Envelope {
-				return contextEvent(t, d, "run-e", true)
-			},
-			permanent: true, want: "NO_SUCH_KEY",
-		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -601,5 +592,15 @@ func TestComponent(t *testing.T) {
 	c := architect.Component()
 	if c.Name != events.ServiceArchitect || c.NewHandler == nil {
 		t.Fatalf("component %+v", c)
+	}
+}
+
+// TestNewRejectsAnUnusableModel: a provider that cannot be created is a
+// start-up error, not a failure of every run.
+func TestNewRejectsAnUnusableModel(t *testing.T) {
+	d := newDeps(t, `{"providers": {"keyless": {"type": "openai", "apiKeyEnv": "NO_SUCH_KEY"}},
+	       "routing": {"architect": {"provider": "keyless", "model": "m"}}}`, script(t, answer{0, 0, plan1}))
+	if _, err := architect.New(testCtx(t), d); err == nil || !strings.Contains(err.Error(), "NO_SUCH_KEY") {
+		t.Fatalf("err = %v, want a start-up error naming NO_SUCH_KEY", err)
 	}
 }

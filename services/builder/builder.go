@@ -36,6 +36,9 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	if err := d.Workspaces.CheckGit(ctx); err != nil {
 		return nil, err
 	}
+	if _, _, err := d.Model(events.ServiceBuilder); err != nil {
+		return nil, err
+	}
 	return (&Service{d: d}).Handle, nil
 }
 

@@ -42,8 +42,8 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	cfg := s.d.Config
 	run := events.Run{Request: req, Project: ProjectID(req), MaxRetries: cfg.Limits.MaxRetries}
-	if req.Options.MaxRetries > 0 {
-		run.MaxRetries = req.Options.MaxRetries
+	if req.Options.MaxRetries != nil {
+		run.MaxRetries = *req.Options.MaxRetries
 	}
 	root := req.Repo.Path
 	if req.Repo.URL != "" {

@@ -187,7 +187,7 @@ func TestHandleProducesContext(t *testing.T) {
 			cfg:  `{"limits": {"maxRetries": 1}}`,
 			setup: func(t *testing.T, _ *app.Deps) events.Requested {
 				return events.Requested{Request: helloRequest, Repo: events.RepoRef{Path: copyHello(t)},
-					Options: events.RunOptions{Project: "hello", MaxRetries: 5}}
+					Options: events.RunOptions{Project: "hello", MaxRetries: intp(5)}}
 			},
 			check: func(t *testing.T, _ *app.Deps, _ events.Requested, out events.ContextData, _ *events.ContextBundle) {
 				if out.Run.Project != "hello" || out.Run.MaxRetries != 5 {
@@ -470,7 +470,7 @@ func TestHandleRejectsPermanently(t *testing.T) {
 			return requested(t, "r3", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a", URL: "file:///a"}})
 		}, "not both"},
 		{"too many retries", func(t *testing.T) events.Envelope {
-			return requested(t, "r4", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a"}, Options: events.RunOptions{MaxRetries: 21}})
+			return requested(t, "r4", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a"}, Options: events.RunOptions{MaxRetries: intp(21)}})
 		}, "max_retries"},
 		{"data is not an object", func(t *testing.T) events.Envelope {
 			e := requested(t, "r5", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a"}})
@@ -603,3 +603,5 @@ func TestInlineBundleFitsTheEvent(t *testing.T) {
 		t.Fatalf("librarian inlined a %d-byte bundle (threshold %d) into a context event the runtime cannot publish: %v", data.BundleRef.Size, threshold, err)
 	}
 }
+
+func intp(n int) *int { return &n }
