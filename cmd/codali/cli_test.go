@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/events"
 )
 
 func runBare(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -76,5 +79,35 @@ func TestCodexCommands(t *testing.T) {
 	}
 	if code, _, _ := runBare(t, "", "codex", "decode", filepath.Join(t.TempDir(), "missing")); code != exitUsage {
 		t.Fatalf("missing file: %d", code)
+	}
+}
+
+func TestFinishExitCodesAndIntegrityGate(t *testing.T) {
+	cases := []struct {
+		name, status, integrity, require string
+		want                             int
+	}{
+		{"passed green", events.StatusPassed, events.IntegrityGreen, "", exitOK},
+		{"passed green, green required", events.StatusPassed, events.IntegrityGreen, "green", exitOK},
+		{"passed amber, green required", events.StatusPassed, events.IntegrityAmber, "green", exitFailure},
+		{"passed amber, amber required", events.StatusPassed, events.IntegrityAmber, "amber", exitOK},
+		{"failed", events.StatusFailed, events.IntegrityRed, "", exitFailure},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			kind := events.KindPassed
+			if tc.status == events.StatusFailed {
+				kind = events.KindFailed
+			}
+			env, err := events.New("r1", kind, 1, "t", time.Now(), events.VerdictData{Status: tc.status, Integrity: tc.integrity, Attempts: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, errOut := &syncBuffer{}, &syncBuffer{}
+			c := &cli{stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
+			if got := c.finish(env, false, tc.require); got != tc.want {
+				t.Fatalf("exit %d, want %d (%s %s)", got, tc.want, out.String(), errOut.String())
+			}
+		})
 	}
 }
