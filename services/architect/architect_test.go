@@ -4,20 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/app"
-	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/codex"
 	"github.com/codali-dev/codali/pkg/cognition"
-	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
-	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/services/architect"
 )
@@ -69,22 +66,7 @@ type answer struct {
 
 func newDeps(t *testing.T, cfgJSON string, s *llm.Script) *app.Deps {
 	t.Helper()
-	ctx := testCtx(t)
-	_, _, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
-		t.Fatalf("provision: %v", err)
-	}
-	cfg, err := config.Parse([]byte(cfgJSON))
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	cfg.Workspace.Root = t.TempDir()
-	d, err := app.NewDeps(ctx, cfg, js, slog.New(slog.DiscardHandler), func() time.Time { return t0 },
-		func(string) string { return "" }, s)
-	if err != nil {
-		t.Fatalf("NewDeps: %v", err)
-	}
-	return d
+	return apptest.Deps(t, cfgJSON, apptest.Options{Script: s})
 }
 
 func handler(t *testing.T, d *app.Deps) worker.Handler {

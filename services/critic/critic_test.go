@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,12 +13,10 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/app"
-	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/codex"
 	"github.com/codali-dev/codali/pkg/cognition"
-	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/codali-dev/codali/services/critic"
@@ -59,27 +55,7 @@ func getenv(k string) string {
 
 func newDeps(t *testing.T, cfgJSON string) *app.Deps {
 	t.Helper()
-	ctx := testCtx(t)
-	_, _, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
-		t.Fatalf("provision: %v", err)
-	}
-	cfg, err := config.Parse([]byte(cfgJSON))
-	if err != nil {
-		t.Fatalf("config: %v", err)
-	}
-	if cfg.Policy == "" {
-		cfg.Policy = filepath.Join(t.TempDir(), "policy.json")
-		if err := os.WriteFile(cfg.Policy, []byte(testPolicy), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg.Workspace.Root = t.TempDir()
-	d, err := app.NewDeps(ctx, cfg, js, slog.New(slog.DiscardHandler), func() time.Time { return t0 }, getenv, nil)
-	if err != nil {
-		t.Fatalf("NewDeps: %v", err)
-	}
-	return d
+	return apptest.Deps(t, cfgJSON, apptest.Options{Getenv: getenv, PolicyJSON: testPolicy})
 }
 
 func handler(t *testing.T, d *app.Deps) worker.Handler {
@@ -91,33 +67,7 @@ func handler(t *testing.T, d *app.Deps) worker.Handler {
 	return h
 }
 
-// copyHello copies examples/hello into a temporary directory.
-func copyHello(t *testing.T) string {
-	t.Helper()
-	src, err := filepath.Abs("../../examples/hello")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := t.TempDir()
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
+func copyHello(t *testing.T) string { return apptest.CopyHello(t) }
 
 // change makes the builder's change: a fresh workspace of repo, edits
 // (path → content) applied, and the resulting diff.
