@@ -21,6 +21,10 @@ var ErrCorrupt = errors.New("artifact does not match its reference")
 // ErrNotFound: the referenced artifact does not exist.
 var ErrNotFound = errors.New("artifact not found")
 
+// IsLost reports whether err means a referenced artifact is gone or
+// damaged: retrying cannot help, so callers treat it as permanent.
+func IsLost(err error) bool { return errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) }
+
 // Store puts and gets artifacts. Safe for concurrent use.
 type Store struct {
 	obj    jetstream.ObjectStore
@@ -37,15 +41,23 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	return &Store{obj: obj, bucket: events.BucketArtifacts}, nil
 }
 
-// Put stores data under name (for instance "<run>/<attempt>/diff") and
-// returns its reference. Putting the same name again replaces it, so a
-// redelivered handler is idempotent.
-func (s *Store) Put(ctx context.Context, name string, data []byte) (events.ArtifactRef, error) {
-	if _, err := s.obj.PutBytes(ctx, name, data); err != nil {
-		return events.ArtifactRef{}, fmt.Errorf("could not store artifact %s: %w", name, err)
-	}
+// Put stores data content-addressed under prefix ("<prefix>/<sha256>")
+// and returns its reference. The name is derived from the content, so an
+// object is never replaced by different bytes: a redelivered handler that
+// produces other content stores a second object, and every reference
+// already handed on stays valid. Storing identical content again is a
+// no-op.
+func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
 	sum := sha256.Sum256(data)
-	return events.ArtifactRef{Bucket: s.bucket, Name: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}, nil
+	digest := hex.EncodeToString(sum[:])
+	ref := events.ArtifactRef{Bucket: s.bucket, Name: prefix + "/" + digest, Size: int64(len(data)), SHA256: digest}
+	if info, err := s.obj.GetInfo(ctx, ref.Name); err == nil && info.Size == uint64(len(data)) {
+		return ref, nil
+	}
+	if _, err := s.obj.PutBytes(ctx, ref.Name, data); err != nil {
+		return events.ArtifactRef{}, fmt.Errorf("could not store artifact %s: %w", ref.Name, err)
+	}
+	return ref, nil
 }
 
 // Get fetches the artifact and checks its size and digest. It returns an

@@ -2,6 +2,7 @@ package artifacts_test
 
 import (
 	"bytes"
+	"strings"
 	"context"
 	"errors"
 	"testing"
@@ -23,6 +24,18 @@ func TestPutGet(t *testing.T) {
 	}
 	data := bytes.Repeat([]byte("diff line\n"), 100000)
 	ref, err := s.Put(ctx, "run/1/diff", data)
+	if !strings.HasSuffix(ref.Name, ref.SHA256) {
+		t.Fatalf("name %q is not content-addressed", ref.Name)
+	}
+	// A second, different put under the same prefix leaves the first valid.
+	other, err2 := s.Put(ctx, "run/1/diff", []byte("another diff"))
+	if err2 != nil || other.Name == ref.Name {
+		t.Fatalf("second put: %+v %v", other, err2)
+	}
+	again, err2 := s.Put(ctx, "run/1/diff", data)
+	if err2 != nil || again != ref {
+		t.Fatalf("identical put: %+v %v", again, err2)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

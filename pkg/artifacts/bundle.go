@@ -17,7 +17,7 @@ func (s *Store) StoreBundle(ctx context.Context, runID string, attempt int, b *e
 	if err != nil {
 		return nil, nil, fmt.Errorf("could not encode context bundle: %w", err)
 	}
-	ref, err := s.Put(ctx, runID+"/"+strconv.Itoa(attempt)+"/bundle.json", raw)
+	ref, err := s.Put(ctx, runID+"/"+strconv.Itoa(attempt)+"/bundle", raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,7 +53,7 @@ func (s *Store) OffloadDiff(ctx context.Context, runID string, attempt int, ch *
 	if len(ch.Diff) <= threshold {
 		return nil
 	}
-	ref, err := s.Put(ctx, runID+"/"+strconv.Itoa(attempt)+"/change.diff", []byte(ch.Diff))
+	ref, err := s.Put(ctx, runID+"/"+strconv.Itoa(attempt)+"/diff", []byte(ch.Diff))
 	if err != nil {
 		return err
 	}

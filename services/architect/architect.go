@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
@@ -120,7 +121,11 @@ func (s *Service) read(ctx context.Context, in events.Envelope) (input, error) {
 	}
 	b, err := s.d.Artifacts.LoadBundle(ctx, inp.bundle, inp.bundleRef)
 	if err != nil {
-		return inp, fmt.Errorf("could not load the context bundle: %w", err)
+		err = fmt.Errorf("could not load the context bundle: %w", err)
+		if artifacts.IsLost(err) {
+			return inp, worker.Permanent(err)
+		}
+		return inp, err
 	}
 	inp.bundle = b
 	return inp, nil

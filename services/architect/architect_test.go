@@ -178,7 +178,7 @@ func TestContextBecomesPlan(t *testing.T) {
 				t.Error("the small inline bundle was not passed on")
 			}
 			// A referenced bundle must stay referenced: TestReferencedBundleStaysReferenced.
-			if pd.BundleRef == nil || pd.BundleRef.Name != "run-a/1/bundle.json" {
+			if pd.BundleRef == nil || !strings.HasPrefix(pd.BundleRef.Name, "run-a/1/bundle/") {
 				t.Errorf("bundle ref %+v not passed on", pd.BundleRef)
 			}
 			st, rev := pmState(t, d)
@@ -370,14 +370,14 @@ func TestHandleErrors(t *testing.T) {
 			permanent: true, want: "invalid payload",
 		},
 		{
-			name: "bundle missing from the object store is transient",
+			name: "bundle missing from the object store is permanent",
 			cfg:  `{}`,
 			in: func(t *testing.T, d *app.Deps) events.Envelope {
 				ref := &events.ArtifactRef{Bucket: events.BucketArtifacts, Name: "run-e/1/bundle.json", Size: 10, SHA256: strings.Repeat("0", 64)}
 				e, _ := events.New("run-e", events.KindContext, 1, "codali/librarian", t0, events.ContextData{Run: baseRun(), BundleRef: ref})
 				return e
 			},
-			permanent: false, want: "could not load the context bundle",
+			permanent: true, want: "could not load the context bundle",
 		},
 		{
 			name: "unreachable model is transient",

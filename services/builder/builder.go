@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/runcodex"
@@ -63,7 +64,11 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	bundle, err := s.d.Artifacts.LoadBundle(ctx, pd.Bundle, pd.BundleRef)
 	if err != nil {
-		return nil, fmt.Errorf("could not load the context bundle: %w", err)
+		err = fmt.Errorf("could not load the context bundle: %w", err)
+		if artifacts.IsLost(err) {
+			return nil, worker.Permanent(err)
+		}
+		return nil, err
 	}
 	provider, route, err := s.d.Model(events.ServiceBuilder)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
@@ -64,7 +65,11 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 	}
 	diff, err := s.d.Artifacts.LoadDiff(ctx, bd.Change)
 	if err != nil {
-		return nil, "", fmt.Errorf("could not load the change: %w", err)
+		err = fmt.Errorf("could not load the change: %w", err)
+		if artifacts.IsLost(err) {
+			return nil, "", worker.Permanent(err)
+		}
+		return nil, "", err
 	}
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Request.Repo)
 	if err != nil {

@@ -503,10 +503,10 @@ func TestOffloadedDiff(t *testing.T) {
 				t.Fatalf("setup: offload %v %+v", err, ch)
 			}
 		}, false, events.KindPassed, ""},
-		{"missing artifact is transient", func(t *testing.T, d *app.Deps, ch *events.Change) {
+		{"missing artifact is permanent", func(t *testing.T, d *app.Deps, ch *events.Change) {
 			ch.Diff = ""
 			ch.DiffRef = &events.ArtifactRef{Bucket: events.BucketArtifacts, Name: "off/1/change.diff", Size: 3, SHA256: strings.Repeat("a", 64)}
-		}, false, "", "could not load the change"},
+		}, true, "", "could not load the change"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

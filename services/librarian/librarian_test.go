@@ -370,7 +370,7 @@ func TestHandleProducesContext(t *testing.T) {
 				t.Errorf("request %q not carried", data.Run.Request.Request)
 			}
 			ref := data.BundleRef
-			if ref.Bucket != events.BucketArtifacts || ref.Name != "run-lib-1/1/bundle.json" || len(ref.SHA256) != 64 {
+			if ref.Bucket != events.BucketArtifacts || ref.Name != "run-lib-1/1/bundle/"+ref.SHA256 || len(ref.SHA256) != 64 {
 				t.Fatalf("bundle ref %+v", ref)
 			}
 			raw, err := d.Artifacts.Get(testCtx(t), *ref)
