@@ -22,6 +22,9 @@ type Limits struct {
 	MaxFiles int
 	// MaxFileBytes skips reading larger files.
 	MaxFileBytes int64
+	// Exclude, when set, leaves out files it returns true for (given the
+	// slash-separated relative path): for instance files a policy protects.
+	Exclude func(rel string) bool
 }
 
 // File is one indexed text file.
@@ -45,6 +48,8 @@ type Index struct {
 	Truncated bool
 	// Skipped counts files skipped as binary or too large.
 	Skipped int
+	// Excluded counts files left out by Limits.Exclude.
+	Excluded int
 }
 
 // skipDirs are never descended into.
@@ -91,6 +96,10 @@ func Scan(root string, lim Limits) (*Index, error) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
+		if lim.Exclude != nil && lim.Exclude(filepath.ToSlash(rel)) {
+			idx.Excluded++
+			return nil
+		}
 		f := File{Path: filepath.ToSlash(rel), Size: fi.Size()}
 		if fi.Size() <= lim.MaxFileBytes {
 			data, err := os.ReadFile(p)

@@ -30,32 +30,54 @@ func Clean(rel string) (string, error) {
 // Resolve turns a workspace-relative path into an absolute path inside
 // root. Besides Clean's checks it follows symlinks of every existing parent
 // (and of the target, if it exists) and rejects any that lead outside root,
-// and it refuses paths inside the .git directory.
+// and it refuses any path that is, or goes through, a .git directory —
+// named directly or reached through a symlink.
 func Resolve(root, rel string) (string, error) {
+	abs, _, err := resolve(root, rel)
+	return abs, err
+}
+
+// RealRel is Resolve that also returns the real workspace-relative path
+// behind any symlinks (equal to the cleaned path when there are none), so
+// a policy can judge the file that is really touched.
+func RealRel(root, rel string) (abs, real string, err error) { return resolve(root, rel) }
+
+func inGit(slashPath string) bool {
+	for _, part := range strings.Split(slashPath, "/") {
+		if part == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+func resolve(root, rel string) (string, string, error) {
 	c, err := Clean(rel)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	if c == ".git" || strings.HasPrefix(c, ".git/") {
-		return "", fmt.Errorf("%w: %q is inside .git", ErrPathEscapes, rel)
+	if inGit(c) {
+		return "", "", fmt.Errorf("%w: %q is inside .git", ErrPathEscapes, rel)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return "", fmt.Errorf("could not resolve workspace root: %w", err)
+		return "", "", fmt.Errorf("could not resolve workspace root: %w", err)
 	}
 	abs := filepath.Join(realRoot, filepath.FromSlash(c))
 	// Walk up to the deepest existing ancestor and check where it really is.
-	probe := abs
+	probe, realPath := abs, abs
 	for {
 		real, err := filepath.EvalSymlinks(probe)
 		if err == nil {
 			if !within(realRoot, real) {
-				return "", fmt.Errorf("%w: %q resolves outside through a symlink", ErrPathEscapes, rel)
+				return "", "", fmt.Errorf("%w: %q resolves outside through a symlink", ErrPathEscapes, rel)
 			}
+			tail, _ := filepath.Rel(probe, abs)
+			realPath = filepath.Join(real, tail)
 			break
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("could not resolve %q: %w", rel, err)
+			return "", "", fmt.Errorf("could not resolve %q: %w", rel, err)
 		}
 		parent := filepath.Dir(probe)
 		if parent == probe {
@@ -67,10 +89,18 @@ func Resolve(root, rel string) (string, error) {
 	if fi, err := os.Lstat(abs); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		target, err := filepath.EvalSymlinks(abs)
 		if err != nil || !within(realRoot, target) {
-			return "", fmt.Errorf("%w: %q is a symlink leading outside", ErrPathEscapes, rel)
+			return "", "", fmt.Errorf("%w: %q is a symlink leading outside", ErrPathEscapes, rel)
 		}
 	}
-	return abs, nil
+	realRel, err := filepath.Rel(realRoot, realPath)
+	if err != nil {
+		return "", "", fmt.Errorf("could not resolve %q: %w", rel, err)
+	}
+	realRel = filepath.ToSlash(realRel)
+	if inGit(realRel) {
+		return "", "", fmt.Errorf("%w: %q leads into .git through a symlink", ErrPathEscapes, rel)
+	}
+	return abs, realRel, nil
 }
 
 func within(root, p string) bool {

@@ -99,6 +99,10 @@ func (w *Workspace) Close() error {
 // Resolve resolves a workspace-relative path safely (see Resolve).
 func (w *Workspace) Resolve(rel string) (string, error) { return Resolve(w.Dir, rel) }
 
+// RealRel resolves a workspace-relative path safely and also returns the
+// real relative path behind any symlinks (see RealRel).
+func (w *Workspace) RealRel(rel string) (abs, real string, err error) { return RealRel(w.Dir, rel) }
+
 func (w *Workspace) clone(ctx context.Context, repo events.RepoRef) error {
 	if _, err := w.runGit(ctx, filepath.Dir(w.Dir), "clone", "--quiet", "--", repo.URL, w.Dir); err != nil {
 		return fmt.Errorf("%w: clone %s: %w", ErrRepo, repo.URL, err)

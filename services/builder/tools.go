@@ -57,6 +57,8 @@ type executor struct {
 	cmdTimeout time.Duration
 	// totalLines counts changed lines in the attempt so far.
 	totalLines int
+	// realPath is the real relative path of the last decoded path argument.
+	realPath string
 }
 
 // execute runs one tool call and returns its record and the full output
@@ -109,7 +111,7 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 		if err != nil {
 			return call, nil, err
 		}
-		call.Paths = []string{a.Path}
+		call.Paths = x.gatePaths(a.Path)
 		return call, func(context.Context) (string, error) { return readFile(p, a.StartLine, a.EndLine) }, nil
 	case ToolWriteFile:
 		var a struct {
@@ -174,13 +176,13 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 			return call, nil, err
 		}
 		if a.Path == "" {
-			a.Path = "."
+			raw = json.RawMessage(`{"path":"."}`)
 		}
-		p, err := x.ws.Resolve(a.Path)
+		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
 			return call, nil, err
 		}
-		call.Paths = []string{a.Path}
+		call.Paths = x.gatePaths(a.Path)
 		return call, func(context.Context) (string, error) { return listDir(p) }, nil
 	case ToolSearch:
 		var a struct {
@@ -192,7 +194,7 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 		if a.Query == "" {
 			return call, nil, fmt.Errorf("%w: query is required", errTool)
 		}
-		return call, func(context.Context) (string, error) { return search(x.ws.Dir, a.Query) }, nil
+		return call, func(context.Context) (string, error) { return search(x.ws.Dir, a.Query, x.readable) }, nil
 	case ToolRunCommand:
 		var a struct {
 			Command []string `json:"command"`
@@ -233,16 +235,33 @@ func (x *executor) decodePath(raw json.RawMessage, v any, path *string) (string,
 	if err != nil {
 		return "", err
 	}
-	p, err := x.ws.Resolve(clean)
+	p, real, err := x.ws.RealRel(clean)
 	if err != nil {
 		return "", err
 	}
 	*path = clean
+	x.realPath = real
 	return p, nil
 }
 
+// gatePaths is what the gate judges for a path argument: the path as asked
+// and, when a symlink leads elsewhere inside the workspace, the real path,
+// so an alias cannot reach a file the policy protects.
+func (x *executor) gatePaths(asked string) []string {
+	if x.realPath != "" && x.realPath != asked {
+		return []string{asked, x.realPath}
+	}
+	return []string{asked}
+}
+
+// readable reports whether the policy lets the model read a file; search
+// uses it so that protected files never show up in results.
+func (x *executor) readable(rel string) bool {
+	return !x.policy.Evaluate(policy.ToolCall{Tool: ToolReadFile, Paths: []string{rel}}).Blocked
+}
+
 func (x *executor) fillWrite(call *policy.ToolCall, path, old, next string) {
-	call.Paths = []string{path}
+	call.Paths = x.gatePaths(path)
 	call.Writes = true
 	call.ChangedLines = changedLines(old, next)
 	call.TotalChangedLines = x.totalLines + call.ChangedLines
@@ -376,8 +395,9 @@ func listDir(p string) (string, error) {
 	return b.String(), nil
 }
 
-// search finds a literal string in the workspace's text files.
-func search(root, query string) (string, error) {
+// search finds a literal string in the workspace's text files that
+// readable allows.
+func search(root, query string, readable func(rel string) bool) (string, error) {
 	var matches []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || len(matches) >= maxSearchMatches {
@@ -392,11 +412,14 @@ func search(root, query string) (string, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
+		rel, _ := filepath.Rel(root, p)
+		if !readable(filepath.ToSlash(rel)) {
+			return nil
+		}
 		data, err := os.ReadFile(p)
 		if err != nil || bytes.IndexByte(data, 0) >= 0 || len(data) > maxReadBytes {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
 		for i, line := range strings.Split(string(data), "\n") {
 			if strings.Contains(line, query) {
 				matches = append(matches, fmt.Sprintf("%s:%d: %s", filepath.ToSlash(rel), i+1, strings.TrimSpace(line)))

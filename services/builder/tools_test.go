@@ -162,3 +162,44 @@ func TestParseTurn(t *testing.T) {
 		t.Fatalf("%+v %v", tr, err)
 	}
 }
+
+func TestProtectedFilesCannotBeReachedSideways(t *testing.T) {
+	x, dir := newExecutor(t)
+	if err := os.Symlink("secrets", filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(".git", filepath.Join(dir, "g")); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, tool, args, want string
+	}{
+		{"read through an alias", ToolReadFile, `{"path":"alias/key.pem"}`, "blocked by policy"},
+		{"write through an alias", ToolWriteFile, `{"path":"alias/key.pem","content":"owned"}`, "blocked by policy"},
+		{"list through an alias", ToolListDir, `{"path":"alias"}`, "blocked by policy"},
+		{".git through a symlink", ToolReadFile, `{"path":"g/config"}`, "escapes"},
+		{"write .git through a symlink", ToolWriteFile, `{"path":"g/hooks/x","content":"x"}`, "escapes"},
+		{"nested .git", ToolWriteFile, `{"path":"sub/.git/config","content":"x"}`, "escapes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, out := x.execute(context.Background(), 1, tc.tool, json.RawMessage(tc.args))
+			if rec.Result.OK || !strings.Contains(out, tc.want) {
+				t.Fatalf("want %q, got %+v: %s", tc.want, rec.Result, out)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "secrets/key.pem")); string(b) != "k" {
+		t.Fatalf("protected file changed: %q", b)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secrets/key.pem"), []byte("needle"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "open.txt"), []byte("needle"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out := x.execute(context.Background(), 2, ToolSearch, json.RawMessage(`{"query":"needle"}`))
+	if strings.Contains(out, "secrets/key.pem") || !strings.Contains(out, "open.txt") {
+		t.Fatalf("search must skip protected files: %s", out)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/index"
+	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -54,7 +55,11 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		defer s.d.CloseWorkspace(ws)
 		root = ws.Dir
 	}
-	idx, err := index.Scan(root, index.Limits{MaxFiles: cfg.Librarian.MaxFiles, MaxFileBytes: cfg.Librarian.MaxFileBytes})
+	idx, err := index.Scan(root, index.Limits{MaxFiles: cfg.Librarian.MaxFiles, MaxFileBytes: cfg.Librarian.MaxFileBytes,
+		// Files the policy protects never reach a bundle.
+		Exclude: func(rel string) bool {
+			return s.d.Policy.Evaluate(policy.ToolCall{Tool: policy.ToolReadFile, Paths: []string{rel}}).Blocked
+		}})
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}

@@ -558,3 +558,31 @@ func TestInlineBundleFitsTheEvent(t *testing.T) {
 }
 
 func intp(n int) *int { return &n }
+
+func TestProtectedFilesAreNotIndexed(t *testing.T) {
+	d := apptest.Deps(t, `{}`, apptest.Options{PolicyJSON: `{"never_touch":["secrets/**"],"commands":{"allow":[["go","test"]]}}`})
+	repo := copyHello(t)
+	writeFile(t, repo, "secrets/greet-token.txt", "Greet token: hunter2\n")
+	h, err := librarian.New(testCtx(t), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := requested(t, "prot", events.Requested{Request: "Make Greet greet", Repo: events.RepoRef{Path: repo}})
+	outs, err := h(testCtx(t), in)
+	if err != nil || len(outs) != 1 {
+		t.Fatalf("%v", err)
+	}
+	raw, _ := json.Marshal(outs[0])
+	var data events.ContextData
+	if err := events.DecodeData(outs[0], &data); err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Artifacts.LoadBundle(testCtx(t), data.Bundle, data.BundleRef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	braw, _ := json.Marshal(b)
+	if strings.Contains(string(raw)+string(braw), "secrets/") || strings.Contains(string(braw), "hunter2") {
+		t.Fatalf("a protected file reached the bundle: %s", braw)
+	}
+}
