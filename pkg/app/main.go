@@ -155,7 +155,7 @@ func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *
 			log.Error("health server", "err", err)
 		}
 	}()
-	log.Info("starting", "nats", bus.Redacted(conn.URL), "http", httpAddr)
+	log.Info("starting", "nats", bus.Redacted(conn.Resolved().URL), "http", httpAddr)
 	return RunComponents(ctx, deps, []Component{comp}, metrics, health)
 }
 

@@ -31,32 +31,56 @@ type ConnectOptions struct {
 	TLSCert, TLSKey string
 	// Timeout bounds the initial connection. Default 10s.
 	Timeout time.Duration
+
+	getenv func(string) string
 }
 
-// Bind registers the connection flags on fs, taking defaults from the
-// environment (NATS_URL, NATS_CREDS, NATS_USER, NATS_PASSWORD, NATS_TOKEN,
-// NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY) so secrets need not appear on
-// command lines.
+// Bind registers the connection flags on fs. Values not given as flags
+// come from the environment (NATS_URL, NATS_CREDS, NATS_USER,
+// NATS_PASSWORD, NATS_TOKEN, NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY),
+// applied by Validate and Connect after parsing — never as flag defaults,
+// so `--help` and flag errors cannot print a secret.
 func (o *ConnectOptions) Bind(fs *flag.FlagSet, getenv func(string) string) {
-	def := func(env, fallback string) string {
-		if v := getenv(env); v != "" {
-			return v
-		}
-		return fallback
-	}
-	fs.StringVar(&o.URL, "nats", def("NATS_URL", DefaultURL), "NATS server URL(s), comma-separated (env NATS_URL)")
-	fs.StringVar(&o.CredsFile, "creds", def("NATS_CREDS", ""), "NATS credentials file (env NATS_CREDS)")
-	fs.StringVar(&o.User, "user", def("NATS_USER", ""), "NATS user (env NATS_USER)")
-	fs.StringVar(&o.Password, "password", def("NATS_PASSWORD", ""), "NATS password (env NATS_PASSWORD; prefer the variable)")
-	fs.StringVar(&o.Token, "token", def("NATS_TOKEN", ""), "NATS token (env NATS_TOKEN; prefer the variable)")
-	fs.StringVar(&o.TLSCA, "tls-ca", def("NATS_TLS_CA", ""), "CA file to verify the NATS server (env NATS_TLS_CA)")
-	fs.StringVar(&o.TLSCert, "tls-cert", def("NATS_TLS_CERT", ""), "client certificate file (env NATS_TLS_CERT)")
-	fs.StringVar(&o.TLSKey, "tls-key", def("NATS_TLS_KEY", ""), "client key file (env NATS_TLS_KEY)")
+	o.getenv = getenv
+	fs.StringVar(&o.URL, "nats", "", "NATS server URL(s), comma-separated (env NATS_URL, default "+DefaultURL+")")
+	fs.StringVar(&o.CredsFile, "creds", "", "NATS credentials file (env NATS_CREDS)")
+	fs.StringVar(&o.User, "user", "", "NATS user (env NATS_USER)")
+	fs.StringVar(&o.Password, "password", "", "NATS password (env NATS_PASSWORD; prefer the variable)")
+	fs.StringVar(&o.Token, "token", "", "NATS token (env NATS_TOKEN; prefer the variable)")
+	fs.StringVar(&o.TLSCA, "tls-ca", "", "CA file to verify the NATS server (env NATS_TLS_CA)")
+	fs.StringVar(&o.TLSCert, "tls-cert", "", "client certificate file (env NATS_TLS_CERT)")
+	fs.StringVar(&o.TLSKey, "tls-key", "", "client key file (env NATS_TLS_KEY)")
 }
+
+// withEnv fills the fields not set by flags from the environment given to
+// Bind, and the URL default.
+func (o ConnectOptions) withEnv() ConnectOptions {
+	if o.getenv != nil {
+		for _, f := range []struct {
+			dst *string
+			env string
+		}{
+			{&o.URL, "NATS_URL"}, {&o.CredsFile, "NATS_CREDS"}, {&o.User, "NATS_USER"}, {&o.Password, "NATS_PASSWORD"},
+			{&o.Token, "NATS_TOKEN"}, {&o.TLSCA, "NATS_TLS_CA"}, {&o.TLSCert, "NATS_TLS_CERT"}, {&o.TLSKey, "NATS_TLS_KEY"},
+		} {
+			if *f.dst == "" {
+				*f.dst = o.getenv(f.env)
+			}
+		}
+		if o.URL == "" {
+			o.URL = DefaultURL
+		}
+	}
+	return o
+}
+
+// Resolved returns the options with the environment applied (see Bind).
+func (o ConnectOptions) Resolved() ConnectOptions { return o.withEnv() }
 
 // Validate reports every inconsistent combination, each wrapping
 // ErrInvalidConfig.
 func (o ConnectOptions) Validate() error {
+	o = o.withEnv()
 	var errs []error
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...))
@@ -108,6 +132,7 @@ func Redacted(raw string) string {
 // Connect validates the options and connects with reconnects enabled
 // forever (a worker should ride out server restarts).
 func Connect(o ConnectOptions) (*nats.Conn, error) {
+	o = o.withEnv()
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}

@@ -44,11 +44,22 @@ func TestBindReadsEnvironment(t *testing.T) {
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	env := map[string]string{"NATS_URL": "nats://env:4222", "NATS_TOKEN": "s3cret"}
 	o.Bind(fs, func(k string) string { return env[k] })
-	if err := fs.Parse([]string{"--user", "a", "--password", "b", "--token", ""}); err != nil {
+	if err := fs.Parse([]string{"--user", "a", "--password", "b"}); err != nil {
 		t.Fatal(err)
 	}
-	if o.URL != "nats://env:4222" || o.User != "a" || o.Token != "" {
-		t.Fatalf("%+v", o)
+	r := o.Resolved()
+	if r.URL != "nats://env:4222" || r.User != "a" || r.Password != "b" || r.Token != "s3cret" {
+		t.Fatalf("%+v", r)
+	}
+	// Flags win over the environment; nothing secret is a flag default.
+	var usage strings.Builder
+	fs2 := flag.NewFlagSet("y", flag.ContinueOnError)
+	fs2.SetOutput(&usage)
+	var o2 bus.ConnectOptions
+	o2.Bind(fs2, func(k string) string { return map[string]string{"NATS_PASSWORD": "pw-secret", "NATS_TOKEN": "tok-secret", "NATS_URL": "nats://u:url-secret@h:4222"}[k] })
+	fs2.PrintDefaults()
+	if s := usage.String(); strings.Contains(s, "secret") {
+		t.Fatalf("usage prints a secret:\n%s", s)
 	}
 }
 
