@@ -2,9 +2,9 @@ package artifacts_test
 
 import (
 	"bytes"
-	"strings"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/artifacts"

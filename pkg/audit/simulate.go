@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/rao"
@@ -76,7 +77,12 @@ func Simulate(p *policy.Policy, ev rao.Event, stateAfter []byte) Simulated {
 			ToolCalls []struct {
 				Tool string          `json:"tool"`
 				Call json.RawMessage `json:"call"`
-				Gate policy.Decision `json:"gate"`
+				Gate struct {
+					policy.Decision
+					// Stage is events.GateDecision.Stage: calls refused
+					// before the policy gate are not policy decisions.
+					Stage string `json:"stage"`
+				} `json:"gate"`
 			} `json:"tool_calls"`
 		} `json:"attempts"`
 	}
@@ -85,6 +91,7 @@ func Simulate(p *policy.Policy, ev rao.Event, stateAfter []byte) Simulated {
 		return out
 	}
 	var recorded []policy.Recorded
+	var skipped []string
 	for _, path := range paths {
 		m := toolCallPath.FindStringSubmatch(path)
 		a, _ := strconv.Atoi(m[1])
@@ -94,13 +101,21 @@ func Simulate(p *policy.Policy, ev rao.Event, stateAfter []byte) Simulated {
 			return out
 		}
 		tc := st.Attempts[a].ToolCalls[j]
+		if tc.Gate.Stage == "workspace" || tc.Gate.Stage == "arguments" {
+			skipped = append(skipped, fmt.Sprintf("%s (refused before the policy gate: %s)", path, tc.Gate.Stage))
+			continue
+		}
 		var call policy.ToolCall
 		if len(tc.Call) == 0 || json.Unmarshal(tc.Call, &call) != nil || call.Tool == "" {
 			out.Reason = fmt.Sprintf("missing tool calls: %s has no gate input", path)
 			return out
 		}
-		recorded = append(recorded, policy.Recorded{Call: call, Decision: tc.Gate})
+		recorded = append(recorded, policy.Recorded{Call: call, Decision: tc.Gate.Decision})
 		out.Calls = append(out.Calls, SimulatedCall{Path: path, Tool: call.Tool})
+	}
+	if len(recorded) == 0 {
+		out.Reason = "missing tool calls: " + strings.Join(skipped, "; ")
+		return out
 	}
 	for i, s := range policy.Simulate(p, recorded) {
 		out.Calls[i].Simulation = s

@@ -299,3 +299,18 @@ func TestSimulateCallThatCreatedItsAttempt(t *testing.T) {
 		}
 	}
 }
+
+func TestSimulateSkipsCallsRefusedBeforeTheGate(t *testing.T) {
+	state := []byte(`{"attempts":[{"attempt":1,"tool_calls":[
+	  {"tool":"edit_file","call":{"tool":"edit_file"},"gate":{"stage":"arguments","blocked":false}},
+	  {"tool":"read_file","call":{"tool":"read_file","paths":["/etc/passwd"]},"gate":{"stage":"workspace","blocked":true,"reasons":["path escapes"]}}]}]}`)
+	ev := rao.Event{Kind: rao.KindAudit, Delta: rao.Patch{{Op: "add", Path: "/attempts/0/tool_calls/0", Value: json.RawMessage(`{}`)}}}
+	s := audit.Simulate(strictPolicy(t), ev, state)
+	if s.Available || !strings.Contains(s.Reason, "refused before the policy gate: arguments") || s.Changed {
+		t.Fatalf("argument error simulated as a policy decision: %+v", s)
+	}
+	ev.Delta = rao.Patch{{Op: "add", Path: "/attempts/0/tool_calls/1", Value: json.RawMessage(`{}`)}}
+	if s := audit.Simulate(strictPolicy(t), ev, state); s.Available || !strings.Contains(s.Reason, "workspace") {
+		t.Fatalf("workspace refusal simulated as a policy decision: %+v", s)
+	}
+}

@@ -142,9 +142,25 @@ type PlanData struct {
 // Validate checks the plan.
 func (d PlanData) Validate() error { return d.Plan.Validate() }
 
+// Gate stages: who decided about a tool call.
+const (
+	// GateStagePolicy: the policy gate evaluated the call.
+	GateStagePolicy = "policy"
+	// GateStageWorkspace: path safety refused the call before the gate
+	// (absolute path, escape through "..", a symlink or into .git); this
+	// counts as a block.
+	GateStageWorkspace = "workspace"
+	// GateStageArguments: the call was malformed (unknown tool, bad
+	// arguments, an edit whose text is not found) and never reached the
+	// gate; this is a tool error, not a block.
+	GateStageArguments = "arguments"
+)
+
 // GateDecision is the policy gate's decision on one tool call, with the
 // policy and evaluator that made it.
 type GateDecision struct {
+	// Stage says who decided: policy, workspace or arguments.
+	Stage      string   `json:"stage,omitempty"`
 	Blocked    bool     `json:"blocked"`
 	Reasons    []string `json:"reasons,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`

@@ -70,12 +70,19 @@ func (x *executor) execute(ctx context.Context, step int, tool string, args json
 	callJSON, _ := json.Marshal(call)
 	rec.Call = callJSON
 	if err != nil {
-		rec.Gate = events.GateDecision{Blocked: true, Reasons: []string{err.Error()}, PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
+		if errors.Is(err, workspace.ErrPathEscapes) {
+			// Path safety refused it: a block, decided before the policy.
+			rec.Gate = events.GateDecision{Stage: events.GateStageWorkspace, Blocked: true, Reasons: []string{err.Error()},
+				PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
+		} else {
+			// A malformed call: a tool error the model can correct, not a block.
+			rec.Gate = events.GateDecision{Stage: events.GateStageArguments}
+		}
 		rec.Result = events.ToolResult{OK: false, Error: err.Error(), DurationMS: time.Since(start).Milliseconds()}
 		return rec, "error: " + err.Error()
 	}
 	d := x.policy.Evaluate(call)
-	rec.Gate = events.GateDecision{Blocked: d.Blocked, Reasons: d.Reasons, Warnings: d.Warnings, PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
+	rec.Gate = events.GateDecision{Stage: events.GateStagePolicy, Blocked: d.Blocked, Reasons: d.Reasons, Warnings: d.Warnings, PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
 	if d.Blocked {
 		msg := "blocked by policy: " + strings.Join(d.Reasons, "; ")
 		rec.Result = events.ToolResult{OK: false, Error: msg, DurationMS: time.Since(start).Milliseconds()}
