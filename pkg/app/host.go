@@ -9,6 +9,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 )
 
@@ -45,6 +46,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			DrainTimeout:    time.Duration(d.Config.Limits.DrainTimeoutMS) * time.Millisecond,
 			MaxEventBytes:   d.Config.Events.MaxEventBytes,
 			EndRunOnFailure: c.Name != events.ServiceRecorder,
+			CompleteFailure: d.completeFailure(c.Name),
 			Concurrency:     concurrencyFor(c.Name),
 		}, h, worker.WithLogger(d.Log), worker.WithMetrics(metrics), worker.WithClock(d.Now))
 		if err != nil {
@@ -79,4 +81,20 @@ func concurrencyFor(service string) int {
 		return 8
 	}
 	return 4
+}
+
+// completeFailure gives a failed event the runtime publishes the run's
+// RL4-CODEX payload at integrity red, so every terminal event carries a
+// decodable payload that reflects its verdict.
+func (d *Deps) completeFailure(service string) func(runID string, attempt int, v *events.VerdictData) {
+	return func(runID string, attempt int, v *events.VerdictData) {
+		payload, err := runcodex.Encode(runcodex.Facts{RunID: runID, Project: v.Run.Project, Phase: service, Attempt: attempt,
+			MaxRetries: v.Run.MaxRetries, Actions: []string{"fail"}, Failures: len(v.Run.Failures) + 1,
+			Integrity: events.IntegrityRed, PolicyHash: d.PolicyHash})
+		if err != nil {
+			d.Log.Warn("could not encode the failed run's codex payload", "run_id", runID, "err", err)
+			return
+		}
+		v.Run.Codex = payload
+	}
 }

@@ -56,7 +56,9 @@ func TestBindReadsEnvironment(t *testing.T) {
 	fs2 := flag.NewFlagSet("y", flag.ContinueOnError)
 	fs2.SetOutput(&usage)
 	var o2 bus.ConnectOptions
-	o2.Bind(fs2, func(k string) string { return map[string]string{"NATS_PASSWORD": "pw-secret", "NATS_TOKEN": "tok-secret", "NATS_URL": "nats://u:url-secret@h:4222"}[k] })
+	o2.Bind(fs2, func(k string) string {
+		return map[string]string{"NATS_PASSWORD": "pw-secret", "NATS_TOKEN": "tok-secret", "NATS_URL": "nats://u:url-secret@h:4222"}[k]
+	})
 	fs2.PrintDefaults()
 	if s := usage.String(); strings.Contains(s, "secret") {
 		t.Fatalf("usage prints a secret:\n%s", s)

@@ -93,3 +93,7 @@ func (e *RetryAfterError) Error() string {
 
 // Unwrap returns ErrUnavailable and the cause.
 func (e *RetryAfterError) Unwrap() []error { return []error{ErrUnavailable, e.Err} }
+
+// RetryAfter says how long the server asked to wait; the worker runtime
+// delays the redelivery at least that long.
+func (e *RetryAfterError) RetryAfter() time.Duration { return e.After }

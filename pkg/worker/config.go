@@ -21,7 +21,8 @@ type Config struct {
 	// Concurrency is how many events are handled at once. Default 4.
 	Concurrency int
 	// MaxDeliver is how many deliveries a message gets before it is
-	// dead-lettered and its run ends failed. Default 5.
+	// dead-lettered and its run ends failed. Default 8: with the default
+	// backoff a transient failure is retried for about two minutes.
 	MaxDeliver int
 	// AckWait is the consumer's ack wait; while a handler runs the runtime
 	// sends InProgress every AckWait/3. Default 30s.
@@ -40,14 +41,18 @@ type Config struct {
 	// readable run id, and dead-lettered messages publish the run's `failed`
 	// event. Phase workers set it; the recorder does not.
 	EndRunOnFailure bool
+	// CompleteFailure, when set, completes the verdict of a `failed` event
+	// the runtime publishes (for instance with the run's RL4-CODEX payload
+	// at integrity red) before it is sent.
+	CompleteFailure func(runID string, attempt int, v *events.VerdictData)
 }
 
 // Backoff is an exponential backoff: the n-th redelivery waits about
 // Initial*Multiplier^(n-1), capped at Max, with ±Jitter randomisation.
 type Backoff struct {
-	// Initial is the first delay. Default 500ms.
+	// Initial is the first delay. Default 1s.
 	Initial time.Duration
-	// Max caps the delay. Default 30s.
+	// Max caps the delay. Default 60s.
 	Max time.Duration
 	// Multiplier grows the delay. Default 2.
 	Multiplier float64
@@ -66,7 +71,7 @@ func (c *Config) setDefaults() {
 		c.Concurrency = 4
 	}
 	if c.MaxDeliver == 0 {
-		c.MaxDeliver = 5
+		c.MaxDeliver = 8
 	}
 	if c.AckWait == 0 {
 		c.AckWait = 30 * time.Second
@@ -81,10 +86,10 @@ func (c *Config) setDefaults() {
 		c.MaxEventBytes = events.DefaultMaxEventBytes
 	}
 	if c.Backoff.Initial == 0 {
-		c.Backoff.Initial = 500 * time.Millisecond
+		c.Backoff.Initial = time.Second
 	}
 	if c.Backoff.Max == 0 {
-		c.Backoff.Max = 30 * time.Second
+		c.Backoff.Max = 60 * time.Second
 	}
 	if c.Backoff.Multiplier == 0 {
 		c.Backoff.Multiplier = 2

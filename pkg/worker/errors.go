@@ -9,6 +9,7 @@ package worker
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // ErrPermanent marks a failure that retrying cannot fix (invalid input, a
@@ -49,3 +50,11 @@ func (e *permanentError) Unwrap() []error { return []error{ErrPermanent, e.err} 
 
 // IsPermanent reports whether err is marked permanent.
 func IsPermanent(err error) bool { return errors.Is(err, ErrPermanent) }
+
+// RetryAfter is implemented by errors that know when a retry can succeed
+// (an HTTP 429 with Retry-After). The runtime waits at least that long
+// before redelivering.
+type RetryAfter interface {
+	error
+	RetryAfter() time.Duration
+}

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -214,6 +215,10 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 		r.deadLetter(ctx, log, d, fmt.Sprintf("gave up after %d deliveries: %v", deliveries, err))
 	default:
 		delay := r.cfg.Backoff.delay(deliveries)
+		var ra RetryAfter
+		if errors.As(err, &ra) && ra.RetryAfter() > delay {
+			delay = min(ra.RetryAfter(), 10*time.Minute)
+		}
 		if nerr := msg.NakWithDelay(delay); nerr != nil {
 			log.Warn("nak failed; the event will be redelivered after the ack wait", "err", nerr)
 		}
@@ -374,6 +379,16 @@ func (r *Runtime) endRun(ctx context.Context, d delivery, runID, reason string) 
 	failed, err := events.Failed(d.env, runID, r.cfg.Service, truncate(reason, 8192), d.env.Attempt, events.SourceFor(r.cfg.Service), r.now)
 	if err != nil {
 		return err
+	}
+	if r.cfg.CompleteFailure != nil {
+		var v events.VerdictData
+		if err := json.Unmarshal(failed.Data, &v); err != nil {
+			return fmt.Errorf("could not complete failed event: %w", err)
+		}
+		r.cfg.CompleteFailure(runID, failed.Attempt, &v)
+		if failed.Data, err = json.Marshal(v); err != nil {
+			return fmt.Errorf("could not complete failed event: %w", err)
+		}
 	}
 	return r.publish(ctx, []events.Envelope{failed})
 }

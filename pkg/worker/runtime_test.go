@@ -517,3 +517,47 @@ func TestRunWithoutConsumer(t *testing.T) {
 		t.Fatalf("err = %v, want ErrConsumerMissing", err)
 	}
 }
+
+type slowDown struct{ after time.Duration }
+
+func (e slowDown) Error() string             { return "429 too many requests" }
+func (e slowDown) RetryAfter() time.Duration { return e.after }
+
+func TestRetryAfterIsHonoured(t *testing.T) {
+	h := newHarness(t)
+	var mu sync.Mutex
+	var times []time.Time
+	h.start(t, worker.Config{Service: events.ServiceLibrarian}, func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+		mu.Lock()
+		times = append(times, time.Now())
+		n := len(times)
+		mu.Unlock()
+		if n == 1 {
+			return nil, fmt.Errorf("model: %w", slowDown{after: 400 * time.Millisecond})
+		}
+		return contextOut(in)
+	})
+	h.publish(t, requested(t, "slowdown"))
+	waitFor(t, "output", func() bool {
+		return len(h.messages(t, events.StreamWork, events.KindContext.Subject("slowdown"))) == 1
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if gap := times[1].Sub(times[0]); gap < 350*time.Millisecond {
+		t.Fatalf("redelivered after %s, before the server's Retry-After of 400ms", gap)
+	}
+}
+
+func TestCompleteFailureHook(t *testing.T) {
+	h := newHarness(t)
+	h.start(t, worker.Config{Service: events.ServiceLibrarian, CompleteFailure: func(runID string, attempt int, v *events.VerdictData) {
+		v.Run.Codex = "payload for " + runID
+	}}, func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+		return nil, worker.Permanentf("no")
+	})
+	h.publish(t, requested(t, "hooked"))
+	waitFor(t, "failed event", func() bool {
+		f := h.messages(t, events.StreamWork, events.KindFailed.Subject("hooked"))
+		return len(f) == 1 && decodeVerdict(t, f[0]).Run.Codex == "payload for hooked"
+	})
+}

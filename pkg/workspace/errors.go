@@ -13,6 +13,9 @@ var (
 	ErrPathEscapes = errors.New("path escapes the workspace")
 	// ErrRepo: the repository cannot be read or cloned.
 	ErrRepo = errors.New("repository unavailable")
+	// ErrClone: cloning a repository URL failed; it wraps ErrRepo, but the
+	// cause may be a network outage, so callers may retry.
+	ErrClone = errors.New("clone failed")
 	// ErrGit: a git operation failed.
 	ErrGit = errors.New("git operation failed")
 	// ErrApply: a diff does not apply.

@@ -105,7 +105,7 @@ func (w *Workspace) RealRel(rel string) (abs, real string, err error) { return R
 
 func (w *Workspace) clone(ctx context.Context, repo events.RepoRef) error {
 	if _, err := w.runGit(ctx, filepath.Dir(w.Dir), "clone", "--quiet", "--", repo.URL, w.Dir); err != nil {
-		return fmt.Errorf("%w: clone %s: %w", ErrRepo, repo.URL, err)
+		return fmt.Errorf("%w: %w: %s: %w", ErrRepo, ErrClone, repo.URL, err)
 	}
 	if repo.Ref != "" {
 		if _, err := w.runGit(ctx, w.Dir, "checkout", "--quiet", "--detach", repo.Ref, "--"); err != nil {

@@ -76,7 +76,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Request.Repo)
 	if err != nil {
-		if errors.Is(err, workspace.ErrRepo) {
+		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
 			return nil, worker.Permanent(err)
 		}
 		return nil, err

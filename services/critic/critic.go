@@ -73,7 +73,7 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 	}
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Request.Repo)
 	if err != nil {
-		if errors.Is(err, workspace.ErrRepo) {
+		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
 			return nil, "", worker.Permanent(err)
 		}
 		return nil, "", err

@@ -17,6 +17,7 @@ import (
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
+	"github.com/codali-dev/codali/pkg/workspace"
 )
 
 // Component is the librarian as a hostable component.
@@ -50,7 +51,11 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if req.Repo.URL != "" {
 		ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceLibrarian, req.Repo)
 		if err != nil {
-			return nil, worker.Permanent(fmt.Errorf("could not fetch repository: %w", err))
+			err = fmt.Errorf("could not fetch repository: %w", err)
+			if errors.Is(err, workspace.ErrClone) {
+				return nil, err // perhaps the network: retried with backoff
+			}
+			return nil, worker.Permanent(err)
 		}
 		defer s.d.CloseWorkspace(ws)
 		root = ws.Dir

@@ -18,6 +18,7 @@ import (
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/worker"
+	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/codali-dev/codali/services/librarian"
 )
 
@@ -436,9 +437,6 @@ func TestHandleRejectsPermanently(t *testing.T) {
 		{"repository path is a file", func(t *testing.T) events.Envelope {
 			return requested(t, "r7", events.Requested{Request: "x", Repo: events.RepoRef{Path: notDir}})
 		}, "not a directory"},
-		{"unreachable repository URL", func(t *testing.T) events.Envelope {
-			return requested(t, "r8", events.Requested{Request: "x", Repo: events.RepoRef{URL: "file://" + missing}})
-		}, "could not fetch repository"},
 		{"unknown ref", func(t *testing.T) events.Envelope {
 			url := gitRepo(t, copyHello(t))
 			return requested(t, "r9", events.Requested{Request: "x", Repo: events.RepoRef{URL: url, Ref: "no-such-branch"}})
@@ -584,5 +582,20 @@ func TestProtectedFilesAreNotIndexed(t *testing.T) {
 	braw, _ := json.Marshal(b)
 	if strings.Contains(string(raw)+string(braw), "secrets/") || strings.Contains(string(braw), "hunter2") {
 		t.Fatalf("a protected file reached the bundle: %s", braw)
+	}
+}
+
+// TestCloneFailureIsRetried: a clone that fails may be a network outage,
+// so the event is retried with backoff rather than ending the run at once.
+func TestCloneFailureIsRetried(t *testing.T) {
+	d := newDeps(t, `{}`)
+	h, err := librarian.New(testCtx(t), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := requested(t, "r8", events.Requested{Request: "x", Repo: events.RepoRef{URL: "file://" + filepath.Join(t.TempDir(), "missing")}})
+	_, err = h(testCtx(t), in)
+	if err == nil || errors.Is(err, worker.ErrPermanent) || !errors.Is(err, workspace.ErrClone) {
+		t.Fatalf("err = %v, want a transient clone error", err)
 	}
 }
