@@ -33,7 +33,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"unknown flag", []string{"submit", "--frob"}, "flag provided but not defined"},
 		{"submit without request", []string{"submit", "--repo", "."}, "request text is required"},
 		{"submit without repo", []string{"submit", "do it"}, "one of path or url"},
-		{"submit bad integrity", []string{"submit", "--repo", ".", "--require-integrity", "blue", "x"}, "green or amber"},
+		{"submit bad integrity", []string{"submit", "--repo", ".", "--wait", "--require-integrity", "blue", "x"}, "green or amber"},
+		{"submit integrity without wait", []string{"submit", "--repo", ".", "--require-integrity", "green", "x"}, "needs --wait"},
 		{"submit bad timeout", []string{"submit", "--repo", ".", "--timeout", "-1s", "x"}, "positive"},
 		{"submit bad auth", []string{"submit", "--repo", ".", "--user", "u", "x"}, "go together"},
 		{"up bad workers", []string{"up", "--workers", "librarian,chef"}, "unknown worker"},
@@ -109,5 +110,30 @@ func TestFinishExitCodesAndIntegrityGate(t *testing.T) {
 				t.Fatalf("exit %d, want %d (%s %s)", got, tc.want, out.String(), errOut.String())
 			}
 		})
+	}
+}
+
+func TestUpRefusesASharedDataDirectory(t *testing.T) {
+	dir := t.TempDir()
+	unlock, err := lockData(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	code, _, errOut := runBare(t, "", "up", "--data", dir, "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0")
+	if code != exitUsage || !strings.Contains(errOut, "used by another codali up") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestClientCommandsExit2WhenNATSIsUnreachable(t *testing.T) {
+	for _, args := range [][]string{
+		{"submit", "--nats", "nats://127.0.0.1:1", "--repo", ".", "--wait", "x"},
+		{"watch", "--nats", "nats://127.0.0.1:1", "somerun"},
+		{"rao", "verify", "--nats", "nats://127.0.0.1:1"},
+	} {
+		if code, _, errOut := runBare(t, "", args...); code != exitUsage || !strings.Contains(errOut, "could not connect") {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+		}
 	}
 }

@@ -109,9 +109,6 @@ func (c *cli) codexDecode(in []byte, asJSON, partial bool) int {
 		}
 	}
 	if err != nil || codex.HasErrors(diags) {
-		if err != nil && !asJSON {
-			c.errorf("codex decode: %v", err)
-		}
 		return exitFailure
 	}
 	return exitOK

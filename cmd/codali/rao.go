@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
@@ -38,6 +39,9 @@ type raoEnv struct {
 	policy   *policy.Policy
 	asJSON   bool
 	simulate bool
+	// gatePolicyHash and contractHash tag auditor notes: the configured
+	// policy, not a --policy given only to simulate.
+	gatePolicyHash, contractHash string
 }
 
 func cmdRAO(ctx context.Context, c *cli, args []string) int {
@@ -74,9 +78,15 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 		c.errorf("rao: %v", err)
 		return exitUsage
 	}
+	gate, contract, err := app.LoadGate(e.cfg)
+	if err != nil {
+		c.errorf("rao: %v", err)
+		return exitUsage
+	}
+	e.gatePolicyHash, e.contractHash = gate.Hash(), contract
 	if e.cl, err = c.connect(conn); err != nil {
 		c.errorf("rao: %v", err)
-		return exitFailure
+		return exitUsage // unreachable: not a verdict
 	}
 	defer e.cl.close()
 	if e.store, err = raostore.Open(ctx, e.cl.js); err != nil {
@@ -113,6 +123,17 @@ func loadPolicy(path string, cfg *config.Config) (*policy.Policy, error) {
 	return policy.Load(path)
 }
 
+// errBadID: an argument is not a run or event id (a usage error).
+var errBadID = errors.New("not an id")
+
+// failCode is the exit code for an error: 2 for usage errors, 1 otherwise.
+func failCode(err error) int {
+	if errors.Is(err, errBadID) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
 // history loads a run's events; an empty run id picks the latest run.
 func (e *raoEnv) history(ctx context.Context, runID string) (string, []rao.Event, error) {
 	if runID == "" {
@@ -126,7 +147,7 @@ func (e *raoEnv) history(ctx context.Context, runID string) (string, []rao.Event
 		runID = runs[len(runs)-1] // run ids sort by time
 	}
 	if events.ValidateRunID(runID) != nil {
-		return "", nil, fmt.Errorf("%q is not a run id", runID)
+		return "", nil, fmt.Errorf("%w: %q is not a run id", errBadID, runID)
 	}
 	evs, _, err := e.store.Load(ctx, runID)
 	if err != nil {
@@ -181,12 +202,12 @@ func (e *raoEnv) replay(ctx context.Context, pos []string) int {
 	runID, evs, err := e.history(ctx, runID)
 	if err != nil {
 		e.c.errorf("rao replay: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	states, err := rao.States(evs)
 	if err != nil {
 		e.c.errorf("rao replay: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	var views []eventView
 	var final []byte
@@ -200,12 +221,16 @@ func (e *raoEnv) replay(ctx context.Context, pos []string) int {
 	if e.asJSON {
 		return e.printJSON(map[string]any{"run_id": runID, "events": views, "state": json.RawMessage(final)})
 	}
+	if len(views) == 0 {
+		e.c.errorf("rao replay: run %s has no event up to %d (it starts at %d)", runID, upto, evs[0].Seq)
+		return exitUsage
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "run %s: %d events", runID, len(views))
+	fmt.Fprintf(&b, "run %s: events %d–%d of %d", runID, views[0].Seq, views[len(views)-1].Seq, len(evs))
 	if first := evs[0]; first.Seq > 1 {
 		fmt.Fprintf(&b, " (compacted: history starts at checkpoint %d)", first.Seq)
 	}
-	b.WriteString("\n")
+	b.WriteString("\n(* marks a checkpoint: the event stores the full state)\n")
 	for _, v := range views {
 		writeTimelineLine(&b, v)
 	}
@@ -281,11 +306,11 @@ func abbrev(h string) string {
 func (e *raoEnv) findEvent(ctx context.Context, id string) (rao.Event, []byte, []byte, error) {
 	i := strings.LastIndexByte(id, '.')
 	if i <= 0 {
-		return rao.Event{}, nil, nil, fmt.Errorf("%q is not an event id (<run>.<seq>)", id)
+		return rao.Event{}, nil, nil, fmt.Errorf("%w: %q is not an event id (<run>.<seq>)", errBadID, id)
 	}
 	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
 	if err != nil {
-		return rao.Event{}, nil, nil, fmt.Errorf("%q is not an event id (<run>.<seq>)", id)
+		return rao.Event{}, nil, nil, fmt.Errorf("%w: %q is not an event id (<run>.<seq>)", errBadID, id)
 	}
 	_, evs, err := e.history(ctx, id[:i])
 	if err != nil {
@@ -313,7 +338,7 @@ func (e *raoEnv) show(ctx context.Context, pos []string) int {
 	ev, _, after, err := e.findEvent(ctx, pos[0])
 	if err != nil {
 		e.c.errorf("rao show: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	v := e.view(ev, after, true)
 	if e.asJSON {
@@ -334,7 +359,7 @@ func (e *raoEnv) diff(ctx context.Context, pos []string) int {
 	ev, before, _, err := e.findEvent(ctx, pos[0])
 	if err != nil {
 		e.c.errorf("rao diff: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	if e.asJSON {
 		return e.printJSON(ev.Delta)
@@ -342,13 +367,17 @@ func (e *raoEnv) diff(ctx context.Context, pos []string) int {
 	var b strings.Builder
 	fmt.Fprintf(&b, "event %s (%s): %s\n", ev.ID, ev.Kind, ev.Summary)
 	for _, op := range ev.Delta {
+		path := op.Path
+		if path == "" {
+			path = "(whole state)"
+		}
 		switch op.Op {
 		case "add":
-			fmt.Fprintf(&b, "+ %s = %s\n", op.Path, compact(op.Value))
+			fmt.Fprintf(&b, "+ %s = %s\n", path, compact(op.Value))
 		case "remove":
-			fmt.Fprintf(&b, "- %s (was %s)\n", op.Path, compact(lookup(before, op.Path)))
+			fmt.Fprintf(&b, "- %s (was %s)\n", path, compact(lookup(before, op.Path)))
 		default:
-			fmt.Fprintf(&b, "~ %s: %s → %s\n", op.Path, compact(lookup(before, op.Path)), compact(op.Value))
+			fmt.Fprintf(&b, "~ %s: %s → %s\n", path, compact(lookup(before, op.Path)), compact(op.Value))
 		}
 	}
 	if len(ev.Delta) == 0 {
@@ -364,6 +393,10 @@ func (e *raoEnv) verify(ctx context.Context, pos []string) int {
 		return exitUsage
 	}
 	runs := pos
+	if len(runs) == 1 && events.ValidateRunID(runs[0]) != nil {
+		e.c.errorf("rao verify: %q is not a run id", runs[0])
+		return exitUsage
+	}
 	if len(runs) == 0 {
 		var err error
 		if runs, err = e.store.Runs(ctx); err != nil {
@@ -383,6 +416,10 @@ func (e *raoEnv) verify(ctx context.Context, pos []string) int {
 		evs, _, err := e.store.Load(ctx, id)
 		if err != nil {
 			e.c.errorf("rao verify: %s: %v", id, err)
+			return exitFailure
+		}
+		if len(evs) == 0 {
+			e.c.errorf("rao verify: run %s has no history", id)
 			return exitFailure
 		}
 		rep := rao.Verify(evs)
@@ -455,9 +492,11 @@ func (e *raoEnv) stats(ctx context.Context, pos []string) int {
 	return exitOK
 }
 
+// recorder appends auditor notes. It never compacts (the recorder service
+// owns retention) and tags notes with the configured policy and contract.
 func (e *raoEnv) recorder() *audit.Recorder {
-	return &audit.Recorder{Store: e.store, CheckpointEvery: e.cfg.RAO.CheckpointEvery, MaxEvents: e.cfg.RAO.MaxEvents,
-		PolicyHash: e.policy.Hash(), Redactor: e.redactor}
+	return &audit.Recorder{Store: e.store, CheckpointEvery: e.cfg.RAO.CheckpointEvery,
+		PolicyHash: e.gatePolicyHash, ContractHash: e.contractHash, Redactor: e.redactor}
 }
 
 func (e *raoEnv) audit(ctx context.Context, pos []string, note, by string) int {
@@ -468,7 +507,7 @@ func (e *raoEnv) audit(ctx context.Context, pos []string, note, by string) int {
 	runID := pos[0]
 	if _, _, err := e.history(ctx, runID); err != nil {
 		e.c.errorf("rao audit: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	now := time.Now().UTC()
 	step := audit.Step{
@@ -480,7 +519,7 @@ func (e *raoEnv) audit(ctx context.Context, pos []string, note, by string) int {
 	}
 	if err := e.recordWithRetry(ctx, runID, step); err != nil {
 		e.c.errorf("rao audit: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	fmt.Fprintf(e.c.stdout, "note recorded on run %s\n", runID)
 	return exitOK
@@ -507,17 +546,17 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 	_, evs, err := e.history(ctx, runID)
 	if err != nil {
 		e.c.errorf("rao override: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	raw, err := rao.Replay(evs, 0)
 	if err != nil {
 		e.c.errorf("rao override: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	st, err := audit.DecodeState(runID, raw)
 	if err != nil {
 		e.c.errorf("rao override: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	if st.Terminal() {
 		e.c.errorf("rao override: %v: %s is %s", audit.ErrRunEnded, runID, st.Status)
@@ -535,11 +574,11 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 	env, err := events.New(runID, events.KindFailed, max(st.Attempt, 1), audit.OperatorSource, time.Now(), data)
 	if err != nil {
 		e.c.errorf("rao override: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	if err := publishEvent(ctx, e.cl, env); err != nil {
 		e.c.errorf("rao override: %v", err)
-		return exitFailure
+		return failCode(err)
 	}
 	fmt.Fprintf(e.c.stdout, "run %s cancelled\n", runID)
 	return exitOK
@@ -605,6 +644,9 @@ func lookup(doc []byte, pointer string) json.RawMessage {
 			return nil
 		}
 	}
-	out, _ := json.Marshal(cur)
-	return out
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(cur)
+	return json.RawMessage(strings.TrimSpace(buf.String()))
 }

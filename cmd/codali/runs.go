@@ -30,7 +30,7 @@ func cmdRuns(ctx context.Context, c *cli, args []string) int {
 	cl, err := c.connect(conn)
 	if err != nil {
 		c.errorf("runs: %v", err)
-		return exitFailure
+		return exitUsage // unreachable: not a verdict
 	}
 	defer cl.close()
 	runs, err := audit.OpenRuns(ctx, cl.js)
@@ -77,19 +77,19 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 	cl, err := c.connect(conn)
 	if err != nil {
 		c.errorf("watch: %v", err)
-		return exitFailure
+		return exitUsage // unreachable: not a verdict
 	}
 	defer cl.close()
 	sub, err := subscribeRun(cl, runID)
 	if err != nil {
 		c.errorf("watch: %v", err)
-		return exitFailure
+		return exitUsage
 	}
 	defer sub.close()
 	runs, err := audit.OpenRuns(ctx, cl.js)
 	if err != nil {
 		c.errorf("watch: %v (has the pipeline been started?)", err)
-		return exitFailure
+		return exitUsage
 	}
 	s, err := runs.Get(ctx, runID)
 	switch {
@@ -97,7 +97,7 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "run %s not recorded yet; waiting for its events\n", runID)
 	case err != nil:
 		c.errorf("watch: %v", err)
-		return exitFailure
+		return exitUsage
 	case s.Status != audit.StatusRunning:
 		return c.ended(s, *asJSON)
 	default:
@@ -108,6 +108,9 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 		progress = c.stderr
 	}
 	f := newFollower(progress, c.stdoutTTY && !*asJSON)
+	if !s.Created.IsZero() {
+		f.start, f.last = s.Created, s.Updated // times count from the run's start
+	}
 	term, sum, err := sub.wait(ctx, f, *timeout, func() (audit.Summary, bool) {
 		s, err := runs.Get(ctx, runID)
 		return s, err == nil && s.Status != audit.StatusRunning

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,10 @@ func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 		c.errorf("submit: %v", err)
 		return exitUsage
 	}
+	if o.requireIntegrity != "" && !o.wait {
+		c.errorf("submit: --require-integrity needs --wait")
+		return exitUsage
+	}
 	if o.requireIntegrity != "" && o.requireIntegrity != events.IntegrityGreen && o.requireIntegrity != events.IntegrityAmber {
 		c.errorf("submit: --require-integrity must be green or amber")
 		return exitUsage
@@ -64,6 +69,11 @@ func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 	if err := o.conn.Validate(); err != nil {
 		c.errorf("submit: %v", err)
 		return exitUsage
+	}
+	if data.Repo.Path != "" {
+		if fi, err := os.Stat(data.Repo.Path); err != nil || !fi.IsDir() {
+			fmt.Fprintf(c.stderr, "codali: submit: warning: %s is not a directory here; the workers must be able to read it\n", data.Repo.Path)
+		}
 	}
 	return c.submit(ctx, o, data)
 }
@@ -106,7 +116,7 @@ func (c *cli) submit(ctx context.Context, o submitOptions, data events.Requested
 	cl, err := c.connect(o.conn)
 	if err != nil {
 		c.errorf("submit: %v", err)
-		return exitFailure
+		return exitUsage // unreachable: not a verdict
 	}
 	defer cl.close()
 	runID, err := events.NewRunID(time.Now(), nil)
@@ -147,7 +157,7 @@ func (c *cli) submit(ctx context.Context, o submitOptions, data events.Requested
 	f := newFollower(progress, c.stdoutTTY && !o.asJSON)
 	term, _, err := sub.wait(ctx, f, o.timeout, nil)
 	if err != nil {
-		c.errorf("submit: run %s: %v", runID, err)
+		c.errorf("submit: run %s: %v; the run goes on: follow it with `codali watch %s`", runID, err, runID)
 		return exitUsage
 	}
 	return c.finish(term, o.asJSON, o.requireIntegrity)

@@ -16,6 +16,7 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/services/architect"
 	"github.com/codali-dev/codali/services/builder"
@@ -109,6 +110,12 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 		c.errorf("up: could not create %s: %v", o.data, err)
 		return exitFailure
 	}
+	unlock, err := lockData(o.data)
+	if err != nil {
+		c.errorf("up: %v", err)
+		return exitUsage
+	}
+	defer unlock()
 	srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Host: host, Port: port, StoreDir: filepath.Join(o.data, "jetstream")})
 	if err != nil {
 		c.errorf("up: %v", err)
@@ -120,6 +127,9 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 	defer srv.Shutdown()
 	if err := c.serveUp(ctx, o, cfg, log, srv.ClientURL(), names); err != nil {
 		c.errorf("up: %v", err)
+		if errors.Is(err, config.ErrInvalid) || errors.Is(err, llm.ErrInvalidConfig) {
+			return exitUsage
+		}
 		return exitFailure
 	}
 	fmt.Fprintln(c.stdout, "codali: stopped")
@@ -151,6 +161,15 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 	if err != nil {
 		return err
 	}
+	// Model routes are configuration: check them before announcing the
+	// server, so a missing API key is a start-up error (exit 2).
+	for _, n := range names {
+		if n == events.ServiceArchitect || n == events.ServiceBuilder {
+			if _, _, err := deps.Model(n); err != nil {
+				return err
+			}
+		}
+	}
 	reg, metrics, err := app.NewRegistry()
 	if err != nil {
 		return err
@@ -169,7 +188,11 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 	go func() { herr <- worker.Serve(hctx, o.http, health.Handler(reg), bound) }()
 	select {
 	case addr := <-bound:
-		fmt.Fprintf(c.stdout, "codali: NATS %s  health http://%s/readyz  workers %s\n", url, addr, strings.Join(names, ","))
+		workers := strings.Join(names, ",")
+		if workers == "" {
+			workers = "none"
+		}
+		fmt.Fprintf(c.stdout, "codali: NATS %s  health http://%s/readyz  workers %s\n", url, addr, workers)
 	case err := <-herr:
 		return err
 	}

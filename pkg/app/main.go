@@ -150,11 +150,16 @@ func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *
 	})
 	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hcancel()
+	bound := make(chan string, 1)
 	go func() {
-		if err := worker.Serve(hctx, httpAddr, health.Handler(reg), nil); err != nil {
+		if err := worker.Serve(hctx, httpAddr, health.Handler(reg), bound); err != nil {
 			log.Error("health server", "err", err)
 		}
 	}()
+	select {
+	case httpAddr = <-bound:
+	case <-time.After(5 * time.Second):
+	}
 	log.Info("starting", "nats", bus.Redacted(conn.Resolved().URL), "http", httpAddr)
 	return RunComponents(ctx, deps, []Component{comp}, metrics, health)
 }

@@ -138,12 +138,13 @@ loop:
 		}()
 	}
 
+	r.log.Info("draining: no new events; waiting for in-flight handlers", "timeout", r.cfg.DrainTimeout.String())
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(r.cfg.DrainTimeout):
-		r.log.Warn("drain timeout: cancelling in-flight handlers", "timeout", r.cfg.DrainTimeout)
+		r.log.Warn("drain timeout: cancelling in-flight handlers", "timeout", r.cfg.DrainTimeout.String())
 		cancelHandlers()
 		<-done
 	}
