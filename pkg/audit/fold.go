@@ -156,6 +156,13 @@ func Fold(e events.Envelope) ([]Step, error) {
 		}
 		base.Mutate = func(s *State) {
 			withRun(s)
+			if s.Terminal() {
+				// The run already ended (for instance cancelled): a late
+				// verdict is kept as a note, the first end stands.
+				s.Notes = append(s.Notes, Note{By: e.Source, Text: "late " + string(kind) + " after the run ended: " + oneLine(d.Reason, 200),
+					TS: e.Time.UTC().Format("2006-01-02T15:04:05Z")})
+				return
+			}
 			s.Status, s.Phase = status, d.Phase
 			if e.Source == OperatorSource {
 				s.Overrides = append(s.Overrides, Override{Action: "cancel", By: e.Source, Reason: d.Reason, TS: e.Time.UTC().Format("2006-01-02T15:04:05Z")})

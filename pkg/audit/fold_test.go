@@ -339,3 +339,21 @@ func TestDecodeState(t *testing.T) {
 		})
 	}
 }
+
+func TestLateVerdictDoesNotOverwriteTheEnd(t *testing.T) {
+	st := audit.NewState("r")
+	cancel := envelope(t, "r", events.KindFailed, 1, audit.OperatorSource, events.VerdictData{Status: "failed", Phase: "operator", Reason: "cancelled", Integrity: "red", Attempts: 1})
+	late := envelope(t, "r", events.KindPassed, 1, "codali/critic", events.VerdictData{Status: "passed", Phase: "critic", Reason: "all checks passed", Integrity: "green", Attempts: 1})
+	for _, e := range []events.Envelope{cancel, late} {
+		steps, err := audit.Fold(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range steps {
+			s.Mutate(&st)
+		}
+	}
+	if st.Status != audit.StatusCancelled || st.Verdict.Status != audit.StatusCancelled || len(st.Notes) != 1 || !strings.Contains(st.Notes[0].Text, "late passed") {
+		t.Fatalf("state after a late verdict: %+v", st)
+	}
+}

@@ -93,7 +93,16 @@ func (w *Workspace) Close() error {
 	if w.keep {
 		return nil
 	}
-	return os.RemoveAll(w.Dir)
+	if err := os.RemoveAll(w.Dir); err != nil {
+		return err
+	}
+	// Remove the attempt and run directories once empty; a non-empty one
+	// (another role still working) stays, which is not an error.
+	attempt := filepath.Dir(w.Dir)
+	if os.Remove(attempt) == nil {
+		_ = os.Remove(filepath.Dir(attempt))
+	}
+	return nil
 }
 
 // Resolve resolves a workspace-relative path safely (see Resolve).

@@ -169,14 +169,20 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.BuiltData, checks []events.CheckResult, reason string) ([]events.Envelope, error) {
 	run := bd.Run
 	run.Failures = append(append([]string(nil), run.Failures...), fmt.Sprintf("attempt %d: %s", in.Attempt, reason))
-	lesson := fmt.Sprintf("%s: attempt %d failed: %s", short(run.Request.Request, 80), in.Attempt, short(reason, 240))
+	lesson := s.d.Redactor.String(fmt.Sprintf("%s: attempt %d failed: %s", short(run.Request.Request, 80), in.Attempt, short(reason, 240)))
+	final := in.Attempt-1 >= run.MaxRetries
+	goal := "run-" + in.RunID()
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
+		var goals []cognition.GoalTreePatchOp
+		if _, ok := cur.GoalTree.UserPartition.Find(goal); ok && final {
+			goals = append(goals, cognition.PruneOp(goal)) // the run is over: its goal too
+		}
 		for _, e := range cur.L1Memory.Entries {
 			if e == lesson { // a redelivered event must not learn twice
-				return nil, nil, nil
+				return goals, nil, nil
 			}
 		}
-		return nil, []cognition.L1MemoryPatchOp{cognition.AppendOp(lesson)}, nil
+		return goals, []cognition.L1MemoryPatchOp{cognition.AppendOp(lesson)}, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("could not update the project state: %w", err)
@@ -184,8 +190,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
-	retriesUsed := in.Attempt - 1
-	if retriesUsed < run.MaxRetries {
+	if !final {
 		if run.Codex, err = s.codexRun(in, bd, run, checks, ""); err != nil {
 			return nil, worker.Permanent(err)
 		}

@@ -577,3 +577,33 @@ func TestComponent(t *testing.T) {
 		t.Fatalf("component %+v", c)
 	}
 }
+
+// TestFinalFailurePrunesTheRunGoal: once a run has failed for good its
+// goal leaves the project's goal tree, so failed runs do not pile up.
+func TestFinalFailurePrunesTheRunGoal(t *testing.T) {
+	repo := copyHello(t)
+	for _, tc := range []struct {
+		name       string
+		maxRetries int
+		kept       bool
+	}{{"retry keeps the goal", 3, true}, {"final failure prunes it", 0, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDeps(t, `{}`)
+			if _, err := d.PM.Update(testCtx(t), project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
+				return []cognition.GoalTreePatchOp{cognition.SproutOp(cognition.UserRootID, "run-goal", "the run", 100)}, nil, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			in := built(t, "goal", 1, repo, tc.maxRetries, change(t, repo, map[string]string{"greet.go": "package hello\n"}),
+				[]events.VerifyCommand{verify("never", "grep", "-q", "no-such-text", "greet.go")}, nil)
+			mustHandle(t, handler(t, d), in)
+			st, _, err := d.PM.Get(testCtx(t), project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := st.GoalTree.UserPartition.Find("run-goal"); ok != tc.kept {
+				t.Fatalf("goal kept = %v, want %v", ok, tc.kept)
+			}
+		})
+	}
+}

@@ -10,8 +10,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/index"
 	"github.com/codali-dev/codali/pkg/policy"
@@ -19,6 +21,9 @@ import (
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
 )
+
+// maxGoals bounds the project goals copied into a bundle.
+const maxGoals = 10
 
 // Component is the librarian as a hostable component.
 func Component() app.Component {
@@ -73,7 +78,12 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		bundle.Warnings = append(bundle.Warnings, fmt.Sprintf("project state unavailable: %v", err))
 	} else {
 		bundle.Memory = append(bundle.Memory, state.L1Memory.Entries...)
-		for _, g := range state.GoalTree.UserPartition.Children {
+		goals := append([]cognition.GoalNode(nil), state.GoalTree.UserPartition.Children...)
+		sort.SliceStable(goals, func(i, j int) bool { return goals[i].Weight > goals[j].Weight })
+		for i, g := range goals {
+			if i == maxGoals {
+				break
+			}
 			bundle.Goals = append(bundle.Goals, g.Summary)
 		}
 	}
