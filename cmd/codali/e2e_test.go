@@ -482,3 +482,48 @@ func TestOperatorCancelEndsRunOnce(t *testing.T) {
 		t.Fatalf("cancelling an ended run should fail, got %d", code)
 	}
 }
+
+func TestAuditNoteAndTamperDetection(t *testing.T) {
+	p := startUp(t, fastConfig(t))
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "note me")
+	if code != exitOK {
+		t.Fatalf("submit: %d %s", code, errOut)
+	}
+	env, _ := decodeTerminal(t, out)
+	run := env.RunID()
+	eventually(t, "recorded", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+	if code, out, errOut := p.run(t, "rao", "audit", run, "--note", "checked by hand, key AKIAIOSFODNN7EXAMPLE", "--by", "auditor"); code != exitOK {
+		t.Fatalf("audit: %d %s %s", code, out, errOut)
+	}
+	if code, out, _ := p.run(t, "rao", "verify", run); code != exitOK {
+		t.Fatalf("verify after a note: %d %s", code, out)
+	}
+	_, out, _ = p.run(t, "rao", "replay", run, "--json")
+	if !strings.Contains(out, "checked by hand") || strings.Contains(out, "AKIAIOSFODNN7EXAMPLE") {
+		t.Fatalf("note missing or unredacted: %s", out)
+	}
+	// Remove the last event behind the recorder's back: verify must notice.
+	_, js := p.js(t)
+	s, err := js.Stream(context.Background(), events.StreamRAO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := s.GetLastMsgForSubject(context.Background(), events.RAOSubject(run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Purge(context.Background(), jetstream.WithPurgeSubject(events.RAOSubject(run)), jetstream.WithPurgeSequence(last.Sequence)); err != nil {
+		t.Fatal(err)
+	}
+	// (purge up to, not including, the last message: keep only the last)
+	code, out, _ = p.run(t, "rao", "verify", run)
+	if code != exitFailure || !strings.Contains(out, "removed") {
+		t.Fatalf("verify after removing events: %d %s", code, out)
+	}
+	if code, _, errOut := p.run(t, "rao", "verify", "nosuchrun"); code != exitFailure || !strings.Contains(errOut, "no history") {
+		t.Fatalf("verify of an unknown run: %d %s", code, errOut)
+	}
+}

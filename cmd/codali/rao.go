@@ -412,6 +412,11 @@ func (e *raoEnv) verify(ctx context.Context, pos []string) int {
 	}
 	var results []result
 	bad := false
+	summaries, err := audit.OpenRuns(ctx, e.cl.js)
+	if err != nil {
+		e.c.errorf("rao verify: %v", err)
+		return exitFailure
+	}
 	for _, id := range runs {
 		evs, _, err := e.store.Load(ctx, id)
 		if err != nil {
@@ -426,6 +431,15 @@ func (e *raoEnv) verify(ctx context.Context, pos []string) int {
 		r := result{RunID: id, OK: rep.OK(), Events: len(evs), Findings: []string{}}
 		for _, f := range rep.Findings {
 			r.Findings = append(r.Findings, f.String())
+		}
+		if s, err := summaries.Get(ctx, id); err == nil {
+			if cross := audit.CrossCheck(s, evs); len(cross) > 0 {
+				r.OK = false
+				r.Findings = append(r.Findings, cross...)
+			}
+		} else if !errors.Is(err, audit.ErrUnknownRun) {
+			e.c.errorf("rao verify: %s: %v", id, err)
+			return exitFailure
 		}
 		bad = bad || !r.OK
 		results = append(results, r)
@@ -528,9 +542,17 @@ func (e *raoEnv) audit(ctx context.Context, pos []string, note, by string) int {
 // recordWithRetry appends one step, retrying when the recorder appended
 // concurrently (the expected-sequence check refused the stale write).
 func (e *raoEnv) recordWithRetry(ctx context.Context, runID string, step audit.Step) error {
-	var err error
+	runs, err := audit.OpenRuns(ctx, e.cl.js)
+	if err != nil {
+		return err
+	}
 	for try := 0; try < 5; try++ {
-		if _, _, err = e.recorder().Record(ctx, runID, []audit.Step{step}); !errors.Is(err, raostore.ErrConflict) {
+		st, history, rerr := e.recorder().Record(ctx, runID, []audit.Step{step})
+		if rerr == nil {
+			// Keep the summary's head current, as the recorder does.
+			return runs.Put(ctx, audit.SummaryOf(st, history))
+		}
+		if err = rerr; !errors.Is(err, raostore.ErrConflict) {
 			return err
 		}
 	}

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"os"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"

@@ -28,9 +28,15 @@ type Summary struct {
 	Events    int    `json:"events"`
 	// LastSeq is the seq of the run's last history event; it only grows
 	// (also across compaction), so a summary never goes backwards.
-	LastSeq uint64    `json:"last_seq"`
-	Created time.Time `json:"created"`
-	Updated time.Time `json:"updated"`
+	LastSeq uint64 `json:"last_seq"`
+	// FirstSeq is the seq the history starts at (above 1 after compaction)
+	// and HeadHash the hash of its last event: kept outside the stream so
+	// `codali rao verify` can detect a removed or rewritten tail and a
+	// prefix removed without compaction.
+	FirstSeq uint64    `json:"first_seq"`
+	HeadHash string    `json:"head_hash"`
+	Created  time.Time `json:"created"`
+	Updated  time.Time `json:"updated"`
 }
 
 // SummaryOf summarises a state and its history.
@@ -46,6 +52,10 @@ func SummaryOf(st State, history []rao.Event) Summary {
 	if len(history) > 0 {
 		s.Created, s.Updated = history[0].TS, history[len(history)-1].TS
 		s.LastSeq = history[len(history)-1].Seq
+		s.FirstSeq = history[0].Seq
+		if h, err := rao.Hash(history[len(history)-1]); err == nil {
+			s.HeadHash = h
+		}
 	}
 	return s
 }
@@ -139,4 +149,28 @@ func (r *Runs) List(ctx context.Context, limit int) ([]Summary, error) {
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// CrossCheck compares a history with the summary the recorder kept for it
+// and describes every disagreement: events removed from the end, a
+// rewritten last event, or events removed from the start other than by
+// the recorder's compaction.
+func CrossCheck(s Summary, history []rao.Event) []string {
+	if len(history) == 0 || s.LastSeq == 0 {
+		return nil
+	}
+	var out []string
+	first, last := history[0], history[len(history)-1]
+	switch {
+	case last.Seq < s.LastSeq:
+		out = append(out, fmt.Sprintf("removed: the history ends at event %d but the recorder wrote up to %d", last.Seq, s.LastSeq))
+	case last.Seq == s.LastSeq && s.HeadHash != "":
+		if h, err := rao.Hash(last); err != nil || h != s.HeadHash {
+			out = append(out, fmt.Sprintf("modified: event %d does not hash to what the recorder wrote", last.Seq))
+		}
+	}
+	if s.FirstSeq > 0 && first.Seq > s.FirstSeq {
+		out = append(out, fmt.Sprintf("removed: the history starts at event %d but the recorder kept it from %d", first.Seq, s.FirstSeq))
+	}
+	return out
 }

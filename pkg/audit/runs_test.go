@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -136,5 +137,36 @@ func TestSummaryOf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.check(t, audit.SummaryOf(tc.st, tc.history))
 		})
+	}
+}
+
+func TestCrossCheck(t *testing.T) {
+	h := make([]rao.Event, 0, 3)
+	b := rao.Builder{RunID: "x", CheckpointEvery: 2}
+	var prev *rao.Event
+	state := []byte("{}")
+	for i := 1; i <= 3; i++ {
+		next := []byte(fmt.Sprintf(`{"n":%d}`, i))
+		ev, err := b.Next(prev, state, next, rao.KindRun, fmt.Sprintf("c%d", i), "s", rao.Meta{}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = append(h, ev)
+		prev, state = &h[len(h)-1], next
+	}
+	sum := audit.SummaryOf(audit.NewState("x"), h)
+	if got := audit.CrossCheck(sum, h); len(got) != 0 {
+		t.Fatalf("intact history flagged: %v", got)
+	}
+	if got := audit.CrossCheck(sum, h[:2]); len(got) != 1 || !strings.Contains(got[0], "ends at event 2") {
+		t.Fatalf("removed tail: %v", got)
+	}
+	forged := append(append([]rao.Event(nil), h[:2]...), h[2])
+	forged[2].Summary = "rewritten"
+	if got := audit.CrossCheck(sum, forged); len(got) != 1 || !strings.Contains(got[0], "modified") {
+		t.Fatalf("rewritten head: %v", got)
+	}
+	if got := audit.CrossCheck(sum, h[1:]); len(got) != 1 || !strings.Contains(got[0], "starts at event 2") {
+		t.Fatalf("removed prefix: %v", got)
 	}
 }
