@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -525,5 +526,44 @@ func TestAuditNoteAndTamperDetection(t *testing.T) {
 	}
 	if code, _, errOut := p.run(t, "rao", "verify", "nosuchrun"); code != exitFailure || !strings.Contains(errOut, "no history") {
 		t.Fatalf("verify of an unknown run: %d %s", code, errOut)
+	}
+}
+
+// TestCheckpointEveryOneReplaysIdentically records the same run with a
+// snapshot at every event and with the default interval: replay output is
+// the same once run ids and timestamps are set aside.
+func TestCheckpointEveryOneReplaysIdentically(t *testing.T) {
+	replays := make([]string, 2)
+	for i, every := range []int{1, 0} {
+		ctx, cancel := context.WithCancel(context.Background())
+		ready := make(chan string, 1)
+		log := &syncBuffer{}
+		c := &cli{stdin: strings.NewReader(""), stdout: &syncBuffer{}, stderr: log, getenv: os.Getenv}
+		done := make(chan int, 1)
+		go func() {
+			done <- c.up(ctx, upOptions{data: t.TempDir(), listen: "127.0.0.1:0", http: "127.0.0.1:0", workers: "all",
+				config: fastConfig(t), level: "warn", ready: ready, checkpointEvery: every})
+		}()
+		p := &pipeline{url: <-ready, log: log}
+		code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "same run")
+		if code != exitOK {
+			t.Fatalf("submit: %d %s", code, errOut)
+		}
+		env, _ := decodeTerminal(t, out)
+		eventually(t, "recorded", func() bool {
+			_, out, _ := p.run(t, "runs", "--json")
+			return strings.Contains(out, `"status": "passed"`)
+		})
+		_, out, _ = p.run(t, "rao", "replay", env.RunID())
+		out = strings.ReplaceAll(out, env.RunID(), "RUN")
+		replays[i] = regexp.MustCompile(`\d\d:\d\d:\d\d\.\d\d\d|"(ts|time|created_at|last_updated)": "[^"]*"|session=run#[0-9a-f]+|checksum=sum#[0-9a-f]+|proj#[0-9a-f]+|"(sha256|name)": "[^"]*"|"duration_ms": \d+|"project": "[^"]*"|"path": "[^"]*"|\d+(\.\d+)?s\b`).ReplaceAllString(out, "X")
+		cancel()
+		<-done
+	}
+	if !strings.Contains(replays[0], "state after event") || !strings.Contains(replays[0], `"status": "passed"`) || strings.Count(replays[0], "\n") < 40 {
+		t.Fatalf("replay output too thin to compare:\n%s", replays[0])
+	}
+	if replays[0] != replays[1] {
+		t.Fatalf("replay differs with --checkpoint-every 1:\n--- every 1 ---\n%s\n--- default ---\n%s", replays[0], replays[1])
 	}
 }

@@ -215,7 +215,11 @@ func (e *raoEnv) replay(ctx context.Context, pos []string) int {
 		if upto > 0 && evs[i].Seq > upto {
 			break
 		}
-		views = append(views, e.view(evs[i], st.Doc, false))
+		v := e.view(evs[i], st.Doc, false)
+		// Replay shows what happened, not how it is stored: the output is
+		// the same whatever the checkpoint interval (see rao show for it).
+		v.Checkpoint = false
+		views = append(views, v)
 		final = st.Doc
 	}
 	if e.asJSON {
@@ -230,7 +234,7 @@ func (e *raoEnv) replay(ctx context.Context, pos []string) int {
 	if first := evs[0]; first.Seq > 1 {
 		fmt.Fprintf(&b, " (compacted: history starts at checkpoint %d)", first.Seq)
 	}
-	b.WriteString("\n(* marks a checkpoint: the event stores the full state)\n")
+	b.WriteString("\n")
 	for _, v := range views {
 		writeTimelineLine(&b, v)
 	}
@@ -241,11 +245,7 @@ func (e *raoEnv) replay(ctx context.Context, pos []string) int {
 }
 
 func writeTimelineLine(b *strings.Builder, v eventView) {
-	cp := " "
-	if v.Checkpoint {
-		cp = "*"
-	}
-	fmt.Fprintf(b, "%4d%s %s  %-8s %s\n", v.Seq, cp, v.TS.Format("15:04:05.000"), v.Kind, v.Summary)
+	fmt.Fprintf(b, "%4d  %s  %-8s %s\n", v.Seq, v.TS.Format("15:04:05.000"), v.Kind, v.Summary)
 	fmt.Fprintf(b, "       policy %s  contract %s  pm_rev %s\n", abbrev(v.Meta.PolicyHash), abbrev(v.Meta.ContractHash), v.Meta.PMRev)
 	if s := v.Simulate; s != nil {
 		writeSimulation(b, s)
@@ -346,7 +346,11 @@ func (e *raoEnv) show(ctx context.Context, pos []string) int {
 	}
 	var b strings.Builder
 	writeTimelineLine(&b, v)
-	fmt.Fprintf(&b, "       base %s  prev_hash %s  %d delta ops\n\nstate after:\n%s", orDash(ev.Base), abbrev(ev.PrevHash), len(ev.Delta), indentJSON(after))
+	stored := "delta"
+	if ev.Checkpoint {
+		stored = "delta + full snapshot (checkpoint)"
+	}
+	fmt.Fprintf(&b, "       base %s  prev_hash %s  %d delta ops  stored as %s\n\nstate after:\n%s", orDash(ev.Base), abbrev(ev.PrevHash), len(ev.Delta), stored, indentJSON(after))
 	fmt.Fprint(e.c.stdout, e.redactor.String(b.String()))
 	return exitOK
 }
