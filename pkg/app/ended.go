@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
@@ -28,10 +30,40 @@ func skipEnded(runs *audit.Runs, log *slog.Logger, service string, h worker.Hand
 		if ended(ctx, in, "before") {
 			return nil, nil
 		}
-		outs, err := h(ctx, in)
-		if err == nil && ended(ctx, in, "after") {
+		// While the handler works, watch for the run ending (an operator
+		// cancel) and interrupt it: model calls and verification commands
+		// stop with the context.
+		hctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stop := make(chan struct{})
+		defer close(stop)
+		var interrupted atomic.Bool
+		go func() {
+			t := time.NewTicker(endedPoll)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					if s, err := runs.Get(ctx, in.RunID()); err == nil && s.Status != audit.StatusRunning {
+						interrupted.Store(true)
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+		outs, err := h(hctx, in)
+		if interrupted.Load() || ended(ctx, in, "after") {
+			if interrupted.Load() {
+				log.Info("run ended while being handled; work interrupted", "service", service, "run_id", in.RunID(), "event", in.Type)
+			}
 			return nil, nil
 		}
 		return outs, err
 	}
 }
+
+// endedPoll is how often a running handler checks whether its run ended.
+const endedPoll = time.Second

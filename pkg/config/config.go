@@ -103,6 +103,10 @@ type Workspace struct {
 	Root string `json:"root,omitempty"`
 	// Keep leaves workspaces on disk after a run for inspection.
 	Keep bool `json:"keep,omitempty"`
+	// AllowedRoots, when not empty, restricts requests' repo.path to
+	// directories inside one of these (after resolving symlinks); other
+	// paths end the run failed. Relative to the config file.
+	AllowedRoots []string `json:"allowedRoots,omitempty"`
 }
 
 // Librarian bounds the context bundle.
@@ -210,6 +214,9 @@ func Load(path string) (*Config, error) {
 	c.Policy = c.resolve(c.Policy)
 	c.Contract = c.resolve(c.Contract)
 	c.Workspace.Root = c.resolve(c.Workspace.Root)
+	for i, r := range c.Workspace.AllowedRoots {
+		c.Workspace.AllowedRoots[i] = c.resolve(r)
+	}
 	for name, p := range c.Providers {
 		p.Script = c.resolve(p.Script)
 		c.Providers[name] = p
@@ -308,6 +315,11 @@ func (c *Config) Validate() error {
 		bad("events.artifactThresholdBytes %d must be between 1 and maxEventBytes", c.Events.ArtifactThresholdBytes)
 	}
 	positive("memory.maxL1Entries", c.Memory.MaxL1Entries)
+	for i, r := range c.Workspace.AllowedRoots {
+		if r == "" {
+			bad("workspace.allowedRoots[%d] is empty", i)
+		}
+	}
 	for i, p := range c.Redact.Patterns {
 		if _, err := regexp.Compile(p); err != nil {
 			bad("redact.patterns[%d]: %v", i, err)

@@ -13,6 +13,8 @@ var (
 	ErrPathEscapes = errors.New("path escapes the workspace")
 	// ErrRepo: the repository cannot be read or cloned.
 	ErrRepo = errors.New("repository unavailable")
+	// ErrNotAllowed: a repository path lies outside the allowed roots.
+	ErrNotAllowed = errors.New("repository path not allowed")
 	// ErrClone: cloning a repository URL failed; it wraps ErrRepo, but the
 	// cause may be a network outage, so callers may retry.
 	ErrClone = errors.New("clone failed")

@@ -24,12 +24,37 @@ type Manager struct {
 	Keep bool
 	// Git is the git executable. Default "git".
 	Git string
+	// AllowedRoots, when not empty, are the only directories repository
+	// paths may lie in.
+	AllowedRoots []string
+}
+
+// CheckPath returns an error wrapping ErrNotAllowed (and ErrRepo) when
+// AllowedRoots is set and path, with symlinks resolved, is not inside one
+// of them.
+func (m *Manager) CheckPath(path string) error {
+	if len(m.AllowedRoots) == 0 {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRepo, err)
+	}
+	for _, root := range m.AllowedRoots {
+		if r, err := filepath.EvalSymlinks(root); err == nil && within(r, real) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %w: %s is outside the allowed roots", ErrRepo, ErrNotAllowed, path)
 }
 
 // Workspace is one materialised copy of a repository with a git baseline.
 type Workspace struct {
 	// Dir is the workspace's directory.
-	Dir  string
+	Dir string
+	// Commit is the commit a URL repository was checked out at (empty for
+	// a local directory): later phases clone exactly this commit.
+	Commit string
 	git  string
 	keep bool
 }
@@ -58,6 +83,9 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	}
 	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep}
 	if repo.Path != "" {
+		if err := m.CheckPath(repo.Path); err != nil {
+			return nil, err
+		}
 		if err := copyTree(repo.Path, dir); err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, fmt.Errorf("%w: %w", ErrRepo, err)
@@ -121,6 +149,11 @@ func (w *Workspace) clone(ctx context.Context, repo events.RepoRef) error {
 			return fmt.Errorf("%w: checkout %s: %w", ErrRepo, repo.Ref, err)
 		}
 	}
+	out, err := w.runGit(ctx, w.Dir, "rev-parse", "HEAD")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRepo, err)
+	}
+	w.Commit = strings.TrimSpace(out)
 	// The change is taken against a fresh baseline, not the remote's history.
 	return os.RemoveAll(filepath.Join(w.Dir, ".git"))
 }

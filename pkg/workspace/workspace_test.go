@@ -162,6 +162,14 @@ func TestPrepareFromGitURL(t *testing.T) {
 	if string(got) != "v1\n" {
 		t.Fatalf("checked out %q", got)
 	}
+	if len(w.Commit) != 40 {
+		t.Fatalf("commit %q: a URL checkout must record its commit", w.Commit)
+	}
+	// Cloning that commit later gives the same tree, whatever the branch does.
+	pinned, err := m.Prepare(ctx, "r", 2, "builder", events.RepoRef{URL: "file://" + src, Ref: w.Commit})
+	if err != nil || pinned.Commit != w.Commit {
+		t.Fatalf("pinned clone: %v %q", err, pinned.Commit)
+	}
 	if _, err := m.Prepare(ctx, "r", 1, "x", events.RepoRef{URL: "file:///nonexistent/repo"}); !errors.Is(err, workspace.ErrRepo) {
 		t.Fatalf("err = %v", err)
 	}
@@ -200,5 +208,31 @@ func TestCommandEnvWithholdsSecrets(t *testing.T) {
 	got := strings.Join(workspace.CommandEnv(func(k string) string { return env[k] }), "\n")
 	if strings.Contains(got, "sk-x") || strings.Contains(got, "NATS_PASSWORD") || !strings.Contains(got, "PATH=/bin") || !strings.Contains(got, "GOFLAGS=-mod=mod") || !strings.Contains(got, "GOCACHE=") {
 		t.Fatalf("env = %s", got)
+	}
+}
+
+func TestAllowedRoots(t *testing.T) {
+	allowed, other := t.TempDir(), t.TempDir()
+	inside := filepath.Join(allowed, "repo")
+	if err := os.MkdirAll(inside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, filepath.Join(allowed, "sneaky")); err != nil {
+		t.Fatal(err)
+	}
+	m := &workspace.Manager{Root: t.TempDir(), AllowedRoots: []string{allowed}}
+	if err := m.CheckPath(inside); err != nil {
+		t.Fatalf("inside: %v", err)
+	}
+	for _, p := range []string{other, filepath.Join(allowed, "sneaky"), "/"} {
+		if err := m.CheckPath(p); !errors.Is(err, workspace.ErrNotAllowed) {
+			t.Errorf("%s: err = %v", p, err)
+		}
+	}
+	if _, err := m.Prepare(context.Background(), "r", 1, "builder", events.RepoRef{Path: other}); !errors.Is(err, workspace.ErrNotAllowed) {
+		t.Fatalf("prepare outside: %v", err)
+	}
+	if err := (&workspace.Manager{}).CheckPath("/"); err != nil {
+		t.Fatalf("no restriction configured: %v", err)
 	}
 }

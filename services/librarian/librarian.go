@@ -53,6 +53,11 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		run.MaxRetries = *req.Options.MaxRetries
 	}
 	root := req.Repo.Path
+	if root != "" {
+		if err := s.d.Workspaces.CheckPath(root); err != nil {
+			return nil, worker.Permanent(err)
+		}
+	}
 	if req.Repo.URL != "" {
 		ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceLibrarian, req.Repo)
 		if err != nil {
@@ -64,6 +69,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 		defer s.d.CloseWorkspace(ws)
 		root = ws.Dir
+		// Every later phase works on the commit indexed here, even if the
+		// branch moves during the run.
+		run.Request.Repo.Ref = ws.Commit
 	}
 	idx, err := index.Scan(root, index.Limits{MaxFiles: cfg.Librarian.MaxFiles, MaxFileBytes: cfg.Librarian.MaxFileBytes,
 		// Files the policy protects never reach a bundle.

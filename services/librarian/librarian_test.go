@@ -326,6 +326,9 @@ func TestHandleProducesContext(t *testing.T) {
 				if out.Run.Request.Repo.URL != req.Repo.URL || out.Run.Project != librarian.ProjectID(req) {
 					t.Errorf("run %+v", out.Run)
 				}
+				if ref := out.Run.Request.Repo.Ref; len(ref) != 40 || ref == "main" {
+					t.Errorf("ref %q: the branch must be pinned to the indexed commit", ref)
+				}
 				entries, err := os.ReadDir(d.Config.Workspace.Root)
 				if err != nil {
 					t.Fatal(err)
