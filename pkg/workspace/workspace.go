@@ -55,8 +55,8 @@ type Workspace struct {
 	// Commit is the commit a URL repository was checked out at (empty for
 	// a local directory): later phases clone exactly this commit.
 	Commit string
-	git  string
-	keep bool
+	git    string
+	keep   bool
 }
 
 // ExcludedFromChange are paths never part of a change: the agent's
