@@ -23,6 +23,10 @@ import (
 	"github.com/codali-dev/codali/pkg/workspace"
 )
 
+// verdictReserve is kept free at the end of the handler's time to publish
+// the verdict after the checks.
+const verdictReserve = 5 * time.Second
+
 // Component is the critic as a hostable component.
 func Component() app.Component {
 	return app.Component{Name: events.ServiceCritic, NewHandler: New}
@@ -102,6 +106,19 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		timeout := time.Duration(cfg.VerifyTimeoutMS) * time.Millisecond
 		if v.TimeoutMS > 0 {
 			timeout = time.Duration(v.TimeoutMS) * time.Millisecond
+		}
+		// A check never outlives the handler: what does not fit in the time
+		// left fails the attempt with a verdict instead of timing the whole
+		// handler out (which would only be redelivered to time out again).
+		if dl, ok := ctx.Deadline(); ok {
+			left := time.Until(dl) - verdictReserve
+			if left <= 0 {
+				c.ExitCode, c.Output = -1, "not run: no time left in limits.timeoutMs"
+				checks = append(checks, c)
+				failed = append(failed, fmt.Sprintf("check %q not run: out of time", v.Name))
+				continue
+			}
+			timeout = min(timeout, left)
 		}
 		res, err := workspace.Run(ctx, ws.Dir, v.Command, env, timeout, cfg.OutputBytes)
 		c.DurationMS = res.Duration.Milliseconds()

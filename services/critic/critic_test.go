@@ -607,3 +607,32 @@ func TestFinalFailurePrunesTheRunGoal(t *testing.T) {
 		})
 	}
 }
+
+// TestChecksFitTheHandlerTime: a check longer than the time left is cut
+// short and the attempt fails with a verdict, not a handler timeout.
+func TestChecksFitTheHandlerTime(t *testing.T) {
+	repo := copyHello(t)
+	d := newDeps(t, `{}`)
+	in := built(t, "tight", 1, repo, 0, change(t, repo, map[string]string{"greet.go": goodGreet}),
+		[]events.VerifyCommand{{Name: "slow", Command: []string{"sleep", "60"}, TimeoutMS: 120000}, verify("after", "grep", "-q", "Greet", "greet.go")}, nil)
+	ctx, cancel := context.WithTimeout(testCtx(t), verdictReserveForTest+time.Second)
+	defer cancel()
+	start := time.Now()
+	outs, err := handler(t, d)(ctx, in)
+	if err != nil || len(outs) != 1 {
+		t.Fatalf("outs %d, err %v", len(outs), err)
+	}
+	if time.Since(start) > verdictReserveForTest {
+		t.Fatalf("the handler ran %s, past its deadline's reserve", time.Since(start))
+	}
+	var v events.VerdictData
+	if err := events.DecodeData(outs[0], &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Status != events.StatusFailed || len(v.Checks) != 2 || v.Checks[0].OK || !strings.Contains(v.Checks[1].Output, "no time left") {
+		t.Fatalf("verdict %+v", v)
+	}
+}
+
+// verdictReserveForTest mirrors the critic's reserve for the verdict.
+const verdictReserveForTest = 5 * time.Second
