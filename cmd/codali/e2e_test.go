@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,6 +45,26 @@ type pipeline struct {
 	url  string
 	data string
 	log  *syncBuffer
+	out  *syncBuffer
+}
+
+// metrics fetches the pipeline's Prometheus exposition.
+func (p *pipeline) metrics(t *testing.T) string {
+	t.Helper()
+	m := regexp.MustCompile(`health http://([0-9.:]+)/readyz`).FindStringSubmatch(p.out.String())
+	if m == nil {
+		t.Fatalf("no health address in %q", p.out.String())
+	}
+	resp, err := http.Get("http://" + m[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }
 
 // startUp runs `codali up` in-process on random ports with a temporary data
@@ -51,8 +73,8 @@ func startUp(t *testing.T, configPath string) *pipeline {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
-	log := &syncBuffer{}
-	c := &cli{stdin: strings.NewReader(""), stdout: &syncBuffer{}, stderr: log, getenv: os.Getenv}
+	log, out := &syncBuffer{}, &syncBuffer{}
+	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: log, getenv: os.Getenv}
 	data := t.TempDir()
 	done := make(chan int, 1)
 	go func() {
@@ -75,7 +97,7 @@ func startUp(t *testing.T, configPath string) *pipeline {
 			t.Errorf("codali up exited %d:\n%s", code, log.String())
 		}
 	})
-	return &pipeline{url: url, data: data, log: log}
+	return &pipeline{url: url, data: data, log: log, out: out}
 }
 
 // run runs one CLI command and returns its exit code and output.
@@ -215,6 +237,10 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 	}
 	if code, out, _ := p.run(t, "rao", "verify", runID); code != exitOK || !strings.Contains(out, "ok") {
 		t.Fatalf("rao verify: %d %s", code, out)
+	}
+	if m := p.metrics(t); !strings.Contains(m, `codali_runs_finished_total{integrity="green",status="passed"} 1`) ||
+		!strings.Contains(m, `codali_events_handled_total{event="built",outcome="ok",service="critic"}`) {
+		t.Fatalf("metrics missing run or handler series:\n%s", m)
 	}
 	// The critic taught the project: one lesson from the failed attempt.
 	_, js := p.js(t)

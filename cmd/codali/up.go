@@ -174,6 +174,7 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 	if err != nil {
 		return err
 	}
+	deps.Registerer = reg
 	health := worker.NewHealth()
 	health.Add("nats", func() error {
 		if !nc.IsConnected() {

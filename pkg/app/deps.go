@@ -20,6 +20,7 @@ import (
 	"github.com/codali-dev/codali/pkg/redact"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Deps are the dependencies shared by the services of one process. Fields
@@ -50,6 +51,9 @@ type Deps struct {
 	PM *pmstate.Store
 	// Bundled is the bundled example script of the scripted provider.
 	Bundled *llm.Script
+	// Registerer, when set, receives service-level metrics (for instance
+	// the recorder's runs by verdict). Hosts set it to their registry.
+	Registerer prometheus.Registerer
 
 	mu     sync.Mutex
 	models map[string]llm.Provider

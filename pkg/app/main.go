@@ -141,6 +141,7 @@ func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *
 	if err != nil {
 		return err
 	}
+	deps.Registerer = reg
 	health := worker.NewHealth()
 	health.Add("nats", func() error {
 		if !nc.IsConnected() {

@@ -15,6 +15,7 @@ import (
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/codali-dev/codali/pkg/rao/raostore"
 	"github.com/codali-dev/codali/pkg/worker"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Component is the recorder as a hostable component.
@@ -27,6 +28,8 @@ type Service struct {
 	rec   *audit.Recorder
 	runs  *audit.Runs
 	locks *keyLock
+	// finished counts runs by how they ended (nil without a registry).
+	finished *prometheus.CounterVec
 }
 
 // conflictRetries is how often a history conflict is retried at once
@@ -44,7 +47,18 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	var finished *prometheus.CounterVec
+	if d.Registerer != nil {
+		finished = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "codali", Name: "runs_finished_total",
+			Help: "Runs that ended, by status (passed, failed, cancelled) and integrity (green, amber, red).",
+		}, []string{"status", "integrity"})
+		if err := d.Registerer.Register(finished); err != nil {
+			return nil, fmt.Errorf("could not register recorder metrics: %w", err)
+		}
+	}
 	s := &Service{
+		finished: finished,
 		rec: &audit.Recorder{Store: store, CheckpointEvery: d.Config.RAO.CheckpointEvery, MaxEvents: d.Config.RAO.MaxEvents,
 			PolicyHash: d.PolicyHash, ContractHash: d.ContractHash, Redactor: d.Redactor, Now: d.Now},
 		runs:  runs,
@@ -63,6 +77,10 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	unlock := s.locks.lock(in.RunID())
 	defer unlock()
+	wasRunning := true
+	if prev, err := s.runs.Get(ctx, in.RunID()); err == nil {
+		wasRunning = prev.Status == audit.StatusRunning
+	}
 	var st audit.State
 	var history []rao.Event
 	for try := 0; ; try++ {
@@ -76,6 +94,13 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	if err := s.runs.Put(ctx, audit.SummaryOf(st, history)); err != nil {
 		return nil, err
+	}
+	if s.finished != nil && wasRunning && st.Terminal() {
+		integrity := ""
+		if st.Verdict != nil {
+			integrity = st.Verdict.Integrity
+		}
+		s.finished.WithLabelValues(st.Status, integrity).Inc()
 	}
 	return nil, nil
 }
