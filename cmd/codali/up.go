@@ -17,7 +17,6 @@ import (
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
-	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/services/architect"
 	"github.com/codali-dev/codali/services/builder"
 	"github.com/codali-dev/codali/services/critic"
@@ -170,33 +169,16 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 			}
 		}
 	}
-	reg, metrics, err := app.NewRegistry()
+	obs, stop, err := app.Observe(ctx, deps, nc, o.http)
 	if err != nil {
 		return err
 	}
-	deps.Registerer = reg
-	health := worker.NewHealth()
-	health.Add("nats", func() error {
-		if !nc.IsConnected() {
-			return errors.New("not connected")
-		}
-		return nil
-	})
-	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer hcancel()
-	bound := make(chan string, 1)
-	herr := make(chan error, 1)
-	go func() { herr <- worker.Serve(hctx, o.http, health.Handler(reg), bound) }()
-	select {
-	case addr := <-bound:
-		workers := strings.Join(names, ",")
-		if workers == "" {
-			workers = "none"
-		}
-		fmt.Fprintf(c.stdout, "codali: NATS %s  health http://%s/readyz  workers %s\n", url, addr, workers)
-	case err := <-herr:
-		return err
+	defer stop()
+	workers := strings.Join(names, ",")
+	if workers == "" {
+		workers = "none"
 	}
+	fmt.Fprintf(c.stdout, "codali: NATS %s  health http://%s/readyz  workers %s\n", url, obs.Addr, workers)
 	if o.ready != nil {
 		o.ready <- url
 	}
@@ -209,7 +191,7 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 		<-ctx.Done()
 		return nil
 	}
-	return app.RunComponents(ctx, deps, run, metrics, health)
+	return app.RunComponents(ctx, deps, run, obs.Metrics, obs.Health)
 }
 
 func parseWorkers(s string) ([]string, error) {

@@ -137,32 +137,13 @@ func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *
 	if err != nil {
 		return err
 	}
-	reg, metrics, err := NewRegistry()
+	obs, stop, err := Observe(ctx, deps, nc, httpAddr)
 	if err != nil {
 		return err
 	}
-	deps.Registerer = reg
-	health := worker.NewHealth()
-	health.Add("nats", func() error {
-		if !nc.IsConnected() {
-			return errors.New("not connected")
-		}
-		return nil
-	})
-	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer hcancel()
-	bound := make(chan string, 1)
-	go func() {
-		if err := worker.Serve(hctx, httpAddr, health.Handler(reg), bound); err != nil {
-			log.Error("health server", "err", err)
-		}
-	}()
-	select {
-	case httpAddr = <-bound:
-	case <-time.After(5 * time.Second):
-	}
-	log.Info("starting", "nats", bus.Redacted(conn.Resolved().URL), "http", httpAddr)
-	return RunComponents(ctx, deps, []Component{comp}, metrics, health)
+	defer stop()
+	log.Info("starting", "nats", bus.Redacted(conn.Resolved().URL), "http", obs.Addr)
+	return RunComponents(ctx, deps, []Component{comp}, obs.Metrics, obs.Health)
 }
 
 // TopologyFor derives the stream topology from the configuration.
