@@ -14,7 +14,7 @@ import (
 func benchStore(b *testing.B, opts ...Option) *Store {
 	b.Helper()
 	_, _, js := natstest.StartJS(b)
-	kv, err := EnsureBucket(context.Background(), js, "cognition", 1)
+	kv, err := provisionedBucket(context.Background(), js)
 	if err != nil {
 		b.Fatal(err)
 	}

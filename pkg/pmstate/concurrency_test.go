@@ -19,9 +19,9 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 	stores := make([]*Store, 2)
 	for i := range stores {
 		_, js := natstest.Connect(t, srv)
-		kv, err := EnsureBucket(testCtx(t), js, "cognition", 1)
+		kv, err := provisionedBucket(testCtx(t), js)
 		if err != nil {
-			t.Fatalf("EnsureBucket: %v", err)
+			t.Fatalf("bucket: %v", err)
 		}
 		if stores[i], err = New(kv); err != nil {
 			t.Fatalf("New: %v", err)

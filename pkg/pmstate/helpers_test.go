@@ -2,6 +2,8 @@ package pmstate
 
 import (
 	"context"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/events"
 	"testing"
 	"time"
 
@@ -22,9 +24,9 @@ func testCtx(t *testing.T) context.Context {
 func newBucket(t *testing.T) (jetstream.JetStream, jetstream.KeyValue) {
 	t.Helper()
 	_, _, js := natstest.StartJS(t)
-	kv, err := EnsureBucket(testCtx(t), js, "cognition", 1)
+	kv, err := provisionedBucket(testCtx(t), js)
 	if err != nil {
-		t.Fatalf("EnsureBucket: %v", err)
+		t.Fatalf("bucket: %v", err)
 	}
 	return js, kv
 }
@@ -48,4 +50,13 @@ func mustKey(t *testing.T, project string) string {
 		t.Fatalf("ProjectKey: %v", err)
 	}
 	return key
+}
+
+// provisionedBucket provisions the Codali resources the way services do
+// (bus.Provision) and returns the project-state bucket.
+func provisionedBucket(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		return nil, err
+	}
+	return js.KeyValue(ctx, events.BucketPMState)
 }

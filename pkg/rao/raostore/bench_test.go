@@ -3,6 +3,7 @@ package raostore
 import (
 	"context"
 	"fmt"
+	"github.com/codali-dev/codali/pkg/bus"
 	"testing"
 	"time"
 
@@ -16,8 +17,8 @@ func benchHistory(b *testing.B) (*Store, context.Context) {
 	_, _, js := natstest.StartJS(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	b.Cleanup(cancel)
-	if _, err := EnsureStream(ctx, js, StreamConfig{}); err != nil {
-		b.Fatalf("EnsureStream: %v", err)
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		b.Fatalf("provision: %v", err)
 	}
 	st, err := Open(ctx, js)
 	if err != nil {
@@ -53,8 +54,8 @@ func BenchmarkAppend(b *testing.B) {
 	_, _, js := natstest.StartJS(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	b.Cleanup(cancel)
-	if _, err := EnsureStream(ctx, js, StreamConfig{}); err != nil {
-		b.Fatalf("EnsureStream: %v", err)
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		b.Fatalf("provision: %v", err)
 	}
 	st, err := Open(ctx, js)
 	if err != nil {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 )
 
-// ErrInvalidConfig is wrapped when a StreamConfig is impossible.
-var ErrInvalidConfig = errors.New("invalid RAO stream configuration")
-
 // ErrInvalidRunID is wrapped when a run ID cannot name a subject (see
 // rao.ValidRunID).
 var ErrInvalidRunID = errors.New("invalid run id")

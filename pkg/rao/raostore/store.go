@@ -27,7 +27,7 @@ type Store struct {
 }
 
 // Open returns a Store over the RAO stream, which must exist (see
-// EnsureStream). It returns an error wrapping ErrNoStream when it does
+// bus.Provision). It returns an error wrapping ErrNoStream when it does
 // not, or the server's or context's error.
 func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	st, err := js.Stream(ctx, StreamName)

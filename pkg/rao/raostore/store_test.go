@@ -27,8 +27,8 @@ func setup(t *testing.T) env {
 	srv, _, js := natstest.StartJS(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	t.Cleanup(cancel)
-	if _, err := EnsureStream(ctx, js, StreamConfig{}); err != nil {
-		t.Fatalf("EnsureStream: %v", err)
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		t.Fatalf("provision: %v", err)
 	}
 	st, err := Open(ctx, js)
 	if err != nil {
@@ -456,8 +456,8 @@ func TestNoStream(t *testing.T) {
 	if _, err := Open(ctx, js); !errors.Is(err, ErrNoStream) {
 		t.Fatalf("Open: got %v, want ErrNoStream", err)
 	}
-	if _, err := EnsureStream(ctx, js, StreamConfig{}); err != nil {
-		t.Fatalf("EnsureStream: %v", err)
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		t.Fatalf("provision: %v", err)
 	}
 	st, err := Open(ctx, js)
 	if err != nil {
