@@ -476,23 +476,13 @@ func (e *raoEnv) stats(ctx context.Context, pos []string) int {
 		e.c.errorf("rao stats: takes no arguments")
 		return exitUsage
 	}
-	runs, err := e.store.Runs(ctx)
+	perRun, err := e.store.AllStats(ctx)
 	if err != nil {
 		e.c.errorf("rao stats: %v", err)
 		return exitFailure
 	}
 	var total rao.Stat
-	for _, id := range runs {
-		evs, _, err := e.store.Load(ctx, id)
-		if err != nil {
-			e.c.errorf("rao stats: %s: %v", id, err)
-			return exitFailure
-		}
-		st, err := rao.Stats(evs)
-		if err != nil {
-			e.c.errorf("rao stats: %s: %v", id, err)
-			return exitFailure
-		}
+	for _, st := range perRun {
 		total.Events += st.Events
 		total.BytesStored += st.BytesStored
 		total.BytesFullSnapshots += st.BytesFullSnapshots
@@ -502,11 +492,11 @@ func (e *raoEnv) stats(ctx context.Context, pos []string) int {
 		total.Reduction = 1 - float64(total.BytesStored)/float64(total.BytesFullSnapshots)
 	}
 	if e.asJSON {
-		return e.printJSON(map[string]any{"runs": len(runs), "events": total.Events, "bytes_stored": total.BytesStored,
+		return e.printJSON(map[string]any{"runs": len(perRun), "events": total.Events, "bytes_stored": total.BytesStored,
 			"bytes_full_snapshots": total.BytesFullSnapshots, "bytes_states": total.BytesStates, "reduction": total.Reduction})
 	}
 	fmt.Fprintf(e.c.stdout, "runs %d  events %d\nstored %d bytes; the same history as full snapshots %d bytes; reduction %.1f%%\n(bare states alone: %d bytes)\n",
-		len(runs), total.Events, total.BytesStored, total.BytesFullSnapshots, 100*total.Reduction, total.BytesStates)
+		len(perRun), total.Events, total.BytesStored, total.BytesFullSnapshots, 100*total.Reduction, total.BytesStates)
 	return exitOK
 }
 

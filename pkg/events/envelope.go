@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -109,6 +110,14 @@ func (e Envelope) Encode(maxBytes int) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidEvent, err)
 	}
 	return raw, nil
+}
+
+// Fits reports whether the event encodes within maxBytes (a payload that
+// does not encode for another reason is reported as fitting; Encode then
+// returns that error).
+func (e Envelope) Fits(maxBytes int) bool {
+	_, err := e.Encode(maxBytes)
+	return !errors.Is(err, ErrTooLarge)
 }
 
 // Decoder decodes events strictly. The zero value uses DefaultMaxEventBytes.

@@ -210,3 +210,18 @@ func TestFailedCarriesRun(t *testing.T) {
 }
 
 func intp(n int) *int { return &n }
+
+func TestFitsAndGateCounts(t *testing.T) {
+	e := mustNew(t, "r", events.KindBuilt, 1, map[string]string{"x": strings.Repeat("y", 3000)})
+	if !e.Fits(events.DefaultMaxEventBytes) || e.Fits(2048) {
+		t.Fatal("Fits does not follow the encoded size")
+	}
+	tools := []events.ToolExecution{
+		{Gate: events.GateDecision{Blocked: true}},
+		{Gate: events.GateDecision{Warnings: []string{"a", "b"}}},
+		{Gate: events.GateDecision{Stage: events.GateStageArguments}},
+	}
+	if b, w := events.GateCounts(tools); b != 1 || w != 2 {
+		t.Fatalf("GateCounts = %d, %d", b, w)
+	}
+}

@@ -288,3 +288,15 @@ func (d VerdictData) Validate() error {
 	}
 	return nil
 }
+
+// GateCounts counts, over a build's tool executions, the calls that were
+// blocked and the approval warnings raised.
+func GateCounts(tools []ToolExecution) (blocked, warnings int) {
+	for _, t := range tools {
+		if t.Gate.Blocked {
+			blocked++
+		}
+		warnings += len(t.Gate.Warnings)
+	}
+	return blocked, warnings
+}

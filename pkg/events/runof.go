@@ -26,18 +26,26 @@ func RunOf(e Envelope) Run {
 // attempt, trace context and run description are kept); it may be the zero
 // Envelope when the message could not be decoded, in which case runID is used.
 func Failed(from Envelope, runID, service, reason string, attempt int, source string, now Clock) (Envelope, error) {
-	if attempt < 1 {
-		attempt = 1
-	}
-	data := VerdictData{
+	return FailedWith(from, runID, attempt, source, now, FailedVerdict(from, service, reason, attempt))
+}
+
+// FailedVerdict is the verdict of a run a service could not carry on with:
+// status failed, integrity red, the run description of from.
+func FailedVerdict(from Envelope, service, reason string, attempt int) VerdictData {
+	return VerdictData{
 		Run:       RunOf(from),
 		Status:    StatusFailed,
 		Phase:     service,
 		Reason:    reason,
-		Attempts:  attempt,
+		Attempts:  max(attempt, 1),
 		Integrity: IntegrityRed,
 	}
-	env, err := New(runID, KindFailed, attempt, source, now(), data)
+}
+
+// FailedWith builds the `failed` event carrying data, keeping from's trace
+// context.
+func FailedWith(from Envelope, runID string, attempt int, source string, now Clock, data VerdictData) (Envelope, error) {
+	env, err := New(runID, KindFailed, max(attempt, 1), source, now(), data)
 	if err != nil {
 		return Envelope{}, err
 	}

@@ -41,3 +41,7 @@ func ProjectFromKey(key string) (string, error) {
 	}
 	return string(raw), nil
 }
+
+// RunGoalID is the goal node a run owns in its project's goal tree: the
+// architect sprouts it, the critic prunes it when the run ends.
+func RunGoalID(runID string) string { return "run-" + runID }

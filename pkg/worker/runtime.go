@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -377,19 +376,14 @@ func (r *Runtime) endRun(ctx context.Context, d delivery, runID, reason string) 
 	if !r.cfg.EndRunOnFailure || runID == "" {
 		return nil
 	}
-	failed, err := events.Failed(d.env, runID, r.cfg.Service, truncate(reason, 8192), d.env.Attempt, events.SourceFor(r.cfg.Service), r.now)
+	attempt := max(d.env.Attempt, 1)
+	v := events.FailedVerdict(d.env, r.cfg.Service, truncate(reason, 8192), attempt)
+	if r.cfg.CompleteFailure != nil {
+		r.cfg.CompleteFailure(runID, attempt, &v)
+	}
+	failed, err := events.FailedWith(d.env, runID, attempt, events.SourceFor(r.cfg.Service), r.now, v)
 	if err != nil {
 		return err
-	}
-	if r.cfg.CompleteFailure != nil {
-		var v events.VerdictData
-		if err := json.Unmarshal(failed.Data, &v); err != nil {
-			return fmt.Errorf("could not complete failed event: %w", err)
-		}
-		r.cfg.CompleteFailure(runID, failed.Attempt, &v)
-		if failed.Data, err = json.Marshal(v); err != nil {
-			return fmt.Errorf("could not complete failed event: %w", err)
-		}
 	}
 	return r.publish(ctx, []events.Envelope{failed})
 }

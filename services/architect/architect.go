@@ -90,7 +90,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, worker.Permanent(err)
 	}
 	if data.Bundle != nil && data.BundleRef != nil {
-		if _, err := out.Encode(s.d.Config.Events.MaxEventBytes); errors.Is(err, events.ErrTooLarge) {
+		if !out.Fits(s.d.Config.Events.MaxEventBytes) {
 			data.Bundle = nil // the builder fetches it by reference
 			if out, err = in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data); err != nil {
 				return nil, worker.Permanent(err)

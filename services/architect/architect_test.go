@@ -15,6 +15,7 @@ import (
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/services/architect"
 )
@@ -185,7 +186,7 @@ func TestContextBecomesPlan(t *testing.T) {
 			if rev == 0 || pd.Run.PMRev != rev {
 				t.Errorf("run pm_rev %d, project state revision %d", pd.Run.PMRev, rev)
 			}
-			goal, ok := st.GoalTree.UserPartition.Find(architect.RunGoalID("run-a"))
+			goal, ok := st.GoalTree.UserPartition.Find(pmstate.RunGoalID("run-a"))
 			if !ok {
 				t.Fatalf("run goal missing from %+v", st.GoalTree.UserPartition)
 			}
@@ -242,7 +243,7 @@ func TestRetryReplans(t *testing.T) {
 	}
 	var runGoals []cognition.GoalNode
 	for _, g := range st.GoalTree.UserPartition.Children {
-		if g.NodeID == architect.RunGoalID("run-r") {
+		if g.NodeID == pmstate.RunGoalID("run-r") {
 			runGoals = append(runGoals, g)
 		}
 	}
@@ -281,7 +282,7 @@ func TestRetryAtHigherAttemptTilts(t *testing.T) {
 		pd := decodePlan(t, mustHandle(t, h, retryEvent(t, d, "run-t", attempt, p)), "run-t", attempt)
 		p = pd.Plan
 		st, _ := pmState(t, d)
-		g, ok := st.GoalTree.UserPartition.Find(architect.RunGoalID("run-t"))
+		g, ok := st.GoalTree.UserPartition.Find(pmstate.RunGoalID("run-t"))
 		if !ok || g.Weight != int32(100*attempt) {
 			t.Errorf("attempt %d: goal %+v (found %v), want weight %d", attempt, g, ok, 100*attempt)
 		}
@@ -450,7 +451,7 @@ func TestRedeliveredContextKeepsOneGoal(t *testing.T) {
 	st, _ := pmState(t, d)
 	n := 0
 	for _, g := range st.GoalTree.UserPartition.Children {
-		if g.NodeID == architect.RunGoalID("run-d") {
+		if g.NodeID == pmstate.RunGoalID("run-d") {
 			n++
 			if len(g.Children) != 1 || g.Weight != 100 {
 				t.Errorf("goal after redelivery %+v", g)
@@ -565,7 +566,7 @@ func TestGoalOps(t *testing.T) {
 }
 
 func TestRunGoalID(t *testing.T) {
-	if got := architect.RunGoalID("01abc"); got != "run-01abc" {
+	if got := pmstate.RunGoalID("01abc"); got != "run-01abc" {
 		t.Fatalf("RunGoalID = %q", got)
 	}
 }

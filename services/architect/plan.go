@@ -8,6 +8,7 @@ import (
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/pmstate"
 )
 
 // ParsePlan extracts and validates the plan JSON of a model answer. Steps
@@ -32,15 +33,12 @@ func ParsePlan(answer string) (events.Plan, error) {
 	return p, nil
 }
 
-// RunGoalID is the goal node of a run in the project's goal tree.
-func RunGoalID(runID string) string { return "run-" + runID }
-
 // GoalOps returns the goal-tree patch that records a plan: the run's goal
 // under the user root (replaced on a retry, with its weight tilted up by
 // attempt so a struggling run gets attention), and one child per step,
 // weighted by order.
 func GoalOps(cur cognition.CognitionState, runID string, attempt int, plan events.Plan) []cognition.GoalTreePatchOp {
-	id := RunGoalID(runID)
+	id := pmstate.RunGoalID(runID)
 	var ops []cognition.GoalTreePatchOp
 	if _, ok := cur.GoalTree.UserPartition.Find(id); ok {
 		ops = append(ops, cognition.PruneOp(id))

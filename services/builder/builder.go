@@ -97,7 +97,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, err
 	}
 	run := pd.Run
-	blocked, warnings := gateCounts(tools)
+	blocked, warnings := events.GateCounts(tools)
 	var files []string
 	for _, f := range change.Files {
 		files = append(files, f.Path)
@@ -173,14 +173,4 @@ func parseTurn(answer string) (turn, error) {
 		}
 	}
 	return t, nil
-}
-
-func gateCounts(tools []events.ToolExecution) (blocked, warnings int) {
-	for _, t := range tools {
-		if t.Gate.Blocked {
-			blocked++
-		}
-		warnings += len(t.Gate.Warnings)
-	}
-	return blocked, warnings
 }

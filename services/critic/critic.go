@@ -17,6 +17,7 @@ import (
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
@@ -141,10 +142,8 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, checks []events.CheckResult) ([]events.Envelope, error) {
 	run := bd.Run
 	var warnings []string
-	blocked := 0
 	for _, t := range bd.Tools {
 		if t.Gate.Blocked {
-			blocked++
 			warnings = append(warnings, fmt.Sprintf("step %d: %s blocked: %s", t.Step, t.Tool, strings.Join(t.Gate.Reasons, "; ")))
 		}
 		for _, w := range t.Gate.Warnings {
@@ -155,7 +154,7 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if len(warnings) > 0 {
 		integrity = events.IntegrityAmber
 	}
-	goal := "run-" + in.RunID()
+	goal := pmstate.RunGoalID(in.RunID())
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); !ok {
 			return nil, nil, nil
@@ -168,7 +167,7 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
-	if run.Codex, err = s.codex(in, bd, checks, integrity); err != nil {
+	if run.Codex, err = s.codexRun(in, bd, run, checks, integrity); err != nil {
 		return nil, worker.Permanent(err)
 	}
 	plan, change := bd.Plan, bd.Change
@@ -188,7 +187,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	run.Failures = append(append([]string(nil), run.Failures...), fmt.Sprintf("attempt %d: %s", in.Attempt, reason))
 	lesson := s.d.Redactor.String(fmt.Sprintf("%s: attempt %d failed: %s", short(run.Request.Request, 80), in.Attempt, short(reason, 240)))
 	final := in.Attempt-1 >= run.MaxRetries
-	goal := "run-" + in.RunID()
+	goal := pmstate.RunGoalID(in.RunID())
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		var goals []cognition.GoalTreePatchOp
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); ok && final {
@@ -234,10 +233,6 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	return []events.Envelope{out}, nil
 }
 
-func (s *Service) codex(in events.Envelope, bd events.BuiltData, checks []events.CheckResult, integrity string) (string, error) {
-	return s.codexRun(in, bd, bd.Run, checks, integrity)
-}
-
 func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.Run, checks []events.CheckResult, integrity string) (string, error) {
 	passed := 0
 	for _, c := range checks {
@@ -245,13 +240,7 @@ func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.R
 			passed++
 		}
 	}
-	blocked, warnings := 0, 0
-	for _, t := range bd.Tools {
-		if t.Gate.Blocked {
-			blocked++
-		}
-		warnings += len(t.Gate.Warnings)
-	}
+	blocked, warnings := events.GateCounts(bd.Tools)
 	var files []string
 	for _, f := range bd.Change.Files {
 		files = append(files, f.Path)

@@ -113,7 +113,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	if data.Bundle != nil && !fits(out, cfg.Events.MaxEventBytes) {
+	if data.Bundle != nil && !out.Fits(cfg.Events.MaxEventBytes) {
 		// The bundle is small but the event is not: pass the reference only.
 		data.Bundle = nil
 		if out, err = in.Follow(events.KindContext, in.Attempt, events.SourceFor(events.ServiceLibrarian), s.d.Now(), data); err != nil {
@@ -158,10 +158,4 @@ func ProjectID(req events.Requested) string {
 	}
 	sum := sha256.Sum256([]byte(req.Repo.String()))
 	return "repo-" + hex.EncodeToString(sum[:8])
-}
-
-// fits reports whether the event encodes within maxBytes.
-func fits(e events.Envelope, maxBytes int) bool {
-	_, err := e.Encode(maxBytes)
-	return !errors.Is(err, events.ErrTooLarge)
 }
