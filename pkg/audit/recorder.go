@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/rao"
@@ -17,6 +18,9 @@ type Store interface {
 	// Load returns a run's events and the stream sequence of its last one
 	// (0 when it has none).
 	Load(ctx context.Context, runID string) ([]rao.Event, uint64, error)
+	// LastSeq returns the stream sequence of the run's last event (0 when
+	// it has none), without reading the history.
+	LastSeq(ctx context.Context, runID string) (uint64, error)
 	// Append stores ev if the run's last stored message still has sequence
 	// expected, and returns the new message's stream sequence.
 	Append(ctx context.Context, ev rao.Event, expected uint64) (uint64, error)
@@ -41,6 +45,56 @@ type Recorder struct {
 	Redactor *redact.Redactor
 	// Now stamps events.
 	Now func() time.Time
+
+	// cache keeps the histories of runs in progress, so an event does not
+	// reread its run's whole history; an entry is used only while the
+	// stream's last sequence for the run still matches it.
+	mu    sync.Mutex
+	cache map[string]cachedHistory
+}
+
+type cachedHistory struct {
+	events  []rao.Event
+	lastSeq uint64
+}
+
+// maxCachedRuns bounds the cache; past it, an arbitrary entry is dropped.
+const maxCachedRuns = 1024
+
+// load returns the run's history, from the cache when the stream confirms
+// it is current, and otherwise from the store.
+func (r *Recorder) load(ctx context.Context, runID string) ([]rao.Event, uint64, error) {
+	last, err := r.Store.LastSeq(ctx, runID)
+	if err != nil {
+		return nil, 0, err
+	}
+	r.mu.Lock()
+	c, ok := r.cache[runID]
+	r.mu.Unlock()
+	if ok && c.lastSeq == last {
+		return append([]rao.Event(nil), c.events...), last, nil
+	}
+	return r.Store.Load(ctx, runID)
+}
+
+// remember caches a run's history (or forgets it when ended is true).
+func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, ended bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ended {
+		delete(r.cache, runID)
+		return
+	}
+	if r.cache == nil {
+		r.cache = map[string]cachedHistory{}
+	}
+	if _, ok := r.cache[runID]; !ok && len(r.cache) >= maxCachedRuns {
+		for k := range r.cache {
+			delete(r.cache, k)
+			break
+		}
+	}
+	r.cache[runID] = cachedHistory{events: history, lastSeq: lastSeq}
 }
 
 // Record applies the steps that are not yet recorded (by cause) to the
@@ -49,7 +103,7 @@ type Recorder struct {
 // (including expected-sequence conflicts) are returned wrapped: the caller
 // retries, and steps already stored are then skipped.
 func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (State, []rao.Event, error) {
-	history, lastSeq, err := r.Store.Load(ctx, runID)
+	history, lastSeq, err := r.load(ctx, runID)
 	if err != nil {
 		return State{}, nil, fmt.Errorf("could not load history of %s: %w", runID, err)
 	}
@@ -88,6 +142,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 		}
 		seq, err := r.Store.Append(ctx, ev, lastSeq)
 		if err != nil {
+			r.remember(runID, nil, 0, true)
 			return State{}, nil, fmt.Errorf("could not append %s: %w", ev.ID, err)
 		}
 		lastSeq = seq
@@ -96,6 +151,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 	if r.MaxEvents > 0 {
 		if first, ok := rao.CompactionPoint(history, r.MaxEvents); ok {
 			if err := r.Store.Compact(ctx, runID, first); err != nil {
+				r.remember(runID, nil, 0, true)
 				return State{}, nil, fmt.Errorf("could not compact history of %s: %w", runID, err)
 			}
 			for len(history) > 0 && history[0].Seq < first {
@@ -103,6 +159,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 			}
 		}
 	}
+	r.remember(runID, history, lastSeq, st.Terminal())
 	return st, history, nil
 }
 

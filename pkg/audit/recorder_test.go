@@ -384,3 +384,46 @@ func TestRecordRedactsState(t *testing.T) {
 		}
 	}
 }
+
+// countingStore counts full history loads.
+type countingStore struct {
+	audit.Store
+	loads *int
+}
+
+func (c countingStore) Load(ctx context.Context, runID string) ([]rao.Event, uint64, error) {
+	*c.loads++
+	return c.Store.Load(ctx, runID)
+}
+
+// TestRecorderCachesHistories: events of a run in progress do not reread
+// its whole history, and a write by another recorder invalidates the copy.
+func TestRecorderCachesHistories(t *testing.T) {
+	srv := startServer(t)
+	base := srv.store(t)
+	loads := 0
+	rec := newRecorder(t, countingStore{Store: base, loads: &loads}, 10, 0)
+	evs := runEvents(t, "cached", policy.Default())
+	for _, e := range evs[:3] {
+		steps, err := audit.Fold(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		record(t, rec, "cached", steps)
+	}
+	if loads != 1 {
+		t.Fatalf("history loaded %d times for 3 events, want once", loads)
+	}
+	// Another recorder appends: the cache must not be trusted any more.
+	other := newRecorder(t, base, 10, 0)
+	steps, _ := audit.Fold(evs[3])
+	record(t, other, "cached", steps)
+	steps, _ = audit.Fold(evs[4])
+	record(t, rec, "cached", steps)
+	if loads != 2 {
+		t.Fatalf("loads = %d, want a reload after a foreign append", loads)
+	}
+	if rep := rao.Verify(load(t, base, "cached")); !rep.OK() {
+		t.Fatalf("history broken: %v", rep)
+	}
+}

@@ -329,3 +329,20 @@ func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
 	}
 	return info.State.LastSeq, nil
 }
+
+// LastSeq returns the stream sequence of the run's last event (0 when it
+// has none): one lookup, to tell whether a cached history is current.
+// Errors wrap ErrInvalidRunID, ErrNoStream or the server's error.
+func (s *Store) LastSeq(ctx context.Context, runID string) (uint64, error) {
+	if err := checkRunID(runID); err != nil {
+		return 0, err
+	}
+	m, err := s.st.GetLastMsgForSubject(ctx, Subject(runID))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, noStream(err)
+	}
+	return m.Sequence, nil
+}
