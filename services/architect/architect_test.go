@@ -24,12 +24,7 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 const project = "hello"
 
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return apptest.Ctx(t) }
 
 // plan1 and plan2 are the scripted plans of attempts 1 and 2.
 const plan1 = `{"summary": "Implement Greet", "steps": [{"description": "Return the greeting", "files": ["greet.go"]}],

@@ -37,12 +37,7 @@ const testPolicy = `{
   "max_changed_lines": 2000
 }`
 
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return apptest.Ctx(t) }
 
 // getenv hides CODALI_* variables so the scripted default applies, and
 // passes the rest (PATH, HOME, GOCACHE) to verification commands.

@@ -27,12 +27,7 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 // The secret planted in a repository file; it must never reach a snippet.
 const awsKey = "AKIAIOSFODNN7EXAMPLE"
 
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return apptest.Ctx(t) }
 
 func newDeps(t *testing.T, cfgJSON string) *app.Deps {
 	t.Helper()
