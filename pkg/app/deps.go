@@ -99,7 +99,7 @@ func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
 	if p, ok := d.models[r.Name]; ok {
 		return p, r, nil
 	}
-	p, err := llm.New(r.Provider, d.Getenv, d.Bundled)
+	p, err := llm.New(r.Provider, d.Getenv, d.Bundled, llm.WithLogger(d.Log))
 	if err != nil {
 		return nil, r, fmt.Errorf("could not create model provider %q for %s: %w", r.Name, phase, err)
 	}

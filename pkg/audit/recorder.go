@@ -56,29 +56,43 @@ type Recorder struct {
 type cachedHistory struct {
 	events  []rao.Event
 	lastSeq uint64
+	// chain is positioned after the last event, so the state need not be
+	// replayed again.
+	chain *rao.Chain
 }
 
 // maxCachedRuns bounds the cache; past it, an arbitrary entry is dropped.
 const maxCachedRuns = 1024
 
-// load returns the run's history, from the cache when the stream confirms
-// it is current, and otherwise from the store.
-func (r *Recorder) load(ctx context.Context, runID string) ([]rao.Event, uint64, error) {
+// load returns the run's history and a chain positioned after it: from the
+// cache when the stream confirms it is current, and otherwise from the
+// store (replaying the state). A cache entry is taken out while in use, so
+// a concurrent caller on the same run reloads instead of sharing it.
+func (r *Recorder) load(ctx context.Context, runID string) ([]rao.Event, uint64, *rao.Chain, error) {
 	last, err := r.Store.LastSeq(ctx, runID)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, fmt.Errorf("could not load history of %s: %w", runID, err)
 	}
 	r.mu.Lock()
 	c, ok := r.cache[runID]
+	delete(r.cache, runID)
 	r.mu.Unlock()
 	if ok && c.lastSeq == last {
-		return append([]rao.Event(nil), c.events...), last, nil
+		return c.events, last, c.chain, nil
 	}
-	return r.Store.Load(ctx, runID)
+	history, lastSeq, err := r.Store.Load(ctx, runID)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("could not load history of %s: %w", runID, err)
+	}
+	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery}, history)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("could not replay history of %s: %w", runID, err)
+	}
+	return history, lastSeq, chain, nil
 }
 
-// remember caches a run's history (or forgets it when ended is true).
-func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, ended bool) {
+// remember caches a run's history and chain (or forgets them when ended).
+func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, chain *rao.Chain, ended bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ended {
@@ -94,7 +108,7 @@ func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, e
 			break
 		}
 	}
-	r.cache[runID] = cachedHistory{events: history, lastSeq: lastSeq}
+	r.cache[runID] = cachedHistory{events: history, lastSeq: lastSeq, chain: chain}
 }
 
 // Record applies the steps that are not yet recorded (by cause) to the
@@ -103,13 +117,9 @@ func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, e
 // (including expected-sequence conflicts) are returned wrapped: the caller
 // retries, and steps already stored are then skipped.
 func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (State, []rao.Event, error) {
-	history, lastSeq, err := r.load(ctx, runID)
+	history, lastSeq, chain, err := r.load(ctx, runID)
 	if err != nil {
-		return State{}, nil, fmt.Errorf("could not load history of %s: %w", runID, err)
-	}
-	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery}, history)
-	if err != nil {
-		return State{}, nil, fmt.Errorf("could not replay history of %s: %w", runID, err)
+		return State{}, nil, err
 	}
 	st, err := DecodeState(runID, chain.State())
 	if err != nil {
@@ -142,7 +152,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 		}
 		seq, err := r.Store.Append(ctx, ev, lastSeq)
 		if err != nil {
-			r.remember(runID, nil, 0, true)
+			r.remember(runID, nil, 0, nil, true)
 			return State{}, nil, fmt.Errorf("could not append %s: %w", ev.ID, err)
 		}
 		lastSeq = seq
@@ -151,7 +161,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 	if r.MaxEvents > 0 {
 		if first, ok := rao.CompactionPoint(history, r.MaxEvents); ok {
 			if err := r.Store.Compact(ctx, runID, first); err != nil {
-				r.remember(runID, nil, 0, true)
+				r.remember(runID, nil, 0, nil, true)
 				return State{}, nil, fmt.Errorf("could not compact history of %s: %w", runID, err)
 			}
 			for len(history) > 0 && history[0].Seq < first {
@@ -159,7 +169,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 			}
 		}
 	}
-	r.remember(runID, history, lastSeq, st.Terminal())
+	r.remember(runID, history, lastSeq, chain, st.Terminal())
 	return st, history, nil
 }
 

@@ -1,9 +1,23 @@
 package bus
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
 
 // ErrInvalidConfig is wrapped by every configuration validation error.
 var ErrInvalidConfig = errors.New("invalid configuration")
 
 // ErrServerStart is returned when the embedded nats-server cannot start.
 var ErrServerStart = errors.New("could not start embedded nats-server")
+
+// IsWrongLastSequence reports whether err is the server refusing a publish
+// whose expected last sequence no longer holds: a lost optimistic write
+// (a stream append or a KV compare-and-set).
+func IsWrongLastSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) &&
+		(apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}

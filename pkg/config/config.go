@@ -11,11 +11,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/redact"
 )
 
 // ErrInvalid is wrapped by every configuration error.
@@ -321,7 +321,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	for i, p := range c.Redact.Patterns {
-		if _, err := regexp.Compile(p); err != nil {
+		// The redactor's own rules (a pattern must compile and must not
+		// match the empty string), so what validates also starts.
+		if _, err := redact.New([]string{p}); err != nil {
 			bad("redact.patterns[%d]: %v", i, err)
 		}
 	}

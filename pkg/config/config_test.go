@@ -134,3 +134,9 @@ func TestZeroMeansZeroAndPathsResolve(t *testing.T) {
 		t.Fatalf("explicit maxSteps 0 accepted: %v", err)
 	}
 }
+
+func TestRedactPatternMatchingEmptyIsRejected(t *testing.T) {
+	if _, err := config.Parse([]byte(`{"redact":{"patterns":["x*"]}}`)); !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "empty string") {
+		t.Fatalf("a pattern matching the empty string must fail validation, not start-up: %v", err)
+	}
+}

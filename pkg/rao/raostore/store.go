@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/nats-io/nats.go"
@@ -46,8 +47,8 @@ func noStream(err error) error {
 }
 
 func checkRunID(runID string) error {
-	if !rao.ValidRunID(runID) {
-		return fmt.Errorf("%w: %q", ErrInvalidRunID, runID)
+	if err := events.ValidateRunID(runID); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidRunID, err)
 	}
 	return nil
 }
@@ -78,18 +79,14 @@ func (s *Store) Load(ctx context.Context, runID string) ([]rao.Event, uint64, er
 }
 
 func (s *Store) load(ctx context.Context, runID string) ([]stored, uint64, error) {
-	if err := checkRunID(runID); err != nil {
-		return nil, 0, err
+	last, err := s.LastSeq(ctx, runID)
+	if err != nil {
+		return nil, 0, fmt.Errorf("could not read the last event of %s: %w", runID, err)
 	}
-	subject := Subject(runID)
-	lastMsg, err := s.st.GetLastMsgForSubject(ctx, subject)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
+	if last == 0 {
 		return nil, 0, nil
 	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("could not read the last event of %s: %w", runID, noStream(err))
-	}
-	last := lastMsg.Sequence
+	subject := Subject(runID)
 	cons, err := s.st.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects:    []string{subject},
 		DeliverPolicy:     jetstream.DeliverAllPolicy,
@@ -197,18 +194,11 @@ func (s *Store) Append(ctx context.Context, ev rao.Event, expected uint64) (uint
 		return ack.Sequence, duplicateError(ev, id, ack.Sequence)
 	case err == nil:
 		return ack.Sequence, nil
-	case isWrongLastSequence(err):
+	case bus.IsWrongLastSequence(err):
 		return s.conflict(ctx, ev, id, data, expected, err)
 	default:
 		return 0, fmt.Errorf("could not append %s: %w", ev.ID, noStream(err))
 	}
-}
-
-func isWrongLastSequence(err error) bool {
-	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) &&
-		(apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
-			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }
 
 func duplicateError(ev rao.Event, id string, seq uint64) error {
