@@ -73,14 +73,6 @@ func diffGen(a, b any) []genOp {
 	return d.ops
 }
 
-// diffGenFine is diffGen without collapsing: every change is an op of
-// its own. Tests use it to exercise index-shifting ops.
-func diffGenFine(a, b any) []genOp {
-	d := differ{noCollapse: true}
-	d.diff(nil, a, b)
-	return d.ops
-}
-
 // diffValues returns the sorted patch turning a into b.
 func diffValues(a, b any) Patch {
 	ops := diffGen(a, b)

@@ -298,3 +298,11 @@ func checkSortedSafety(t testing.TB, prev, next []byte) {
 		}
 	}
 }
+
+// diffGenFine is diffGen without collapsing: every change is an op of
+// its own. Tests use it to exercise index-shifting ops.
+func diffGenFine(a, b any) []genOp {
+	d := differ{noCollapse: true}
+	d.diff(nil, a, b)
+	return d.ops
+}
