@@ -187,7 +187,7 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 	}
 
 	start := time.Now()
-	outs, err := r.handle(ctx, msg, env)
+	outs, err := r.handle(ContextWithDelivery(ctx, Delivery{StreamSeq: streamSeq, Deliveries: deliveries}), msg, env)
 	if err == nil {
 		err = r.publish(ctx, outs)
 	}
