@@ -40,7 +40,9 @@ func (p *Policy) StableJSON() []byte {
 		}
 		writeStrings(&b, prefix)
 	}
-	b.WriteString(`]},"destructive":`)
+	b.WriteString(`]`)
+	writeNetwork(&b, q.Commands.Network)
+	b.WriteString(`},"destructive":`)
 	writeString(&b, string(q.Destructive.effective()))
 	b.WriteString(`,"max_changed_lines":`)
 	b.WriteString(strconv.Itoa(q.MaxChangedLines))

@@ -38,6 +38,11 @@ type Commands struct {
 	// Allow lists argv prefixes; a command runs only if its argv starts
 	// with one of them element by element.
 	Allow [][]string `json:"allow" yaml:"allow"`
+	// Network lists argv prefixes (element by element, like Allow) of
+	// commands that get the network inside the sandbox; every other
+	// command has none. A grant does not allow a command: Allow still
+	// decides whether it runs.
+	Network [][]string `json:"network,omitempty" yaml:"network,omitempty"`
 }
 
 // DestructiveMode says how the gate treats destructive operations.

@@ -56,6 +56,11 @@ func (p *Policy) Validate() error {
 			}
 		}
 	}
+	for i, prefix := range p.Commands.Network {
+		if err := validNetworkPrefix(prefix); err != nil {
+			add(fmt.Sprintf("commands.network[%d]", i), err)
+		}
+	}
 	switch p.Destructive {
 	case "", DestructiveBlock, DestructiveWarn, DestructiveAllow:
 	default:

@@ -44,7 +44,7 @@ func RealRel(root, rel string) (abs, real string, err error) { return resolve(ro
 
 func inGit(slashPath string) bool {
 	for _, part := range strings.Split(slashPath, "/") {
-		if part == ".git" {
+		if IsGitName(part) {
 			return true
 		}
 	}

@@ -57,6 +57,9 @@ func TestResolveRejectsEscapes(t *testing.T) {
 		{"symlink out", "out/secret", false},
 		{"dangling symlink out", "dangling", false},
 		{"git dir", ".git/config", false},
+		{"git dir upper case", ".GIT/config", false},
+		{"git dir invisible char", ".git\u200c/config", false},
+		{"nested git dir", "sub/.Git/HEAD", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -164,6 +167,12 @@ func TestPrepareFromGitURL(t *testing.T) {
 	}
 	if len(w.Commit) != 40 {
 		t.Fatalf("commit %q: a URL checkout must record its commit", w.Commit)
+	}
+	// The clone's repository is neither in the work tree nor left beside it.
+	for _, p := range []string{filepath.Join(w.Dir, ".git"), w.Dir + ".clone"} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Fatalf("%s exists after the clone: %v", p, err)
+		}
 	}
 	// Cloning that commit later gives the same tree, whatever the branch does.
 	pinned, err := m.Prepare(ctx, "r", 2, "builder", events.RepoRef{URL: "file://" + src, Ref: w.Commit})
