@@ -304,9 +304,12 @@ func TestRecovery(t *testing.T) {
 			notices:   []string{"wait"},
 		},
 		{
-			name:      "429 without a body honours Retry-After",
-			faults:    []docdextest.Fault{{Match: "GET /v1/graph/impact", Status: 429, RetryAfter: "1"}},
-			call:      func(c *docdex.Client) error { _, err := c.Impact(context.Background(), "greet.go", docdex.ImpactOptions{}); return err },
+			name:   "429 without a body honours Retry-After",
+			faults: []docdextest.Fault{{Match: "GET /v1/graph/impact", Status: 429, RetryAfter: "1"}},
+			call: func(c *docdex.Client) error {
+				_, err := c.Impact(context.Background(), "greet.go", docdex.ImpactOptions{})
+				return err
+			},
 			wantWaits: []time.Duration{time.Second},
 			notices:   []string{"wait"},
 		},
