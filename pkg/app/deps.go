@@ -13,6 +13,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/docdex"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/pmstate"
@@ -51,6 +52,10 @@ type Deps struct {
 	PM *pmstate.Store
 	// Bundled is the bundled example script of the scripted provider.
 	Bundled *llm.Script
+	// Docdex is the Docdex daemon's client, nil when no daemon is
+	// configured; DocdexSettings are its effective settings.
+	Docdex         *docdex.Client
+	DocdexSettings *config.Docdex
 	// Registerer, when set, receives service-level metrics (for instance
 	// the recorder's runs by verdict). Hosts set it to their registry.
 	Registerer prometheus.Registerer
@@ -71,6 +76,9 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	d.PolicyHash = d.Policy.Hash()
+	if d.Docdex, d.DocdexSettings, err = NewDocdex(cfg, getenv); err != nil {
+		return nil, err
+	}
 	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
@@ -135,4 +143,20 @@ func LoadGate(cfg *config.Config) (*policy.Policy, string, error) {
 		}
 	}
 	return p, contract, nil
+}
+
+// NewDocdex returns the Docdex client the configuration and environment
+// ask for, or nil when no daemon is configured. Errors wrap
+// config.ErrInvalid.
+func NewDocdex(cfg *config.Config, getenv func(string) string) (*docdex.Client, *config.Docdex, error) {
+	set, token, err := cfg.DocdexSettings(getenv)
+	if err != nil || set == nil {
+		return nil, nil, err
+	}
+	c, err := docdex.New(docdex.Options{URL: set.URL, Token: token, RepoID: set.RepoID, AgentID: set.AgentID,
+		Timeout: set.Timeout(), MaxWait: set.MaxWait()})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	return c, set, nil
 }

@@ -60,6 +60,9 @@ type Config struct {
 	// (the default) or "none", or an object with mode, limits and extra
 	// read-only toolchain paths (see Sandbox).
 	Sandbox Sandbox `json:"sandbox"`
+	// Docdex, when set, points the librarian, the builder's retrieval
+	// tools and the memory hooks at a Docdex daemon (see docdex.go).
+	Docdex *Docdex `json:"docdex,omitempty"`
 
 	dir string
 }
@@ -152,6 +155,15 @@ type Librarian struct {
 	MaxSnippets int `json:"maxSnippets"`
 	// SnippetLines is the size of a snippet window. Default 80.
 	SnippetLines int `json:"snippetLines"`
+	// IndexCacheDir keeps built-in indexes per repository commit (or
+	// content hash), so a second run does not re-scan. Default: the user
+	// cache directory's codali/index; "off" keeps indexes in memory only.
+	// Relative to the config file.
+	IndexCacheDir string `json:"indexCacheDir,omitempty"`
+	// PromptTokens bounds the context (structure first, then code) the
+	// architect's and builder's prompts take from the bundle, in estimated
+	// tokens (4 bytes each). Default 6000.
+	PromptTokens int `json:"promptTokens,omitempty"`
 }
 
 // Critic configures verification commands.
@@ -215,6 +227,7 @@ func (c *Config) setDefaults() {
 	}
 	def(&c.Librarian.MaxSnippets, 8)
 	def(&c.Librarian.SnippetLines, 80)
+	def(&c.Librarian.PromptTokens, 6000)
 	def(&c.Critic.VerifyTimeoutMS, 120000)
 	def(&c.Critic.OutputBytes, 16<<10)
 	def(&c.RAO.CheckpointEvery, 10)
@@ -247,6 +260,9 @@ func Load(path string) (*Config, error) {
 	c.Policy = c.resolve(c.Policy)
 	c.Contract = c.resolve(c.Contract)
 	c.Workspace.Root = c.resolve(c.Workspace.Root)
+	if c.Librarian.IndexCacheDir != "off" {
+		c.Librarian.IndexCacheDir = c.resolve(c.Librarian.IndexCacheDir)
+	}
 	for i, r := range c.Workspace.AllowedRoots {
 		c.Workspace.AllowedRoots[i] = c.resolve(r)
 	}
@@ -331,6 +347,12 @@ func (c *Config) Validate() error {
 	positive("librarian.snippetLines", c.Librarian.SnippetLines)
 	if c.Librarian.MaxFileBytes < 1 {
 		bad("librarian.maxFileBytes %d (must be >= 1)", c.Librarian.MaxFileBytes)
+	}
+	positive("librarian.promptTokens", c.Librarian.PromptTokens)
+	if c.Docdex != nil {
+		d := *c.Docdex
+		d.setDefaults()
+		d.validate(bad)
 	}
 	positive("critic.verifyTimeoutMs", c.Critic.VerifyTimeoutMS)
 	positive("critic.outputBytes", c.Critic.OutputBytes)
