@@ -64,7 +64,11 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 		attempts++
 		r, err := s.attempt(ctx, project, key, fn)
 		if err != nil {
-			if isConflict(err) {
+			// A lost race, or a bucket leader being elected on a cluster
+			// (the write timed out or found no leader): read again and
+			// retry. The update functions are idempotent, so a write that
+			// did land before its reply was lost is not applied twice.
+			if isConflict(err) || bus.IsTransient(err) && ctx.Err() == nil {
 				return err
 			}
 			return backoff.Permanent(err)
