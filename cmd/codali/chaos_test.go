@@ -103,10 +103,19 @@ func runThrough(t *testing.T, p *pipeline, n int, fault func()) chaosResult {
 		}
 	}
 	for _, id := range runIDs {
-		eventually(t, "history of "+id+" verifies", func() bool {
-			code, _, _ := p.run(t, "rao", "verify", id)
-			return code == exitOK
-		})
+		var last string
+		deadline := time.Now().Add(time.Minute)
+		for {
+			code, out, errOut := p.run(t, "rao", "verify", id)
+			if code == exitOK {
+				break
+			}
+			last = fmt.Sprintf("exit %d: %s %s", code, out, errOut)
+			if time.Now().After(deadline) {
+				t.Fatalf("history of %s does not verify: %s\nservices:\n%s", id, last, p.log.String())
+			}
+			time.Sleep(200 * time.Millisecond) // poll interval
+		}
 	}
 	return res
 }

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/examples"
-	"github.com/codali-dev/codali/pkg/codex"
 	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/codex"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"

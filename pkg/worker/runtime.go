@@ -254,9 +254,12 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 	}
 
 	start := time.Now()
-	outs, err := r.handle(ContextWithDelivery(ctx, Delivery{StreamSeq: streamSeq, Deliveries: deliveries}), msg, env)
+	hctx := withSteps(ContextWithDelivery(ctx, Delivery{StreamSeq: streamSeq, Deliveries: deliveries}), r.metrics, r.cfg.Service)
+	outs, err := r.handle(hctx, msg, env)
 	if err == nil {
+		done := Step(hctx, StepPublish)
 		err = r.publish(ctx, outs)
+		done()
 	}
 	if r.metrics != nil {
 		r.metrics.duration.WithLabelValues(r.cfg.Service, string(kind)).Observe(time.Since(start).Seconds())
