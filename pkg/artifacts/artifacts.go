@@ -53,13 +53,18 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
 	ref := events.ArtifactRef{Bucket: s.bucket, Name: prefix + "/" + digest, Size: int64(len(data)), SHA256: digest}
-	if info, err := s.obj.GetInfo(ctx, ref.Name); err == nil && info.Size == uint64(len(data)) {
+	ictx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	info, err := s.obj.GetInfo(ictx, ref.Name)
+	cancel()
+	if err == nil && info.Size == uint64(len(data)) {
 		return ref, nil
 	}
 	// Storing the same content under its digest again is harmless, so a
 	// put that timed out while the bucket's leader changed is retried.
-	err := retryBriefly(ctx, bus.IsTransient, func() error {
-		_, err := s.obj.PutBytes(ctx, ref.Name, data)
+	err = retryBriefly(ctx, bus.IsTransient, func() error {
+		pctx, cancel := context.WithTimeout(ctx, objectTimeout)
+		defer cancel()
+		_, err := s.obj.PutBytes(pctx, ref.Name, data)
 		return err
 	})
 	if err != nil {
@@ -67,6 +72,10 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 	}
 	return ref, nil
 }
+
+// objectTimeout bounds one object put or get (chunked, so longer than a
+// plain request).
+const objectTimeout = 30 * time.Second
 
 // retryBriefly calls op until it succeeds or fails with an error retry
 // does not accept, for at most about five seconds.
@@ -101,8 +110,10 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 	err := retryBriefly(ctx, func(err error) bool {
 		return errors.Is(err, jetstream.ErrObjectNotFound) || bus.IsTransient(err)
 	}, func() error {
+		gctx, cancel := context.WithTimeout(ctx, objectTimeout)
+		defer cancel()
 		var err error
-		data, err = s.obj.GetBytes(ctx, ref.Name)
+		data, err = s.obj.GetBytes(gctx, ref.Name)
 		return err
 	})
 	if errors.Is(err, jetstream.ErrObjectNotFound) {

@@ -3,6 +3,7 @@ package bus
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -46,3 +47,12 @@ func IsTransient(err error) bool {
 	}
 	return false
 }
+
+// RequestTimeout bounds one JetStream request (a KV read or write, a
+// stream lookup, a publish) made on behalf of a handler. A handler's own
+// context allows minutes (model calls, checks); a request lost with a
+// server that died would otherwise wait that long for its reply, since
+// JetStream applies its default timeout only to contexts without a
+// deadline. Bounded, it fails fast and transiently (IsTransient) and is
+// retried against the new leader.
+const RequestTimeout = 5 * time.Second

@@ -112,9 +112,13 @@ func (s *Store) attempt(ctx context.Context, project, key string, fn UpdateFunc)
 	}
 	var newRev uint64
 	if rev == 0 {
-		newRev, err = s.kv.Create(ctx, key, data)
+		wctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		defer cancel()
+		newRev, err = s.kv.Create(wctx, key, data)
 	} else {
-		newRev, err = s.kv.Update(ctx, key, data, rev)
+		wctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		defer cancel()
+		newRev, err = s.kv.Update(wctx, key, data, rev)
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("could not write revision after %d: %w", rev, err)
