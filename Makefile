@@ -12,7 +12,7 @@ MODULES  := pkg examples cmd/codali services/librarian services/architect servic
 PACKAGES := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 SERVICES := librarian architect builder critic recorder
 
-.PHONY: all build test race-free demo run lint fmt vet bench bench-short tools clean help
+.PHONY: all build test chaos race-free demo run lint fmt vet bench bench-short tools clean help
 
 all: build
 
@@ -26,6 +26,9 @@ build: ## build codali and the five service binaries into bin/
 
 test: ## run every test with the race detector
 	$(GO) test -race -count=1 -timeout 15m $(PACKAGES)
+
+chaos: ## the long chaos suite: stop the leader of every stream, bucket and phase consumer of a 3-server cluster mid-run (CI may skip it)
+	CODALI_CHAOS=1 $(GO) test -race -count=1 -timeout 40m -run 'TestChaos' -v ./cmd/codali
 
 demo: build ## run the bundled example end to end on an embedded server, then exit
 	@./scripts/demo.sh $(BIN)/codali

@@ -7,11 +7,14 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/docdex"
 	"github.com/codali-dev/codali/pkg/events"
@@ -93,6 +96,31 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	return d, nil
+}
+
+// NewDepsRetrying is NewDeps retried with backoff while the buckets
+// cannot be opened because the cluster cannot answer yet (leaders being
+// elected); other errors are returned at once. Failures are reported to status.
+func NewDepsRetrying(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script, status func(error)) (*Deps, error) {
+	var d *Deps
+	err := bus.Retry(ctx, log, "opening buckets", bus.RetryPolicy{Permanent: notTransient}, status, func(ctx context.Context) error {
+		actx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		var err error
+		d, err = NewDeps(actx, cfg, js, log, now, getenv, bundled)
+		return err
+	})
+	return d, err
+}
+
+// notTransient reports errors no retry can cure: configuration errors,
+// and anything but a cluster that cannot answer yet (bus.IsTransient) —
+// a bucket that does not exist after provisioning stays missing.
+func notTransient(err error) bool {
+	if errors.Is(err, config.ErrInvalid) || errors.Is(err, llm.ErrInvalidConfig) || errors.Is(err, bus.ErrInvalidConfig) {
+		return true
+	}
+	return !bus.IsTransient(err)
 }
 
 // Model returns the provider and route of a phase, creating the provider

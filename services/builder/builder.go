@@ -74,7 +74,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
+	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Request.Repo)
+	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
 			return nil, worker.Permanent(err)
@@ -89,7 +91,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, err
 	}
+	wsDone = worker.Step(ctx, worker.StepWorkspace)
 	change, err := ws.Change(ctx)
+	wsDone()
 	if err != nil {
 		return nil, fmt.Errorf("could not take the change: %w", err)
 	}
@@ -124,8 +128,10 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 	msgs := prompt(pd, bundle)
 	var tools []events.ToolExecution
 	for step := 1; step <= lim.MaxSteps; step++ {
+		modelDone := worker.Step(ctx, worker.StepModel)
 		resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step,
 			Model: model, Temperature: temp, Format: "json", Messages: msgs})
+		modelDone()
 		if err != nil {
 			if errors.Is(err, llm.ErrRejected) {
 				return nil, "", worker.Permanent(fmt.Errorf("model rejected step %d: %w", step, err))
@@ -143,7 +149,9 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 			if len(tools) >= lim.MaxToolCalls {
 				return tools, fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), nil
 			}
+			toolDone := worker.Step(ctx, worker.StepTools)
 			rec, out := x.execute(ctx, step, c.Tool, c.Args)
+			toolDone()
 			tools = append(tools, rec)
 			results = append(results, fmt.Sprintf("[%s] %s", c.Tool, out))
 		}

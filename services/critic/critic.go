@@ -76,7 +76,9 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		}
 		return nil, "", err
 	}
+	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Request.Repo)
+	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
 			return nil, "", worker.Permanent(err)
@@ -92,6 +94,7 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 	}
 	env := workspace.CommandEnv(s.d.Getenv)
 	cfg := s.d.Config.Critic
+	defer worker.Step(ctx, worker.StepChecks)()
 	var checks []events.CheckResult
 	var failed []string
 	for _, v := range bd.Plan.Verify {

@@ -59,7 +59,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 	}
 	if req.Repo.URL != "" {
+		wsDone := worker.Step(ctx, worker.StepWorkspace)
 		ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceLibrarian, req.Repo)
+		wsDone()
 		if err != nil {
 			err = fmt.Errorf("could not fetch repository: %w", err)
 			if errors.Is(err, workspace.ErrClone) {
@@ -73,6 +75,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		// branch moves during the run.
 		run.Request.Repo.Ref = ws.Commit
 	}
+	indexDone := worker.Step(ctx, worker.StepIndex)
 	idx, err := index.Scan(root, index.Limits{MaxFiles: cfg.Librarian.MaxFiles, MaxFileBytes: cfg.Librarian.MaxFileBytes,
 		// Files the policy protects never reach a bundle.
 		Exclude: func(rel string) bool {
@@ -81,6 +84,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
+	indexDone()
 	bundle := s.bundle(req, idx)
 	if state, _, err := s.d.PM.Get(ctx, run.Project); err != nil {
 		bundle.Warnings = append(bundle.Warnings, fmt.Sprintf("project state unavailable: %v", err))

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -43,7 +44,9 @@ func (o *streamOrder) workStream(ctx context.Context) (jetstream.Stream, error) 
 	if o.stream != nil {
 		return o.stream, nil
 	}
-	s, err := o.js.Stream(ctx, events.StreamWork)
+	sctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	defer cancel()
+	s, err := o.js.Stream(sctx, events.StreamWork)
 	if err != nil {
 		return nil, fmt.Errorf("could not open stream %s: %w", events.StreamWork, err)
 	}
@@ -69,7 +72,9 @@ func (o *streamOrder) predecessors(ctx context.Context, runID string, seq uint64
 	subject := events.RunSubjects(runID)
 	var steps []audit.Step
 	for from < seq {
-		m, err := s.GetMsg(ctx, from, jetstream.WithGetMsgSubject(subject))
+		gctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		m, err := s.GetMsg(gctx, from, jetstream.WithGetMsgSubject(subject))
+		cancel()
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			break
 		}
