@@ -12,7 +12,7 @@ MODULES  := pkg examples cmd/codali services/librarian services/architect servic
 PACKAGES := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 SERVICES := librarian architect builder critic recorder
 
-.PHONY: all build test chaos race-free demo run lint fmt vet bench bench-short tools clean help
+.PHONY: all build test chaos race-free demo run lint fmt vet bench bench-short tools clean help sandbox-deps
 
 all: build
 
@@ -24,11 +24,24 @@ build: ## build codali and the five service binaries into bin/
 	$(GO) build -trimpath -o $(BIN)/codali ./cmd/codali
 	@for s in $(SERVICES); do echo "$(GO) build -o $(BIN)/$$s ./services/$$s/cmd/$$s"; $(GO) build -trimpath -o $(BIN)/$$s ./services/$$s/cmd/$$s || exit 1; done
 
-test: ## run every test with the race detector
+test: sandbox-deps ## run every test with the race detector
 	$(GO) test -race -count=1 -timeout 15m $(PACKAGES)
 
 chaos: ## the long chaos suite: stop the leader of every stream, bucket and phase consumer of a 3-server cluster mid-run (CI may skip it)
 	CODALI_CHAOS=1 $(GO) test -race -count=1 -timeout 40m -run 'TestChaos' -v ./cmd/codali
+
+# Repository commands run in a bubblewrap sandbox (pkg/sandbox). Install it
+# when missing, where that is possible (root with apt-get); elsewhere say
+# what happens without it, and go on.
+sandbox-deps: ## install bubblewrap (bwrap) for the command sandbox when missing (root + apt-get only)
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap; } \
+	      || echo "warning: could not install bubblewrap: sandbox tests will skip, commands fall back to sandbox none in tests only"; \
+	  else \
+	    echo "warning: bubblewrap (bwrap) is missing and cannot be installed here (needs root and apt-get): sandbox tests will skip; install the bubblewrap package"; \
+	  fi; }
 
 demo: build ## run the bundled example end to end on an embedded server, then exit
 	@./scripts/demo.sh $(BIN)/codali

@@ -22,6 +22,7 @@ import (
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
+	"github.com/codali-dev/codali/pkg/sandbox"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +44,8 @@ type Deps struct {
 	Getenv func(string) string
 	// Workspaces materialises repositories per run and attempt.
 	Workspaces *workspace.Manager
+	// Sandbox isolates every command run in a workspace (RunCommand).
+	Sandbox *sandbox.Sandbox
 	// Artifacts keeps large bundles and diffs.
 	Artifacts *artifacts.Store
 	// Policy is the gate the builder and critic enforce.
@@ -75,6 +78,9 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
 	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots}
 	var err error
+	if d.Sandbox, err = NewSandbox(cfg); err != nil {
+		return nil, err
+	}
 	if d.Policy, d.ContractHash, err = LoadGate(cfg); err != nil {
 		return nil, err
 	}

@@ -65,6 +65,7 @@ func Deps(t testing.TB, cfgJSON string, o Options) *app.Deps {
 		}
 	}
 	cfg.Workspace.Root = t.TempDir()
+	ChooseSandbox(t, cfg)
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }

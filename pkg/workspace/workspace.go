@@ -105,7 +105,11 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	if err := repo.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRepo, err)
 	}
-	dir := filepath.Join(m.Root, runID, strconv.Itoa(attempt), role)
+	root, err := filepath.Abs(m.Root)
+	if err != nil {
+		return nil, fmt.Errorf("could not resolve the workspace root: %w", err)
+	}
+	dir := filepath.Join(root, runID, strconv.Itoa(attempt), role)
 	if err := removeAll(dir); err != nil {
 		return nil, fmt.Errorf("could not clear workspace %s: %w", dir, err)
 	}

@@ -40,6 +40,7 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	if _, _, err := d.Model(events.ServiceBuilder); err != nil {
 		return nil, err
 	}
+	d.CheckSandbox(ctx)
 	return (&Service{d: d}).Handle, nil
 }
 
@@ -85,7 +86,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	defer s.d.CloseWorkspace(ws)
 	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
-		env: workspace.CommandEnv(s.d.Getenv), cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond}
+		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond}
 
 	tools, summary, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, pd, bundle, x)
 	if err != nil {
@@ -95,7 +96,11 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	change, err := ws.Change(ctx)
 	wsDone()
 	if err != nil {
-		return nil, fmt.Errorf("could not take the change: %w", err)
+		err = fmt.Errorf("could not take the change: %w", err)
+		if errors.Is(err, workspace.ErrTooLarge) {
+			return nil, worker.Permanent(err) // the same change every time
+		}
+		return nil, err
 	}
 	if err := s.d.Artifacts.OffloadDiff(ctx, in.RunID(), in.Attempt, &change, s.d.Config.Events.ArtifactThresholdBytes); err != nil {
 		return nil, err

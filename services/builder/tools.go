@@ -53,7 +53,7 @@ type executor struct {
 	policy     *policy.Policy
 	policyHash string
 	redactor   *redact.Redactor
-	env        []string
+	runCommand commandRunner
 	cmdTimeout time.Duration
 	// totalLines counts changed lines in the attempt so far.
 	totalLines int
@@ -214,7 +214,7 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 		}
 		call.Command = a.Command
 		return call, func(ctx context.Context) (string, error) {
-			res, err := workspace.Run(ctx, x.ws.Dir, a.Command, x.env, x.cmdTimeout, maxModelOutput)
+			res, err := x.runCommand(ctx, x.ws, a.Command, x.cmdTimeout, maxModelOutput)
 			if err != nil {
 				return "", fmt.Errorf("%w: %v", errTool, err)
 			}

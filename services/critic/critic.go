@@ -20,6 +20,7 @@ import (
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
+	"github.com/codali-dev/codali/pkg/sandbox"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
 )
@@ -43,6 +44,7 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	if err := d.Workspaces.CheckGit(ctx); err != nil {
 		return nil, err
 	}
+	d.CheckSandbox(ctx)
 	return (&Service{d: d}).Handle, nil
 }
 
@@ -92,7 +94,6 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		}
 		return nil, "", err
 	}
-	env := workspace.CommandEnv(s.d.Getenv)
 	cfg := s.d.Config.Critic
 	defer worker.Step(ctx, worker.StepChecks)()
 	var checks []events.CheckResult
@@ -124,9 +125,12 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 			}
 			timeout = min(timeout, left)
 		}
-		res, err := workspace.Run(ctx, ws.Dir, v.Command, env, timeout, cfg.OutputBytes)
+		res, err := s.d.RunCommand(ctx, ws, v.Command, timeout, cfg.OutputBytes)
 		c.DurationMS = res.Duration.Milliseconds()
 		switch {
+		case errors.Is(err, sandbox.ErrUnavailable):
+			// Refused on every attempt alike: the run ends here, saying why.
+			return nil, "", worker.Permanent(fmt.Errorf("check %q not run: %w", v.Name, err))
 		case err != nil:
 			c.ExitCode, c.Output = -1, err.Error()
 		case ctx.Err() != nil:
@@ -152,6 +156,9 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 		for _, w := range t.Gate.Warnings {
 			warnings = append(warnings, fmt.Sprintf("step %d: %s: %s", t.Step, t.Tool, w))
 		}
+	}
+	if !s.d.Sandbox.Isolated() {
+		warnings = append(warnings, app.NoSandboxWarning)
 	}
 	integrity := events.IntegrityGreen
 	if len(warnings) > 0 {
@@ -228,7 +235,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	out, err := in.Follow(events.KindFailed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
 		Run: run, Status: events.StatusFailed, Phase: events.ServiceCritic,
 		Reason:   fmt.Sprintf("verification failed after %d attempts (retry limit %d): %s", in.Attempt, run.MaxRetries, reason),
-		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan,
+		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan, Warnings: s.sandboxWarnings(),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -252,6 +259,15 @@ func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.R
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(bd.Plan.Steps), Actions: []string{"context", "plan", "edit", "verify"},
 		Files: files, Failures: len(run.Failures), ToolCalls: len(bd.Tools), Blocked: blocked, Warnings: warnings,
 		ChecksPassed: passed, ChecksTotal: len(checks), Integrity: integrity, PolicyHash: s.d.PolicyHash})
+}
+
+// sandboxWarnings is what a verdict says about the sandbox: nothing when
+// commands ran isolated.
+func (s *Service) sandboxWarnings() []string {
+	if s.d.Sandbox.Isolated() {
+		return nil
+	}
+	return []string{app.NoSandboxWarning}
 }
 
 func short(s string, n int) string {

@@ -184,6 +184,10 @@ func TestPass(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newDeps(t, `{}`)
+			if !d.Sandbox.Isolated() { // no bubblewrap here: every verdict says so
+				tc.integrity, tc.codexIntegrity = events.IntegrityAmber, codex.IntegrityAmber
+				tc.wantWarnings = append(tc.wantWarnings, app.NoSandboxWarning)
+			}
 			// The architect's goal for the run, which a pass prunes.
 			if _, err := d.PM.Update(testCtx(t), project, func(cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 				return []cognition.GoalTreePatchOp{cognition.SproutOp(cognition.UserRootID, "run-ok", "plan", 0)}, nil, nil
