@@ -174,7 +174,7 @@ func TestContextBecomesPlan(t *testing.T) {
 				t.Error("the small inline bundle was not passed on")
 			}
 			// A referenced bundle must stay referenced: TestReferencedBundleStaysReferenced.
-			if pd.BundleRef == nil || !strings.HasPrefix(pd.BundleRef.Name, "run-a/1/bundle/") {
+			if pd.BundleRef == nil || !strings.HasPrefix(pd.BundleRef.Name, "run-a/1/context_bundle.json/") {
 				t.Errorf("bundle ref %+v not passed on", pd.BundleRef)
 			}
 			st, rev := pmState(t, d)
