@@ -86,7 +86,7 @@ var bundle = &events.ContextBundle{
 	Queries:  []string{"greet"},
 	Files:    []events.FileInfo{{Path: "greet.go", Bytes: 90}},
 	Snippets: []events.Snippet{{Path: "greet.go", LineStart: 1, LineEnd: 5, Content: "package hello\n"}},
-	Memory:   []string{"run go vet"},
+	Memory:   []events.MemoryItem{{Text: "run go vet", Source: events.MemorySourceProject}},
 }
 
 // contextEvent stores the bundle like the librarian does and returns the
