@@ -63,14 +63,16 @@ type Assembler struct {
 	// Model returns the librarian's model when routing.librarian is set
 	// (nil: heuristic queries only).
 	Model func(phase string) (llm.Provider, config.Resolved, error)
-	Now   func() time.Time
-	Log   *slog.Logger
+	// Now is the wall clock staleness is judged by (index times are wall
+	// clock times, not event times).
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // NewAssembler returns the assembler of a service's dependencies.
 func NewAssembler(d *app.Deps) *Assembler {
 	a := &Assembler{Config: d.Config, Policy: d.Policy, PolicyHash: d.PolicyHash, Redactor: d.Redactor, Docdex: d.Docdex,
-		DocdexSettings: d.DocdexSettings, Indexes: d.Indexes, Now: func() time.Time { return d.Now() }, Log: d.Log}
+		DocdexSettings: d.DocdexSettings, Indexes: d.Indexes, Now: time.Now, Log: d.Log}
 	if _, ok := d.Config.Routing[events.ServiceLibrarian]; ok {
 		a.Model = d.Model
 	}

@@ -205,6 +205,8 @@ func (a *Assembler) phase1(ctx context.Context, r Request, root string, b *event
 		}); err != nil {
 			fail("symbols "+f, err)
 		}
+	}
+	for _, f := range files {
 		if _, err := rec.do(ctx, ActAST, map[string]any{"path": f, "max_nodes": set.ASTMaxNodes}, []string{f}, func(ctx context.Context) (string, error) {
 			t, err := c.AST(ctx, f, set.ASTMaxNodes)
 			fa := events.FileAST{Path: f, Language: t.Language, Total: t.TotalNodes, Truncated: t.Truncated, Nodes: []events.ASTNode{}}
