@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/docdex"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/index"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
@@ -62,6 +65,9 @@ type Deps struct {
 	// configured; DocdexSettings are its effective settings.
 	Docdex         *docdex.Client
 	DocdexSettings *config.Docdex
+	// Indexes caches the built-in index per repository state (librarian,
+	// builder retrieval tools).
+	Indexes *index.Cache
 	// Registerer, when set, receives service-level metrics (for instance
 	// the recorder's runs by verdict). Hosts set it to their registry.
 	Registerer prometheus.Registerer
@@ -88,6 +94,7 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	if d.Docdex, d.DocdexSettings, err = NewDocdex(cfg, getenv); err != nil {
 		return nil, err
 	}
+	d.Indexes = index.NewCache(IndexCacheDir(cfg))
 	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
@@ -193,4 +200,22 @@ func NewDocdex(cfg *config.Config, getenv func(string) string) (*docdex.Client, 
 		return nil, nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
 	return c, set, nil
+}
+
+// IndexCacheDir is where built-in indexes are cached on disk:
+// librarian.indexCacheDir, else the user cache directory's codali/index;
+// "" (memory only) for "off" or when there is no user cache directory.
+func IndexCacheDir(cfg *config.Config) string {
+	switch dir := cfg.Librarian.IndexCacheDir; dir {
+	case "off":
+		return ""
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(base, "codali", "index")
+	default:
+		return dir
+	}
 }

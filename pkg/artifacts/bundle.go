@@ -9,7 +9,12 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 )
 
-// StoreBundle stores the bundle as <run>/<attempt>/bundle.json and
+// BundleName is the document name of a stored context bundle: objects are
+// named <run>/<attempt>/context_bundle.json/<sha256>.
+const BundleName = "context_bundle.json"
+
+// StoreBundle stores the bundle as <run>/<attempt>/context_bundle.json
+// (content-addressed: the object name ends with the digest) and
 // returns its reference, plus the bundle itself when its JSON is at most
 // threshold bytes (to be inlined in the event) or nil when it is larger.
 func (s *Store) StoreBundle(ctx context.Context, runID string, attempt int, b *events.ContextBundle, threshold int) (*events.ContextBundle, *events.ArtifactRef, error) {
@@ -17,7 +22,7 @@ func (s *Store) StoreBundle(ctx context.Context, runID string, attempt int, b *e
 	if err != nil {
 		return nil, nil, fmt.Errorf("could not encode context bundle: %w", err)
 	}
-	ref, err := s.Put(ctx, runID+"/"+strconv.Itoa(attempt)+"/bundle", raw)
+	ref, err := s.Put(ctx, runID+"/"+strconv.Itoa(attempt)+"/"+BundleName, raw)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -70,6 +70,14 @@ func Fold(e events.Envelope) ([]Step, error) {
 		if err := events.DecodeData(e, &d); err != nil {
 			return nil, err
 		}
+		// One audit step per gated retrieval call (the Phase 1 sequence),
+		// then the context itself.
+		steps := toolSteps(e, run, "librarian", d.Tools, func(s *State, t events.ToolExecution) {
+			if s.Context == nil {
+				s.Context = &ContextSummary{}
+			}
+			s.Context.ToolCalls = append(s.Context.ToolCalls, t)
+		})
 		base.Summary = "librarian context: " + d.Summary
 		base.Mutate = func(s *State) {
 			withRun(s)
@@ -78,9 +86,13 @@ func Fold(e events.Envelope) ([]Step, error) {
 				s.Request = &req
 			}
 			s.Phase = events.ServiceLibrarian
-			s.Context = &ContextSummary{Summary: d.Summary, BundleRef: d.BundleRef}
+			var calls []events.ToolExecution
+			if s.Context != nil {
+				calls = s.Context.ToolCalls
+			}
+			s.Context = &ContextSummary{Summary: d.Summary, BundleRef: d.BundleRef, ToolCalls: calls}
 		}
-		return []Step{base}, nil
+		return append(steps, base), nil
 	case events.KindPlan:
 		var d events.PlanData
 		if err := events.DecodeData(e, &d); err != nil {
@@ -186,4 +198,29 @@ func oneLine(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// toolSteps are the audit steps of gated tool calls: one per call, named
+// by the event id and the call's position.
+func toolSteps(e events.Envelope, run events.Run, who string, tools []events.ToolExecution, add func(*State, events.ToolExecution)) []Step {
+	var steps []Step
+	for j, t := range tools {
+		t := t
+		gate := "allowed"
+		if t.Gate.Blocked {
+			gate = "BLOCKED"
+		} else if len(t.Gate.Warnings) > 0 {
+			gate = fmt.Sprintf("allowed, %d warning(s)", len(t.Gate.Warnings))
+		}
+		outcome := "ok"
+		if !t.Result.OK {
+			outcome = "failed"
+		}
+		steps = append(steps, Step{
+			Cause: e.ID + "#tool" + strconv.Itoa(j+1), Kind: rao.KindAudit, PolicyHash: t.Gate.PolicyHash, PMRev: run.PMRev,
+			Summary: fmt.Sprintf("gate (%s, step %d): %s %s, %s in %d ms", who, t.Step, t.Tool, gate, outcome, t.Result.DurationMS),
+			Mutate:  func(s *State) { add(s, t) },
+		})
+	}
+	return steps
 }

@@ -44,6 +44,8 @@ type State struct {
 type ContextSummary struct {
 	Summary   string              `json:"summary"`
 	BundleRef *events.ArtifactRef `json:"bundle_ref,omitempty"`
+	// ToolCalls are the librarian's gated retrieval calls, in order.
+	ToolCalls []events.ToolExecution `json:"tool_calls,omitempty"`
 }
 
 // Attempt is one plan → build → verify cycle.

@@ -21,6 +21,9 @@ type ArtifactRef struct {
 
 // Snippet is a small window of one file.
 type Snippet struct {
+	// DocID is the document's id in the index (Docdex doc_id; the path
+	// for the built-in index).
+	DocID     string `json:"doc_id,omitempty"`
 	Path      string `json:"path"`
 	LineStart int    `json:"line_start,omitempty"`
 	LineEnd   int    `json:"line_end,omitempty"`
@@ -34,30 +37,58 @@ type FileInfo struct {
 }
 
 // ContextBundle is the librarian's "state of the world": structured facts
-// only, no reasoning.
+// only, no reasoning (codali-cognitive-architecture §4). The spec's fields
+// are always present (empty lists rather than missing) once Normalize ran.
 type ContextBundle struct {
-	// Queries are the search terms derived from the request.
-	Queries []string `json:"queries,omitempty"`
+	// Request is the user's request.
+	Request string `json:"request"`
+	// Queries are the focused search queries derived from the request.
+	Queries []string `json:"queries"`
 	// Files lists the repository's files (bounded).
 	Files []FileInfo `json:"files,omitempty"`
 	// Snippets are the most relevant file windows.
-	Snippets []Snippet `json:"snippets,omitempty"`
-	// Memory are lessons from the project's L1 memory.
-	Memory []string `json:"memory,omitempty"`
+	Snippets []Snippet `json:"snippets"`
+	// Symbols summarise the declarations of the likely-to-change files.
+	Symbols []FileSymbols `json:"symbols"`
+	// AST outlines the syntax of the likely-to-change files.
+	AST []FileAST `json:"ast"`
+	// Impact places the likely-to-change files in the import graph.
+	Impact []FileImpact `json:"impact"`
+	// ImpactDiagnostics report imports the graph could not resolve, when
+	// it looks sparse.
+	ImpactDiagnostics []FileImpactDiagnostics `json:"impact_diagnostics"`
+	// Memory are lessons: Docdex repository memory (source "repo") and the
+	// project's L1 memory (source "project").
+	Memory []MemoryItem `json:"memory"`
+	// GoldenExamples are known-good changes ranked for this request.
+	GoldenExamples []GoldenExample `json:"golden_examples"`
+	// PreferencesDetected are preferences the request states explicitly.
+	PreferencesDetected []Preference `json:"preferences_detected"`
+	// Profile are the agent's stored preferences.
+	Profile []ProfileItem `json:"profile"`
 	// Goals are the project's open goals, one line each.
 	Goals []string `json:"goals,omitempty"`
-	// Index summarises index coverage.
+	// Index summarises index coverage and freshness.
 	Index IndexStats `json:"index"`
-	// Warnings are problems the librarian noticed (truncation, skipped files).
-	Warnings []string `json:"warnings,omitempty"`
+	// Warnings are problems the librarian noticed (truncation, skipped
+	// files, an unreachable or stale Docdex).
+	Warnings []string `json:"warnings"`
 }
 
 // IndexStats summarises what the librarian indexed.
 type IndexStats struct {
-	NumFiles     int   `json:"num_files"`
-	NumBytes     int64 `json:"num_bytes"`
-	Truncated    bool  `json:"truncated,omitempty"`
-	LastUpdateMS int64 `json:"last_updated_epoch_ms,omitempty"`
+	// Source is "docdex" or "builtin".
+	Source   string `json:"source,omitempty"`
+	NumFiles int    `json:"num_files"`
+	// NumDocs is the number of indexed documents.
+	NumDocs   int   `json:"num_docs"`
+	NumBytes  int64 `json:"num_bytes"`
+	Truncated bool  `json:"truncated,omitempty"`
+	// LastUpdateMS is when the index was last built (not when it was
+	// read): a cached index keeps its build time.
+	LastUpdateMS int64 `json:"last_updated_epoch_ms"`
+	// Stale reports an index older than the configured limit.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // ContextData is the data of codali.run.<id>.context.
@@ -70,6 +101,9 @@ type ContextData struct {
 	BundleRef *ArtifactRef `json:"bundle_ref"`
 	// Summary is a one-line description for timelines.
 	Summary string `json:"summary"`
+	// Tools are the librarian's gated retrieval calls (Docdex actions), in
+	// order, each with its gate decision and duration.
+	Tools []ToolExecution `json:"tools,omitempty"`
 }
 
 // Validate requires the bundle reference and a valid request.

@@ -61,6 +61,9 @@ type RunOptions struct {
 	Project string `json:"project,omitempty"`
 	// Labels are free-form key/values carried to the terminal event.
 	Labels map[string]string `json:"labels,omitempty"`
+	// AgentID names the agent whose Docdex profile and preferences the run
+	// reads and writes (x-docdex-agent-id). Default: docdex.agentId.
+	AgentID string `json:"agent_id,omitempty"`
 }
 
 // Requested is the data of codali.run.<id>.requested.

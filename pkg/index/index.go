@@ -1,7 +1,9 @@
-// Package index is Codali's built-in repository index: it lists a
-// repository's text files within limits and ranks file windows against the
-// terms of a request. The librarian uses it when no Docdex daemon is
-// configured.
+// Package index is Codali's built-in repository index, used when no
+// Docdex daemon is configured (or reachable). A scan lists a repository's
+// text files within limits and builds, per file, its symbols (with
+// signatures and doc comments), an outline of its syntax tree and its
+// imports; over all files it builds a BM25 inverted index and an import
+// graph. Indexes are cached per repository commit (see Cache).
 package index
 
 import (
@@ -12,8 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
-	"unicode"
+	"time"
 )
 
 // Limits bound a scan.
@@ -33,9 +34,22 @@ type File struct {
 	Path string
 	// Size is the file's size in bytes.
 	Size int64
+	// Lang is the language the symbol extractor recognised ("go",
+	// "python", "javascript", "typescript", "rust", "java"), or "".
+	Lang string
+	// Symbols are the file's declarations, in source order.
+	Symbols []Symbol
+	// Outline is the file's syntax tree outline (Go: from go/parser;
+	// other languages: the symbols nested by their line ranges).
+	Outline []Node
+	// Imports are the file's imports as written.
+	Imports []string
 	// content is kept for search when the file is small enough.
 	content []byte
 }
+
+// Content returns the file's text (nil when it was not read).
+func (f File) Content() []byte { return f.content }
 
 // Index is a scanned repository. It is immutable after Scan and safe for
 // concurrent use.
@@ -50,6 +64,17 @@ type Index struct {
 	Skipped int
 	// Excluded counts files left out by Limits.Exclude.
 	Excluded int
+	// BuiltAt is when the index was built (not when it was loaded from a
+	// cache): the index's last update.
+	BuiltAt time.Time
+	// Key is the cache key the index was built for ("" when uncached).
+	Key string
+	// Cached reports that the index came from a cache.
+	Cached bool
+
+	bm25   bm25
+	byPath map[string]int
+	graph  graph
 }
 
 // skipDirs are never descended into.
@@ -67,7 +92,7 @@ func Scan(root string, lim Limits) (*Index, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("could not read repository: %s is not a directory", root)
 	}
-	idx := &Index{}
+	idx := &Index{BuiltAt: time.Now()}
 	errStop := errors.New("stop")
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -119,7 +144,32 @@ func Scan(root string, lim Limits) (*Index, error) {
 		return nil, fmt.Errorf("could not scan repository: %w", err)
 	}
 	sort.Slice(idx.Files, func(i, j int) bool { return idx.Files[i].Path < idx.Files[j].Path })
+	for i := range idx.Files {
+		extract(&idx.Files[i])
+	}
+	idx.finish()
 	return idx, nil
+}
+
+// finish builds the derived structures (path map, BM25, import graph).
+func (idx *Index) finish() {
+	idx.byPath = make(map[string]int, len(idx.Files))
+	for i, f := range idx.Files {
+		idx.byPath[f.Path] = i
+	}
+	if idx.bm25.postings == nil {
+		idx.bm25 = buildBM25(idx.Files)
+	}
+	idx.graph = buildGraph(idx)
+}
+
+// File returns the indexed file at a relative path.
+func (idx *Index) File(path string) (File, bool) {
+	i, ok := idx.byPath[path]
+	if !ok {
+		return File{}, false
+	}
+	return idx.Files[i], true
 }
 
 func isBinary(data []byte) bool {
@@ -128,104 +178,4 @@ func isBinary(data []byte) bool {
 		head = head[:8000]
 	}
 	return bytes.IndexByte(head, 0) >= 0
-}
-
-// stopwords are ignored when extracting terms.
-var stopwords = map[string]bool{
-	"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "make": true, "when": true,
-	"from": true, "into": true, "should": true, "return": true, "returns": true, "add": true, "fix": true,
-	"use": true, "are": true, "not": true, "but": true, "all": true, "can": true, "its": true, "has": true,
-	"have": true, "was": true, "will": true, "them": true, "then": true, "than": true, "there": true, "what": true,
-}
-
-// Terms extracts up to max distinct search terms from text: identifier-like
-// words of three or more characters, lower-cased, stopwords removed, in
-// order of first appearance.
-func Terms(text string, max int) []string {
-	seen := map[string]bool{}
-	var out []string
-	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
-	for _, w := range words {
-		lw := strings.ToLower(w)
-		if len(lw) < 3 || stopwords[lw] || seen[lw] {
-			continue
-		}
-		seen[lw] = true
-		out = append(out, lw)
-		if len(out) == max {
-			break
-		}
-	}
-	return out
-}
-
-// Hit is a ranked file window.
-type Hit struct {
-	Path      string
-	Score     int
-	LineStart int
-	LineEnd   int
-	Content   string
-}
-
-// Search ranks files by how often the terms occur in their path (weighted)
-// and content, and returns up to max windows of about window lines centred
-// on the first matching line. Ties are broken by path, so results are
-// deterministic.
-func (idx *Index) Search(terms []string, max, windowLines int) []Hit {
-	var hits []Hit
-	for _, f := range idx.Files {
-		if f.content == nil {
-			continue
-		}
-		lowerPath := strings.ToLower(f.Path)
-		lower := bytes.ToLower(f.content)
-		score, first := 0, -1
-		for _, t := range terms {
-			if strings.Contains(lowerPath, t) {
-				score += 10
-			}
-			n := bytes.Count(lower, []byte(t))
-			score += n
-			if n > 0 {
-				if i := bytes.Index(lower, []byte(t)); first < 0 || i < first {
-					first = i
-				}
-			}
-		}
-		if score == 0 {
-			continue
-		}
-		hits = append(hits, window(f, first, windowLines, score))
-	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return hits[i].Path < hits[j].Path
-	})
-	if len(hits) > max {
-		hits = hits[:max]
-	}
-	return hits
-}
-
-func window(f File, offset, size, score int) Hit {
-	lines := strings.SplitAfter(string(f.content), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	center := 0
-	if offset > 0 {
-		center = bytes.Count(f.content[:offset], []byte("\n"))
-	}
-	start := center - size/4
-	if start < 0 {
-		start = 0
-	}
-	end := start + size
-	if end > len(lines) {
-		end = len(lines)
-	}
-	return Hit{Path: f.Path, Score: score, LineStart: start + 1, LineEnd: end, Content: strings.Join(lines[start:end], "")}
 }

@@ -62,7 +62,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	plan, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, in, prompt(inp))
+	plan, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, in, prompt(inp, s.d.Config.Librarian.PromptTokens))
 	if err != nil {
 		return nil, err
 	}

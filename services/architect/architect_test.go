@@ -86,7 +86,7 @@ var bundle = &events.ContextBundle{
 	Queries:  []string{"greet"},
 	Files:    []events.FileInfo{{Path: "greet.go", Bytes: 90}},
 	Snippets: []events.Snippet{{Path: "greet.go", LineStart: 1, LineEnd: 5, Content: "package hello\n"}},
-	Memory:   []string{"run go vet"},
+	Memory:   []events.MemoryItem{{Text: "run go vet", Source: events.MemorySourceProject}},
 }
 
 // contextEvent stores the bundle like the librarian does and returns the
@@ -174,7 +174,7 @@ func TestContextBecomesPlan(t *testing.T) {
 				t.Error("the small inline bundle was not passed on")
 			}
 			// A referenced bundle must stay referenced: TestReferencedBundleStaysReferenced.
-			if pd.BundleRef == nil || !strings.HasPrefix(pd.BundleRef.Name, "run-a/1/bundle/") {
+			if pd.BundleRef == nil || !strings.HasPrefix(pd.BundleRef.Name, "run-a/1/context_bundle.json/") {
 				t.Errorf("bundle ref %+v not passed on", pd.BundleRef)
 			}
 			st, rev := pmState(t, d)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codali-dev/codali/pkg/bundletext"
 	"github.com/codali-dev/codali/pkg/llm"
 )
 
@@ -19,7 +20,7 @@ Verification commands run in the changed repository without a shell; use the pro
 // maxPromptFiles bounds the file list shown to the model.
 const maxPromptFiles = 200
 
-func prompt(inp input) []llm.Message {
+func prompt(inp input, budget int) []llm.Message {
 	var b strings.Builder
 	req := inp.run.Request
 	fmt.Fprintf(&b, "Request:\n%s\n\n", req.Request)
@@ -32,9 +33,8 @@ func prompt(inp input) []llm.Message {
 			}
 			fmt.Fprintf(&b, "- %s (%d bytes)\n", f.Path, f.Bytes)
 		}
-		for _, sn := range bd.Snippets {
-			fmt.Fprintf(&b, "\n--- %s lines %d-%d ---\n%s", sn.Path, sn.LineStart, sn.LineEnd, sn.Content)
-		}
+		// Structure (symbols, outline, impact) before raw code, in budget.
+		b.WriteString(bundletext.Render(bd, budget))
 		if len(bd.Memory) > 0 {
 			b.WriteString("\nLessons from earlier runs on this project:\n")
 			for _, m := range bd.Memory {

@@ -130,7 +130,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 // reached (which is not an error: the critic judges what was built).
 func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, pd events.PlanData, bundle *events.ContextBundle, x *executor) ([]events.ToolExecution, string, error) {
 	lim := s.d.Config.Limits
-	msgs := prompt(pd, bundle)
+	msgs := prompt(pd, bundle, s.d.Config.Librarian.PromptTokens)
 	var tools []events.ToolExecution
 	for step := 1; step <= lim.MaxSteps; step++ {
 		modelDone := worker.Step(ctx, worker.StepModel)

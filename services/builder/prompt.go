@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codali-dev/codali/pkg/bundletext"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 )
@@ -22,7 +23,7 @@ Tools (paths are relative to the repository root):
 - run_command {"command": [argv]}  (no shell; only allowlisted commands run)
 A policy gate checks every call; a blocked call returns an error that explains why.`
 
-func prompt(pd events.PlanData, bundle *events.ContextBundle) []llm.Message {
+func prompt(pd events.PlanData, bundle *events.ContextBundle, budget int) []llm.Message {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Request:\n%s\n\nPlan: %s\n", pd.Run.Request.Request, pd.Plan.Summary)
 	for i, st := range pd.Plan.Steps {
@@ -44,10 +45,7 @@ func prompt(pd events.PlanData, bundle *events.ContextBundle) []llm.Message {
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
 	}
-	if bundle != nil {
-		for _, sn := range bundle.Snippets {
-			fmt.Fprintf(&b, "\n--- %s lines %d-%d ---\n%s", sn.Path, sn.LineStart, sn.LineEnd, sn.Content)
-		}
-	}
+	// Structure (symbols, outline, impact) before raw code, in budget.
+	b.WriteString(bundletext.Render(bundle, budget))
 	return []llm.Message{{Role: "system", Content: system}, {Role: "user", Content: b.String()}}
 }

@@ -198,10 +198,14 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	lesson := s.d.Redactor.String(fmt.Sprintf("%s: attempt %d failed: %s", short(run.Request.Request, 80), in.Attempt, short(reason, 240)))
 	final := in.Attempt-1 >= run.MaxRetries
 	goal := pmstate.RunGoalID(in.RunID())
+	inDocdex := s.saveLesson(ctx, in, run, lesson)
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		var goals []cognition.GoalTreePatchOp
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); ok && final {
 			goals = append(goals, cognition.PruneOp(goal)) // the run is over: its goal too
+		}
+		if inDocdex {
+			return goals, nil, nil
 		}
 		for _, e := range cur.L1Memory.Entries {
 			if e == lesson { // a redelivered event must not learn twice

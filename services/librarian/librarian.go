@@ -15,8 +15,6 @@ import (
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/index"
-	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
@@ -76,20 +74,22 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		run.Request.Repo.Ref = ws.Commit
 	}
 	indexDone := worker.Step(ctx, worker.StepIndex)
-	idx, err := index.Scan(root, index.Limits{MaxFiles: cfg.Librarian.MaxFiles, MaxFileBytes: cfg.Librarian.MaxFileBytes,
-		// Files the policy protects never reach a bundle.
-		Exclude: func(rel string) bool {
-			return s.d.Policy.Evaluate(policy.ToolCall{Tool: policy.ToolReadFile, Paths: []string{rel}}).Blocked
-		}})
+	res, err := NewAssembler(s.d).Assemble(ctx, Request{RunID: in.RunID(), Attempt: in.Attempt, Req: req, Root: root})
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
 	indexDone()
-	bundle := s.bundle(req, idx)
+	bundle := res.Bundle
 	if state, _, err := s.d.PM.Get(ctx, run.Project); err != nil {
 		bundle.Warnings = append(bundle.Warnings, fmt.Sprintf("project state unavailable: %v", err))
 	} else {
-		bundle.Memory = append(bundle.Memory, state.L1Memory.Entries...)
+		for _, e := range state.L1Memory.Entries {
+			if cat, content, ok := parsePreferenceEntry(e); ok {
+				bundle.Profile = append(bundle.Profile, events.ProfileItem{Content: content, Category: cat, Source: events.MemorySourceProject})
+				continue
+			}
+			bundle.Memory = append(bundle.Memory, events.MemoryItem{Text: e, Source: events.MemorySourceProject})
+		}
 		goals := append([]cognition.GoalNode(nil), state.GoalTree.UserPartition.Children...)
 		sort.SliceStable(goals, func(i, j int) bool { return goals[i].Weight > goals[j].Weight })
 		for i, g := range goals {
@@ -99,14 +99,16 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 			bundle.Goals = append(bundle.Goals, g.Summary)
 		}
 	}
+	// Preferences Docdex did not store (no daemon) live in the project's
+	// memory, like the critic's lessons.
+	if err := s.keepPreferences(ctx, run.Project, res.Preferences); err != nil {
+		bundle.Warnings = append(bundle.Warnings, fmt.Sprintf("could not keep the request's preferences: %v", err))
+	}
 	inline, ref, err := s.d.Artifacts.StoreBundle(ctx, in.RunID(), in.Attempt, bundle, cfg.Events.ArtifactThresholdBytes)
 	if err != nil {
 		return nil, err
 	}
-	data := events.ContextData{
-		Run: run, Bundle: inline, BundleRef: ref,
-		Summary: fmt.Sprintf("%d files indexed, %d snippets, %d memory entries", bundle.Index.NumFiles, len(bundle.Snippets), len(bundle.Memory)),
-	}
+	data := events.ContextData{Run: run, Bundle: inline, BundleRef: ref, Summary: bundle.Summary(), Tools: res.Tools}
 	run.Codex, err = runcodex.Encode(runcodex.Facts{RunID: in.RunID(), Project: run.Project, Phase: events.ServiceLibrarian,
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Actions: []string{"context"}, PolicyHash: s.d.PolicyHash})
 	if err != nil {
@@ -125,33 +127,6 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 	}
 	return []events.Envelope{out}, nil
-}
-
-func (s *Service) bundle(req events.Requested, idx *index.Index) *events.ContextBundle {
-	cfg := s.d.Config.Librarian
-	terms := index.Terms(req.Request, 8)
-	b := &events.ContextBundle{
-		Queries: terms,
-		Index: events.IndexStats{NumFiles: len(idx.Files), NumBytes: idx.Bytes, Truncated: idx.Truncated,
-			LastUpdateMS: s.d.Now().UnixMilli()},
-	}
-	for _, f := range idx.Files {
-		b.Files = append(b.Files, events.FileInfo{Path: f.Path, Bytes: f.Size})
-	}
-	for _, h := range idx.Search(terms, cfg.MaxSnippets, cfg.SnippetLines) {
-		b.Snippets = append(b.Snippets, events.Snippet{Path: h.Path, LineStart: h.LineStart, LineEnd: h.LineEnd,
-			Content: s.d.Redactor.String(h.Content)})
-	}
-	if idx.Truncated {
-		b.Warnings = append(b.Warnings, fmt.Sprintf("file list truncated at %d files", cfg.MaxFiles))
-	}
-	if idx.Skipped > 0 {
-		b.Warnings = append(b.Warnings, fmt.Sprintf("%d binary or oversize files not read", idx.Skipped))
-	}
-	if len(b.Snippets) == 0 {
-		b.Warnings = append(b.Warnings, "no file matched the request's terms")
-	}
-	return b
 }
 
 // ProjectID is the run's project: the request's option, or "repo-" and a

@@ -104,7 +104,8 @@ type Server struct {
 	Inbound, Outbound map[string][]string
 	// Diagnostics are the impact diagnostics.
 	Diagnostics []docdex.FileDiagnostics
-	// Memories are what docdex_memory_recall answers.
+	// Memories are what docdex_memory_recall answers (followed by what
+	// docdex_memory_save stored).
 	Memories []docdex.Memory
 	// Preferences are what docdex_get_profile answers.
 	Preferences []docdex.Preference

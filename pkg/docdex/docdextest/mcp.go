@@ -211,6 +211,10 @@ func (s *Server) tool(w http.ResponseWriter, id json.RawMessage, name string, ar
 		topK := num(args, "top_k", 5)
 		s.mu.Lock()
 		mem := append([]docdex.Memory{}, s.Memories...)
+		// What was saved is recalled too, like the daemon does.
+		for _, t := range s.saved {
+			mem = append(mem, docdex.Memory{Content: t, Score: 1})
+		}
 		s.mu.Unlock()
 		if len(mem) > topK {
 			mem = mem[:topK]
