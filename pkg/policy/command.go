@@ -67,6 +67,16 @@ func (p *Policy) checkCommand(argv []string, e *evaluation) {
 	}
 }
 
+// CheckArgvSize returns an error wrapping [ErrArgvTooLong] that says how
+// argv exceeds MaxArgs, MaxArgBytes or MaxArgvBytes, or nil. Callers use it
+// to refuse a giant command before recording it.
+func CheckArgvSize(argv []string) error {
+	if problem := argvTooLong(argv); problem != "" {
+		return fmt.Errorf("%w: %s", ErrArgvTooLong, problem)
+	}
+	return nil
+}
+
 // argvTooLong describes how argv exceeds MaxArgs, MaxArgBytes or
 // MaxArgvBytes, or returns "".
 func argvTooLong(argv []string) string {
