@@ -12,7 +12,7 @@ MODULES  := pkg examples cmd/codali services/librarian services/architect servic
 PACKAGES := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 SERVICES := librarian architect builder critic recorder
 
-.PHONY: all build test race-free demo run lint fmt vet bench bench-short tools clean help
+.PHONY: all build test unit fuzz race-free demo run lint fmt vet bench bench-short tools clean help
 
 all: build
 
@@ -24,8 +24,21 @@ build: ## build codali and the five service binaries into bin/
 	$(GO) build -trimpath -o $(BIN)/codali ./cmd/codali
 	@for s in $(SERVICES); do echo "$(GO) build -o $(BIN)/$$s ./services/$$s/cmd/$$s"; $(GO) build -trimpath -o $(BIN)/$$s ./services/$$s/cmd/$$s || exit 1; done
 
-test: ## run every test with the race detector
+# Fuzz targets run briefly by `make fuzz` (package:target), one after the
+# other; each also runs its checked-in corpus (testdata/fuzz) as a plain test.
+FUZZ_TARGETS := pkg/events:FuzzDecode pkg/codex:FuzzDecode pkg/cognition:FuzzParseOutputIR pkg/llm:FuzzExtractJSON \
+	pkg/policy:FuzzGitSpellings pkg/policy:FuzzEvaluateCommand pkg/redact:FuzzRedact
+FUZZTIME ?= 3s
+
+test: unit fuzz ## run every test with the race detector, then a short fuzz run
+
+unit: ## run every unit test with the race detector
 	$(GO) test -race -count=1 -timeout 15m $(PACKAGES)
+
+fuzz: ## run each fuzz target for $(FUZZTIME), sequentially
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "$(GO) test -run '^$$' -fuzz '^$$fn$$' -fuzztime $(FUZZTIME) -parallel 2 ./$$pkg"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 2 ./$$pkg || exit 1; done
 
 demo: build ## run the bundled example end to end on an embedded server, then exit
 	@./scripts/demo.sh $(BIN)/codali
