@@ -16,7 +16,7 @@ const (
 	// MaxArgBytes is the longest single argument in bytes.
 	MaxArgBytes = 4 << 10
 	// MaxArgvBytes is the most bytes all arguments may have together.
-	MaxArgvBytes = 32 << 10
+	MaxArgvBytes = 8 << 10
 )
 
 // reasonClip bounds how much of a path or argument a reason quotes.

@@ -167,3 +167,28 @@ func TestCallAndReasonsAreRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsStayBounded: whatever the model sends, one tool record stays
+// a few KiB, so a build's records fit in an event.
+func TestRecordsStayBounded(t *testing.T) {
+	x, _ := newExecutor(t)
+	nested := strings.Repeat(`[`, 200) + strings.Repeat(`"`+strings.Repeat("b", 400)+`",`, 60) + `1` + strings.Repeat(`]`, 200)
+	wide := `{` + strings.Repeat(`"k`, 1) + `0":1`
+	for i := 1; i < 5000; i++ {
+		wide += `,"k` + strings.Repeat("z", i%50) + string(rune('a'+i%26)) + `":"` + strings.Repeat("v", 300) + `"`
+	}
+	wide += `}`
+	for _, args := range []string{
+		`{"command":["go","test",` + strings.Repeat(`"`+strings.Repeat("c", 500)+`",`, 200) + `"x"]}`,
+		`{"path":` + nested + `}`,
+		wide,
+		`{"path":"` + strings.Repeat("d/", 5000) + `x"}`,
+	} {
+		for _, tool := range []string{ToolRunCommand, ToolReadFile, ToolWriteFile} {
+			rec, _ := x.execute(context.Background(), 1, tool, json.RawMessage(args))
+			if b, _ := json.Marshal(rec); len(b) > 24<<10 {
+				t.Errorf("%s record is %d bytes", tool, len(b))
+			}
+		}
+	}
+}

@@ -61,6 +61,9 @@ const (
 	// maxRecordedItems bounds the elements of a recorded array (argv) and
 	// the keys of a recorded object.
 	maxRecordedItems = 64
+	// maxRecordedArgs bounds the recorded arguments of one call; larger
+	// ones are recorded as their size and digest only.
+	maxRecordedArgs = 4 << 10
 )
 
 // errTool is wrapped by tool errors reported back to the model.
@@ -397,7 +400,13 @@ func (x *executor) recordArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) > maxWriteBytes*2 || json.Unmarshal(raw, &v) != nil {
 		return json.RawMessage(`{"invalid_json":true}`)
 	}
-	return x.recordJSON(bound(v, 0))
+	out := x.recordJSON(bound(v, 0))
+	if len(out) > maxRecordedArgs {
+		sum := sha256.Sum256(raw)
+		elided, _ := json.Marshal(map[string]string{"elided": fmt.Sprintf("[%d bytes sha256:%s]", len(raw), hex.EncodeToString(sum[:8]))})
+		return elided
+	}
+	return out
 }
 
 // recordCall is the audit copy of the gate's view of a call, bounded and
