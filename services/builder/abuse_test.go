@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/policy"
 )
 
 // TestEditDoesNotRevealProtectedContent: guessing old text of a
@@ -189,6 +191,27 @@ func TestRecordsStayBounded(t *testing.T) {
 			if b, _ := json.Marshal(rec); len(b) > 24<<10 {
 				t.Errorf("%s record is %d bytes", tool, len(b))
 			}
+		}
+	}
+}
+
+// TestRecordedCallIsTheGateInput: the recorded call decodes to the call the
+// gate judged, so audit simulation can evaluate it again.
+func TestRecordedCallIsTheGateInput(t *testing.T) {
+	x, _ := newExecutor(t)
+	for _, tc := range []struct{ tool, args string }{
+		{ToolReadFile, `{"path":"main.go"}`},
+		{ToolEditFile, `{"path":"main.go","old":"func main() {}","new":"func main() { println(1) }"}`},
+		{ToolRunCommand, `{"command":["gofmt","-l","."]}`},
+		{ToolWriteFile, `{"path":"secrets/key.pem","content":"x"}`},
+	} {
+		rec, _ := x.execute(context.Background(), 1, tc.tool, json.RawMessage(tc.args))
+		var call policy.ToolCall
+		if err := json.Unmarshal(rec.Call, &call); err != nil || call.Tool != tc.tool {
+			t.Fatalf("%s: recorded call %s: %v", tc.tool, rec.Call, err)
+		}
+		if d := x.policy.Evaluate(call); d.Blocked != rec.Gate.Blocked || !slices.Equal(d.Reasons, rec.Gate.Reasons) {
+			t.Errorf("%s: re-evaluated %+v, recorded %+v", tc.tool, d, rec.Gate)
 		}
 	}
 }

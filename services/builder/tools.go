@@ -418,7 +418,7 @@ func (x *executor) recordCall(call policy.ToolCall) json.RawMessage {
 		return json.RawMessage(`{}`)
 	}
 	if policy.CheckArgvSize(call.Command) == nil && len(call.Paths) <= maxRecordedItems {
-		return x.recordJSON(raw)
+		return x.recordJSON(json.RawMessage(raw))
 	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {

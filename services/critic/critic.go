@@ -116,13 +116,13 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 	var checks []events.CheckResult
 	var failed []string
 	for _, v := range bd.Plan.Verify {
-		c := events.CheckResult{Name: v.Name, Command: v.Command}
+		c := events.CheckResult{Name: s.d.Redactor.String(v.Name), Command: s.recordArgv(v.Command)}
 		d := s.d.Policy.Evaluate(policy.ToolCall{Tool: "run_command", Command: v.Command})
 		if d.Blocked {
 			c.ExitCode = -1
 			c.Output = s.d.Redactor.String("blocked by policy: " + strings.Join(d.Reasons, "; "))
 			checks = append(checks, c)
-			failed = append(failed, fmt.Sprintf("check %q blocked by policy", v.Name))
+			failed = append(failed, s.d.Redactor.String(fmt.Sprintf("check %q blocked by policy", short(v.Name, 80))))
 			continue
 		}
 		timeout := time.Duration(cfg.VerifyTimeoutMS) * time.Millisecond
@@ -153,7 +153,7 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 			c.ExitCode, c.Output, c.OK = res.ExitCode, s.d.Redactor.String(res.Output), res.ExitCode == 0
 		}
 		if !c.OK {
-			failed = append(failed, s.d.Redactor.String(fmt.Sprintf("check %q (%s) exited %d", v.Name, strings.Join(v.Command, " "), c.ExitCode)))
+			failed = append(failed, s.d.Redactor.String(fmt.Sprintf("check %q (%s) exited %d", short(v.Name, 80), short(strings.Join(v.Command, " "), 200), c.ExitCode)))
 		}
 		checks = append(checks, c)
 	}
@@ -276,6 +276,26 @@ func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.R
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(bd.Plan.Steps), Actions: []string{"context", "plan", "edit", "verify"},
 		Files: files, Failures: len(run.Failures), ToolCalls: len(bd.Tools), Blocked: blocked, Warnings: warnings,
 		ChecksPassed: passed, ChecksTotal: len(checks), Integrity: integrity, PolicyHash: s.d.PolicyHash})
+}
+
+// recordArgv is the audit copy of a check's argv: each argument redacted,
+// and a command over the gate's size limits (which the gate refuses) cut
+// to its first arguments, each clipped, with a marker.
+func (s *Service) recordArgv(argv []string) []string {
+	const keep, clipAt = 16, 256
+	out := make([]string, 0, min(len(argv), keep)+1)
+	tooLong := policy.CheckArgvSize(argv) != nil
+	for i, a := range argv {
+		if tooLong && i == keep {
+			out = append(out, fmt.Sprintf("[… %d more arguments]", len(argv)-keep))
+			break
+		}
+		if tooLong && len(a) > clipAt {
+			a = a[:clipAt] + fmt.Sprintf("…[%d more bytes]", len(a)-clipAt)
+		}
+		out = append(out, s.d.Redactor.String(a))
+	}
+	return out
 }
 
 func short(s string, n int) string {

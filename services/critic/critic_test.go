@@ -705,3 +705,36 @@ func TestGateEveryChange(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRecordsAreRedactedAndBounded: a plan's check that carries a
+// secret or a giant argv is recorded redacted and cut, and the verdict
+// still fits in an event.
+func TestCheckRecordsAreRedactedAndBounded(t *testing.T) {
+	repo := copyHello(t)
+	d := newDeps(t, `{}`)
+	token := "ghp_" + strings.Repeat("T", 36)
+	huge := make([]string, 0, 3000)
+	huge = append(huge, "grep", "-q")
+	for range 3000 {
+		huge = append(huge, strings.Repeat("h", 1000))
+	}
+	in := built(t, "bounded", 1, repo, 3, change(t, repo, map[string]string{"greet.go": goodGreet}),
+		[]events.VerifyCommand{verify("leak "+token, "grep", "-q", token, "greet.go"), {Name: "huge", Command: huge}}, nil)
+	raw := output(t, mustHandle(t, handler(t, d), in), in, events.KindRetry, 2)
+	var r events.RetryData
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	// The plan is the architect's (it already passed through an event);
+	// what the critic adds is the checks and the reason.
+	added, _ := json.Marshal(struct {
+		Checks []events.CheckResult
+		Reason string
+	}{r.Checks, r.Reason})
+	if strings.Contains(string(added), token) {
+		t.Errorf("secret in the critic's checks or reason: %s", added)
+	}
+	if len(added) > 16<<10 {
+		t.Errorf("checks and reason are %d bytes", len(added))
+	}
+}
