@@ -71,7 +71,7 @@ func TestBuilderGatesTheFinishedChange(t *testing.T) {
 	plan := events.Plan{Summary: "p", Steps: []events.PlanStep{{ID: "s1", Description: "test"}},
 		Verify: []events.VerifyCommand{{Name: "t", Command: []string{"go", "test", "./..."}}}}
 	in, err := events.New("gatebuild", events.KindPlan, 1, "codali/architect", apptest.Now(), events.PlanData{
-		Run: events.Run{Request: events.Requested{Request: "r", Repo: events.RepoRef{Path: repo}}, Project: "hello", MaxRetries: 1},
+		Run:  events.Run{Request: events.Requested{Request: "r", Repo: events.RepoRef{Path: repo}}, Project: "hello", MaxRetries: 1},
 		Plan: plan, Bundle: &events.ContextBundle{},
 	})
 	if err != nil {
