@@ -1,8 +1,9 @@
 // Package builder is phase 3 of the Codali pipeline: in a fresh workspace
 // per run and attempt it runs the model's tool loop — read, write, edit,
 // delete, list, search, run — with every call passing the policy gate
-// first, then hands on the resulting change as a unified diff together
-// with the record of every tool call and its gate decision.
+// first, then gates the finished change itself (every changed path and the
+// line count) and hands it on as a unified diff together with the record
+// of every tool call and gate decision.
 package builder
 
 import (
@@ -15,6 +16,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/runcodex"
@@ -102,6 +104,10 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 		return nil, err
 	}
+	// Gate every change: commands the model ran may have written files no
+	// tool call was gated for. The critic fails an attempt whose change
+	// the gate blocks, and repeats this check on its own copy.
+	tools = append(tools, changegate.Check(s.d.Policy, s.d.PolicyHash, s.d.Redactor, change)...)
 	if err := s.d.Artifacts.OffloadDiff(ctx, in.RunID(), in.Attempt, &change, s.d.Config.Events.ArtifactThresholdBytes); err != nil {
 		return nil, err
 	}
