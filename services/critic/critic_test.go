@@ -32,7 +32,7 @@ const (
 // testPolicy allows the cheap commands the checks below use.
 const testPolicy = `{
   "commands": {"allow": [["go", "test"], ["go", "vet"], ["grep"], ["false"], ["sleep"], ["no-such-command-xyz"]],
-               "flags": {"grep": ["-q", "-r"]}},
+               "flags": {"grep": ["-q", "-r"], "go test": ["-run", "-count"]}},
   "require_approval_for": {"paths": ["**/go.mod"]},
   "destructive": "block",
   "max_changed_lines": 2000
