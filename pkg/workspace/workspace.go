@@ -122,23 +122,34 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("could not create workspace root: %w", err)
 	}
-	var b *base
 	if repo.Path != "" {
 		if err := m.CheckPath(repo.Path); err != nil {
 			return nil, err
 		}
-		b, err = m.localBase(ctx, root, repo.Path)
-	} else {
-		b, err = m.urlBase(ctx, root, repo)
-	}
-	if err != nil {
-		return nil, err
 	}
 	gitDir, cache := siblings(dir)
-	w := &Workspace{Dir: dir, Commit: b.source, git: m.git(), keep: m.Keep, gitDir: gitDir, cache: cache, lim: m.Limits.withDefaults()}
-	if err := b.materialize(w, m.Limits); err != nil {
+	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep, gitDir: gitDir, cache: cache, lim: m.Limits.withDefaults()}
+	// A base pruned (by another Prepare) while it is copied fails the copy:
+	// the second try builds it again.
+	for try := 1; ; try++ {
+		var b *base
+		if repo.Path != "" {
+			b, err = m.localBase(ctx, root, repo.Path)
+		} else {
+			b, err = m.urlBase(ctx, root, repo)
+		}
+		if err != nil {
+			return nil, err
+		}
+		w.Commit = b.source
+		err = b.materialize(w, m.Limits)
+		if err == nil {
+			break
+		}
 		_ = removeAll(dir)
-		return nil, fmt.Errorf("could not make the workspace from its base: %w", err)
+		if try == 2 {
+			return nil, fmt.Errorf("could not make the workspace from its base: %w", err)
+		}
 	}
 	if err := os.Mkdir(cache, 0o755); err != nil {
 		_ = removeAll(dir)
