@@ -115,6 +115,9 @@ type Workspace struct {
 	// directories inside one of these (after resolving symlinks); other
 	// paths end the run failed. Relative to the config file.
 	AllowedRoots []string `json:"allowedRoots,omitempty"`
+	// MaxBases bounds the prepared repository states cached under
+	// Root/.bases (the least recently used go first). Default 32.
+	MaxBases int `json:"maxBases,omitempty"`
 }
 
 // Sandbox configures command isolation. In the file it is either a mode
@@ -370,6 +373,9 @@ func (c *Config) Validate() error {
 		bad("events.artifactThresholdBytes %d must be between 1 and maxEventBytes", c.Events.ArtifactThresholdBytes)
 	}
 	positive("memory.maxL1Entries", c.Memory.MaxL1Entries)
+	if c.Workspace.MaxBases < 0 {
+		bad("workspace.maxBases %d (must be >= 0)", c.Workspace.MaxBases)
+	}
 	if err := c.Sandbox.Validate(); err != nil {
 		bad("sandbox: %v", err)
 	}

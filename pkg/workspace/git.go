@@ -27,24 +27,37 @@ var gitSafeConfig = []string{
 	"-c", "protocol.ext.allow=never", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
 }
 
-// runGit runs git with gitSafeConfig, no user or system configuration and
-// a scratch HOME. When gitDir is set the repository is GIT_DIR=gitDir with
-// GIT_WORK_TREE=the workspace, so no .git in the work tree is ever
-// consulted. Standard output larger than limit is an error wrapping
-// ErrTooLarge (never cut); a failure carries the tail of standard error.
+// runGit runs git for the workspace (see gitRun.run): GIT_DIR=gitDir
+// (none when empty) with the work tree as GIT_WORK_TREE.
 func (w *Workspace) runGit(ctx context.Context, dir, gitDir string, limit int64, args ...string) (string, error) {
+	return gitRun{git: w.git, gitDir: gitDir, workTree: w.Dir, scratch: filepath.Dir(w.Dir)}.run(ctx, dir, limit, args...)
+}
+
+// gitRun is the repository a git process works on.
+type gitRun struct {
+	git      string // executable
+	gitDir   string // GIT_DIR; empty for none (clone)
+	workTree string // GIT_WORK_TREE, with gitDir
+	scratch  string // HOME and XDG_CONFIG_HOME
+}
+
+// run runs git in dir with gitSafeConfig, no user or system configuration
+// and a scratch HOME. With a gitDir the repository is GIT_DIR=gitDir with
+// GIT_WORK_TREE=workTree, so no .git in the work tree is ever consulted.
+// Standard output larger than limit is an error wrapping ErrTooLarge
+// (never cut); a failure carries the tail of standard error.
+func (g gitRun) run(ctx context.Context, dir string, limit int64, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, w.git, append(append([]string(nil), gitSafeConfig...), args...)...)
+	cmd := exec.CommandContext(ctx, g.git, append(append([]string(nil), gitSafeConfig...), args...)...)
 	cmd.Dir = dir
-	scratch := filepath.Dir(w.Dir)
 	cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + scratch, "XDG_CONFIG_HOME=" + scratch,
+		"PATH=" + os.Getenv("PATH"), "HOME=" + g.scratch, "XDG_CONFIG_HOME=" + g.scratch,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
 		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z",
 	}
-	if gitDir != "" {
-		cmd.Env = append(cmd.Env, "GIT_DIR="+gitDir, "GIT_WORK_TREE="+w.Dir)
+	if g.gitDir != "" {
+		cmd.Env = append(cmd.Env, "GIT_DIR="+g.gitDir, "GIT_WORK_TREE="+g.workTree)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -28,6 +28,9 @@ type Manager struct {
 	AllowedRoots []string
 	// Limits bound copies and diffs; zero fields take the defaults.
 	Limits Limits
+	// MaxBases bounds the cached bases (prepared repository states) kept
+	// under Root/.bases; default DefaultMaxBases.
+	MaxBases int
 }
 
 // CheckPath returns an error wrapping ErrNotAllowed (and ErrRepo) when
@@ -71,17 +74,17 @@ type Workspace struct {
 // run, attempt and role, and removed with the workspace.
 func (w *Workspace) CacheDir() string { return w.cache }
 
-// siblings are the directories kept beside a work tree dir: the baseline
-// repository, a clone's repository and the command caches.
-func siblings(dir string) (gitDir, cloneDir, cache string) {
-	return dir + ".gitdir", dir + ".clone", dir + ".cache"
+// siblings are the directories kept beside a work tree dir: its
+// repository and the command caches.
+func siblings(dir string) (gitDir, cache string) {
+	return dir + ".gitdir", dir + ".cache"
 }
 
 // removeAll removes a work tree and its siblings.
 func removeAll(dir string) error {
-	g, c, k := siblings(dir)
+	g, k := siblings(dir)
 	var errs []error
-	for _, p := range []string{dir, g, c, k} {
+	for _, p := range []string{dir, g, k} {
 		errs = append(errs, os.RemoveAll(p))
 	}
 	return errors.Join(errs...)
@@ -91,13 +94,16 @@ func removeAll(dir string) error {
 // cognitive files live in the workspace but are not handed on.
 var excludedFromChange = []string{".context"}
 
-// Prepare materialises repo for (runID, attempt, role): a copy of a local
-// directory (without git metadata or symlinks leaving it, within Limits),
-// or a clone of a git URL at its ref whose repository is then removed;
-// then it records a git baseline in a repository outside the work tree. A
-// workspace left by an earlier delivery of the same event is replaced, so
-// preparing is idempotent. Errors wrap ErrRepo (ErrTooLarge for a
-// repository over the limits) or ErrGit.
+// Prepare materialises repo for (runID, attempt, role). The repository —
+// a local directory, or a git URL at its ref — is prepared once per state
+// as a cached base (see base): sanitised (no git metadata in any spelling,
+// no symlinks leaving it, within Limits) and committed as the baseline in
+// a repository outside the work tree. The workspace is a copy of the
+// base's tree with a repository of its own, so a run never sees another
+// run's edits. A workspace left by an earlier delivery of the same event
+// is replaced, so preparing is idempotent. Errors wrap ErrRepo
+// (ErrTooLarge for a repository over the limits, ErrClone for a failed
+// clone) or ErrGit.
 func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role string, repo events.RepoRef) (*Workspace, error) {
 	if err := events.ValidateRunID(runID); err != nil {
 		return nil, err
@@ -116,23 +122,34 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("could not create workspace root: %w", err)
 	}
-	gitDir, _, cache := siblings(dir)
-	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep, gitDir: gitDir, cache: cache, lim: m.Limits.withDefaults()}
 	if repo.Path != "" {
 		if err := m.CheckPath(repo.Path); err != nil {
 			return nil, err
 		}
-		if err := copyTree(repo.Path, dir, m.Limits); err != nil {
-			_ = removeAll(dir)
-			return nil, fmt.Errorf("%w: %w", ErrRepo, err)
-		}
-	} else if err := w.clone(ctx, repo); err != nil {
-		_ = removeAll(dir)
-		return nil, err
 	}
-	if err := w.baseline(ctx); err != nil {
+	gitDir, cache := siblings(dir)
+	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep, gitDir: gitDir, cache: cache, lim: m.Limits.withDefaults()}
+	// A base pruned (by another Prepare) while it is copied fails the copy:
+	// the second try builds it again.
+	for try := 1; ; try++ {
+		var b *base
+		if repo.Path != "" {
+			b, err = m.localBase(ctx, root, repo.Path)
+		} else {
+			b, err = m.urlBase(ctx, root, repo)
+		}
+		if err != nil {
+			return nil, err
+		}
+		w.Commit = b.source
+		err = b.materialize(w, m.Limits)
+		if err == nil {
+			break
+		}
 		_ = removeAll(dir)
-		return nil, err
+		if try == 2 {
+			return nil, fmt.Errorf("could not make the workspace from its base: %w", err)
+		}
 	}
 	if err := os.Mkdir(cache, 0o755); err != nil {
 		_ = removeAll(dir)
@@ -180,44 +197,6 @@ func (w *Workspace) Resolve(rel string) (string, error) { return Resolve(w.Dir, 
 // real relative path behind any symlinks (see RealRel).
 func (w *Workspace) RealRel(rel string) (abs, real string, err error) { return RealRel(w.Dir, rel) }
 
-func (w *Workspace) clone(ctx context.Context, repo events.RepoRef) error {
-	// The clone's repository goes beside the work tree and is removed once
-	// the commit is known: nothing later can reach it.
-	_, cloneDir, _ := siblings(w.Dir)
-	defer func() { _ = os.RemoveAll(cloneDir) }()
-	small := int64(64 << 10)
-	if _, err := w.runGit(ctx, filepath.Dir(w.Dir), "", small, "clone", "--quiet", "--no-recurse-submodules", "--separate-git-dir="+cloneDir, "--", repo.URL, w.Dir); err != nil {
-		return fmt.Errorf("%w: %w: %s: %w", ErrRepo, ErrClone, repo.URL, err)
-	}
-	if repo.Ref != "" {
-		if _, err := w.runGit(ctx, w.Dir, cloneDir, small, "checkout", "--quiet", "--detach", repo.Ref, "--"); err != nil {
-			return fmt.Errorf("%w: checkout %s: %w", ErrRepo, repo.Ref, err)
-		}
-	}
-	out, err := w.runGit(ctx, w.Dir, cloneDir, small, "rev-parse", "HEAD")
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrRepo, err)
-	}
-	w.Commit = strings.TrimSpace(out)
-	// The change is taken against a fresh baseline, not the remote's
-	// history; the .git file clone wrote goes.
-	return os.Remove(filepath.Join(w.Dir, ".git"))
-}
-
-func (w *Workspace) baseline(ctx context.Context) error {
-	steps := [][]string{
-		{"init", "--quiet", "--template="},
-		{"add", "--all", "--force", "--", "."},
-		{"commit", "--quiet", "--allow-empty", "--no-verify", "-m", "codali baseline"},
-	}
-	for _, s := range steps {
-		if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, s...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Change returns the workspace's change against its baseline as a unified
 // diff (binary-safe), the changed files and line counts. Paths under
 // .context are excluded.
@@ -233,42 +212,47 @@ func (w *Workspace) Change(ctx context.Context) (events.Change, error) {
 	if err != nil {
 		return events.Change{}, err
 	}
-	status, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--name-status", "--no-renames", "-z"}, pathspec...)...)
+	stat, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--raw", "--numstat", "--no-renames", "-z"}, pathspec...)...)
 	if err != nil {
 		return events.Change{}, err
 	}
-	numstat, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--numstat", "--no-renames"}, pathspec...)...)
-	if err != nil {
-		return events.Change{}, err
-	}
-	ch := events.Change{Diff: diff, Files: parseNameStatus(status)}
-	for _, line := range strings.Split(numstat, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 3 {
-			continue
-		}
-		a, _ := strconv.Atoi(f[0]) // "-" for binary files counts as 0
-		r, _ := strconv.Atoi(f[1])
-		ch.Added += a
-		ch.Removed += r
-	}
+	ch := events.Change{Diff: diff}
+	ch.Files, ch.Added, ch.Removed = parseRawNumstat(stat)
 	return ch, nil
 }
 
-func parseNameStatus(z string) []events.FileChange {
+// parseRawNumstat reads `git diff --raw --numstat -z` (no renames): raw
+// records ":<modes> <ids> <status>\0<path>\0", then numstat records
+// "<added>\t<removed>\t<path>\0" ("-" for binary files counts as 0).
+func parseRawNumstat(z string) (files []events.FileChange, added, removed int) {
 	parts := strings.Split(strings.TrimRight(z, "\x00"), "\x00")
-	var out []events.FileChange
-	for i := 0; i+1 < len(parts); i += 2 {
-		op := "modify"
-		switch parts[i] {
-		case "A":
-			op = "add"
-		case "D":
-			op = "delete"
+	for i := 0; i < len(parts); i++ {
+		p := parts[i]
+		if strings.HasPrefix(p, ":") {
+			if i+1 >= len(parts) {
+				break
+			}
+			f := strings.Fields(p)
+			op := "modify"
+			switch f[len(f)-1] {
+			case "A":
+				op = "add"
+			case "D":
+				op = "delete"
+			}
+			files = append(files, events.FileChange{Path: parts[i+1], Op: op})
+			i++
+			continue
 		}
-		out = append(out, events.FileChange{Path: parts[i+1], Op: op})
+		n := strings.SplitN(p, "\t", 3)
+		if len(n) == 3 {
+			a, _ := strconv.Atoi(n[0])
+			r, _ := strconv.Atoi(n[1])
+			added += a
+			removed += r
+		}
 	}
-	return out
+	return files, added, removed
 }
 
 // Apply applies a unified diff produced by Change to the workspace. It

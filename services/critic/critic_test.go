@@ -260,7 +260,11 @@ func TestGoTestOnTheExample(t *testing.T) {
 			if tc.kind == events.KindRetry {
 				attempt = 2
 			}
-			raw := output(t, mustHandle(t, handler(t, d), in), in, tc.kind, attempt)
+			outs, err := handler(t, d)(compileCtx(t), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := output(t, outs, in, tc.kind, attempt)
 			if tc.kind == events.KindRetry {
 				var r events.RetryData
 				_ = json.Unmarshal(raw, &r)

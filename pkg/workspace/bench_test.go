@@ -1,0 +1,78 @@
+package workspace_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/workspace"
+)
+
+// benchRepo is a small Go module: 40 files in 5 packages.
+func benchRepo(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	for p := 0; p < 5; p++ {
+		for f := 0; f < 8; f++ {
+			path := filepath.Join(dir, "pkg"+strconv.Itoa(p), fmt.Sprintf("f%d.go", f))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			body := fmt.Sprintf("package pkg%d\n\n// F%d does nothing much.\nfunc F%d(x int) int {\n\treturn x + %d\n}\n", p, f, f, f)
+			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/bench\n\ngo 1.22\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// BenchmarkPrepare is one phase's workspace work: materialise a local
+// repository with its baseline, then close it.
+func BenchmarkPrepare(b *testing.B) {
+	repo := benchRepo(b)
+	m := &workspace.Manager{Root: b.TempDir()}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrepareEditChange is the builder's workspace work: prepare,
+// edit one file, take the change.
+func BenchmarkPrepareEditChange(b *testing.B) {
+	repo := benchRepo(b)
+	m := &workspace.Manager{Root: b.TempDir()}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(w.Dir, "pkg0", "f0.go"), []byte("package pkg0\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		ch, err := w.Change(ctx)
+		if err != nil || len(ch.Files) != 1 {
+			b.Fatalf("%v %+v", err, ch.Files)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
