@@ -255,8 +255,8 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 			withRev++
 		}
 	}
-	if audits != 4 || withRev == 0 {
-		t.Fatalf("audit events %d (want 4 gated tool calls), events with pm_rev %d", audits, withRev)
+	if audits != 6 || withRev == 0 {
+		t.Fatalf("audit events %d (want 4 gated tool calls and 2 gated changes), events with pm_rev %d", audits, withRev)
 	}
 	if code, out, _ := p.run(t, "rao", "verify", runID); code != exitOK || !strings.Contains(out, "ok") {
 		t.Fatalf("rao verify: %d %s", code, out)

@@ -113,3 +113,19 @@ func redactAll(r *redact.Redactor, in []string) []string {
 	}
 	return out
 }
+
+// CheckDiff is [Check] on the union ([Merge]) of the change a workspace
+// reports and what diff itself says ([FromDiff]), so that neither a file
+// list cut short nor a diff that hides a file gets past the gate. A diff
+// that cannot be read fails closed: one blocked record says why.
+func CheckDiff(p *policy.Policy, policyHash string, r *redact.Redactor, reported events.Change, diff string) []events.ToolExecution {
+	parsed, err := FromDiff(diff)
+	if err != nil {
+		reason := r.String(policy.ReasonInvalidCall + ": the change's diff cannot be read: " + err.Error())
+		return []events.ToolExecution{{Tool: Tool, Call: json.RawMessage(`{"tool":"` + Tool + `"}`),
+			Gate: events.GateDecision{Stage: events.GateStageChange, Blocked: true, Reasons: []string{reason},
+				PolicyHash: policyHash, Evaluator: policy.EvaluatorVersion},
+			Result: events.ToolResult{Error: "blocked by policy: " + reason}}}
+	}
+	return Check(p, policyHash, r, Merge(reported, parsed))
+}

@@ -75,3 +75,23 @@ func TestCheckRedactsReasons(t *testing.T) {
 		t.Fatalf("secret in records: %s", b)
 	}
 }
+
+// TestCheckDiffUsesTheDiff: a reported file list that leaves out a file the
+// diff changes, or a diff that cannot be read, does not get past the gate.
+func TestCheckDiffUsesTheDiff(t *testing.T) {
+	p := &policy.Policy{NeverTouch: []string{"secrets/**"}, MaxChangedLines: 10}
+	diff := "diff --git a/ok.txt b/ok.txt\n--- a/ok.txt\n+++ b/ok.txt\n@@ -1 +1 @@\n-a\n+b\n" +
+		"diff --git a/secrets/t b/secrets/t\nnew file mode 100644\n--- /dev/null\n+++ b/secrets/t\n@@ -0,0 +1 @@\n+x\n"
+	reported := change(2, events.FileChange{Path: "ok.txt", Op: "modify"})
+	if v := changegate.Violations(changegate.Check(p, "", nil, reported)); len(v) != 0 {
+		t.Fatalf("the reported list alone is clean: %q", v)
+	}
+	v := changegate.Violations(changegate.CheckDiff(p, "", nil, reported, diff))
+	if !slices.ContainsFunc(v, func(r string) bool { return strings.HasPrefix(r, "never_touch: secrets/t") }) {
+		t.Fatalf("violations %q", v)
+	}
+	v = changegate.Violations(changegate.CheckDiff(p, "", nil, reported, diff[:len(diff)-3]))
+	if len(v) != 1 || !strings.Contains(v[0], "cannot be read") {
+		t.Fatalf("cut diff: %q", v)
+	}
+}

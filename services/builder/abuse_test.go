@@ -53,7 +53,11 @@ func TestGatesReadNoFileBeforeDeciding(t *testing.T) {
 				rec, _ := x.execute(context.Background(), 1, tc.tool, json.RawMessage(tc.args))
 				done <- rec
 			}()
+			deadline := time.Now().Add(time.Minute)
 			for {
+				if time.Now().After(deadline) {
+					t.Fatal("the call neither finished nor opened the file within a minute")
+				}
 				select {
 				case rec := <-done:
 					if !rec.Gate.Blocked || rec.Gate.Stage != events.GateStagePolicy {

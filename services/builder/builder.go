@@ -107,7 +107,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	// Gate every change: commands the model ran may have written files no
 	// tool call was gated for. The critic fails an attempt whose change
 	// the gate blocks, and repeats this check on its own copy.
-	tools = append(tools, changegate.Check(s.d.Policy, s.d.PolicyHash, s.d.Redactor, change)...)
+	tools = append(tools, changegate.CheckDiff(s.d.Policy, s.d.PolicyHash, s.d.Redactor, change, change.Diff)...)
 	if err := s.d.Artifacts.OffloadDiff(ctx, in.RunID(), in.Attempt, &change, s.d.Config.Events.ArtifactThresholdBytes); err != nil {
 		return nil, err
 	}

@@ -97,13 +97,14 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		}
 		return nil, "", nil, err
 	}
-	// Gate every change, again: what was applied here (not what the
-	// builder says it changed) is held to the policy before any check runs.
+	// Gate every change, again: what was applied here and what the diff
+	// itself says (not what the builder says it changed) is held to the
+	// policy before any check runs.
 	applied, err := ws.Change(ctx)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("could not read the applied change: %w", err)
 	}
-	recs := changegate.Check(s.d.Policy, s.d.PolicyHash, s.d.Redactor, applied)
+	recs := changegate.CheckDiff(s.d.Policy, s.d.PolicyHash, s.d.Redactor, applied, diff)
 	if v := changegate.Violations(recs); len(v) > 0 {
 		msg := strings.Join(v, "; ")
 		gate := events.CheckResult{Name: "policy gate", ExitCode: -1, Output: "blocked by policy: " + msg}
