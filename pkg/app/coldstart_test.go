@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -119,5 +120,20 @@ func TestServicesStartTogetherOnAFreshCluster(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
+	}
+}
+
+func TestStartupReadiness(t *testing.T) {
+	var s Startup
+	if err := s.Ready(); err == nil || err.Error() != "starting" {
+		t.Fatalf("new Startup: %v", err)
+	}
+	s.Report(errors.New("provisioning (attempt 1): timeout"))
+	if err := s.Ready(); err == nil || !strings.Contains(err.Error(), "attempt 1") {
+		t.Fatalf("after a failure: %v", err)
+	}
+	s.Done()
+	if err := s.Ready(); err != nil {
+		t.Fatalf("after Done: %v", err)
 	}
 }
