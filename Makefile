@@ -84,7 +84,7 @@ lint: tools vet ## gofmt check, go vet, staticcheck and golangci-lint on every m
 	@for m in $(MODULES); do echo "golangci-lint $$m"; (cd $$m && $(abspath $(TOOLS))/golangci-lint run ./...) || exit 1; done
 
 bench: ## benchmarks: RAO footprint/replay/diff, policy, codex, cognition, worker throughput
-	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./pkg/...
+	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./pkg/... ./services/recorder
 
 clean:
 	rm -rf $(BIN) .codali

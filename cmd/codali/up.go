@@ -176,6 +176,9 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 	// external cluster it only creates what is missing, like the services.
 	topo.Update = o.nats == ""
 	if err := bus.ProvisionRetrying(ctx, log, js, topo, nil, obs.Startup.Report); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting
+		}
 		return err
 	}
 	script, err := examples.HelloScript()
@@ -195,6 +198,10 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 				return err
 			}
 		}
+	}
+	for _, n := range names {
+		// Not ready until the worker consumes (RunComponents replaces this).
+		obs.Health.Add(n, func() error { return errors.New("starting") })
 	}
 	obs.Startup.Done()
 	workers := strings.Join(names, ",")

@@ -37,6 +37,9 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 		return err
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // shut down while starting
+		}
 		return err
 	}
 	opening.Done()
@@ -53,6 +56,9 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			return err
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // shut down while starting
+			}
 			return fmt.Errorf("could not start %s: %w", c.Name, err)
 		}
 		if c.Name != events.ServiceRecorder {

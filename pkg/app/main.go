@@ -131,16 +131,25 @@ func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *
 		return err
 	}
 	defer stop()
+	log.Info("serving health", "http", obs.Addr)
 	if provision {
 		if err := bus.ProvisionRetrying(ctx, log, js, topo, []string{comp.Name}, obs.Startup.Report); err != nil {
+			if ctx.Err() != nil {
+				return nil // shut down while starting
+			}
 			return err
 		}
 	}
 	deps, err := NewDepsRetrying(ctx, cfg, js, log, time.Now, getenv, bundled, obs.Startup.Report)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	deps.Registerer = obs.Registry
+	// Not ready until the component consumes (RunComponents replaces this).
+	obs.Health.Add(comp.Name, func() error { return errors.New("starting") })
 	obs.Startup.Done()
 	log.Info("starting", "nats", bus.Redacted(conn.Resolved().URL), "http", obs.Addr)
 	return RunComponents(ctx, deps, []Component{comp}, obs.Metrics, obs.Health)

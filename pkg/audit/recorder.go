@@ -65,20 +65,19 @@ type cachedHistory struct {
 const maxCachedRuns = 1024
 
 // load returns the run's history and a chain positioned after it: from the
-// cache when the stream confirms it is current, and otherwise from the
-// store (replaying the state). A cache entry is taken out while in use, so
+// cache, and otherwise from the store (replaying the state). The cache is
+// not checked against the stream first: every append carries the cached
+// last sequence as its expected one, so if another writer appended
+// meanwhile the append is refused (a conflict), the entry is dropped and
+// the caller's retry reloads. A cache entry is taken out while in use, so
 // a concurrent caller on the same run reloads instead of sharing it.
 func (r *Recorder) load(ctx context.Context, runID string) ([]rao.Event, uint64, *rao.Chain, error) {
-	last, err := r.Store.LastSeq(ctx, runID)
-	if err != nil {
-		return nil, 0, nil, fmt.Errorf("could not load history of %s: %w", runID, err)
-	}
 	r.mu.Lock()
 	c, ok := r.cache[runID]
 	delete(r.cache, runID)
 	r.mu.Unlock()
-	if ok && c.lastSeq == last {
-		return c.events, last, c.chain, nil
+	if ok {
+		return c.events, c.lastSeq, c.chain, nil
 	}
 	history, lastSeq, err := r.Store.Load(ctx, runID)
 	if err != nil {
@@ -117,14 +116,32 @@ func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, c
 // (including expected-sequence conflicts) are returned wrapped: the caller
 // retries, and steps already stored are then skipped.
 func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (State, []rao.Event, error) {
+	_, st, history, err := r.RecordChange(ctx, runID, steps)
+	return st, history, err
+}
+
+// RecordChange is Record that also returns the run's status before the
+// steps (StatusRunning for a new run), so a caller can tell whether these
+// steps ended it.
+func (r *Recorder) RecordChange(ctx context.Context, runID string, steps []Step) (prevStatus string, after State, history []rao.Event, err error) {
+	before, after, history, err := r.record(ctx, runID, steps)
+	if err != nil {
+		return "", State{}, nil, err
+	}
+	return before, after, history, nil
+}
+
+func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (string, State, []rao.Event, error) {
 	history, lastSeq, chain, err := r.load(ctx, runID)
 	if err != nil {
-		return State{}, nil, err
+		return "", State{}, nil, err
 	}
 	st, err := DecodeState(runID, chain.State())
 	if err != nil {
-		return State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
+		r.remember(runID, nil, 0, nil, true)
+		return "", State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
+	before := st.Status
 	for _, step := range steps {
 		if st.HasCause(step.Cause) {
 			continue
@@ -133,7 +150,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 		st.Causes = append(st.Causes, step.Cause)
 		next, err := r.encode(st)
 		if err != nil {
-			return State{}, nil, err
+			return "", State{}, nil, err
 		}
 		meta := rao.Meta{PolicyHash: r.PolicyHash, ContractHash: r.ContractHash}
 		if step.PolicyHash != "" {
@@ -148,12 +165,12 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 		}
 		ev, err := chain.Next(next, step.Kind, step.Cause, summary, meta, r.now())
 		if err != nil {
-			return State{}, nil, fmt.Errorf("could not build event for %s: %w", step.Cause, err)
+			return "", State{}, nil, fmt.Errorf("could not build event for %s: %w", step.Cause, err)
 		}
 		seq, err := r.Store.Append(ctx, ev, lastSeq)
 		if err != nil {
 			r.remember(runID, nil, 0, nil, true)
-			return State{}, nil, fmt.Errorf("could not append %s: %w", ev.ID, err)
+			return "", State{}, nil, fmt.Errorf("could not append %s: %w", ev.ID, err)
 		}
 		lastSeq = seq
 		history = append(history, ev)
@@ -162,7 +179,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 		if first, ok := rao.CompactionPoint(history, r.MaxEvents); ok {
 			if err := r.Store.Compact(ctx, runID, first); err != nil {
 				r.remember(runID, nil, 0, nil, true)
-				return State{}, nil, fmt.Errorf("could not compact history of %s: %w", runID, err)
+				return "", State{}, nil, fmt.Errorf("could not compact history of %s: %w", runID, err)
 			}
 			for len(history) > 0 && history[0].Seq < first {
 				history = history[1:]
@@ -170,7 +187,7 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 		}
 	}
 	r.remember(runID, history, lastSeq, chain, st.Terminal())
-	return st, history, nil
+	return before, st, history, nil
 }
 
 // encode marshals the state canonically and redacts it.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/codali-dev/codali/pkg/bus"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
@@ -64,7 +65,22 @@ func SummaryOf(st State, history []rao.Event) Summary {
 // Runs is the codali-runs bucket.
 type Runs struct {
 	kv jetstream.KeyValue
+
+	// written remembers, per run, the revision and LastSeq of the summary
+	// this process wrote last, so the next Put can write at that revision
+	// without reading it first; a write by anyone else makes that write
+	// fail, and Put then reads as usual.
+	mu      sync.Mutex
+	written map[string]writtenSummary
 }
+
+type writtenSummary struct {
+	rev, lastSeq uint64
+}
+
+// maxWrittenRuns bounds Runs.written; past it an arbitrary entry is
+// dropped.
+const maxWrittenRuns = 4096
 
 // OpenRuns opens the bucket (created by bus.Provision).
 func OpenRuns(ctx context.Context, js jetstream.JetStream) (*Runs, error) {
@@ -72,7 +88,7 @@ func OpenRuns(ctx context.Context, js jetstream.JetStream) (*Runs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketRuns, err)
 	}
-	return &Runs{kv: kv}, nil
+	return &Runs{kv: kv, written: map[string]writtenSummary{}}, nil
 }
 
 // Put stores a summary unless the stored one is newer (a higher LastSeq),
@@ -85,11 +101,21 @@ func (r *Runs) Put(ctx context.Context, s Summary) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*bus.RequestTimeout)
 	defer cancel()
+	r.mu.Lock()
+	w, known := r.written[s.RunID]
+	r.mu.Unlock()
+	if known && s.LastSeq >= w.lastSeq {
+		if rev, err := r.kv.Update(ctx, s.RunID, raw, w.rev); err == nil {
+			r.wrote(s, rev)
+			return nil
+		}
+	}
 	for try := 0; try < 10; try++ {
 		cur, err := r.kv.Get(ctx, s.RunID)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
-			if _, err := r.kv.Create(ctx, s.RunID, raw); err == nil {
+			if rev, err := r.kv.Create(ctx, s.RunID, raw); err == nil {
+				r.wrote(s, rev)
 				return nil
 			} else if !errors.Is(err, jetstream.ErrKeyExists) {
 				return fmt.Errorf("could not store run summary: %w", err)
@@ -102,11 +128,28 @@ func (r *Runs) Put(ctx context.Context, s Summary) error {
 		if json.Unmarshal(cur.Value(), &old) == nil && old.LastSeq > s.LastSeq {
 			return nil // a newer summary is already stored
 		}
-		if _, err := r.kv.Update(ctx, s.RunID, raw, cur.Revision()); err == nil {
+		if rev, err := r.kv.Update(ctx, s.RunID, raw, cur.Revision()); err == nil {
+			r.wrote(s, rev)
 			return nil
 		}
 	}
 	return fmt.Errorf("could not store run summary of %s: too many concurrent writers", s.RunID)
+}
+
+// wrote remembers the revision of a summary this process stored.
+func (r *Runs) wrote(s Summary, rev uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.written == nil {
+		r.written = map[string]writtenSummary{}
+	}
+	if _, ok := r.written[s.RunID]; !ok && len(r.written) >= maxWrittenRuns {
+		for k := range r.written {
+			delete(r.written, k)
+			break
+		}
+	}
+	r.written[s.RunID] = writtenSummary{rev: rev, lastSeq: s.LastSeq}
 }
 
 // ErrUnknownRun: no summary for the run.

@@ -13,7 +13,7 @@ import (
 
 // publishAll stores the run's events in the work stream, in order, and
 // returns each one's stream sequence.
-func (c cluster) publishAll(t *testing.T, evs []events.Envelope) []uint64 {
+func (c cluster) publishAll(t testing.TB, evs []events.Envelope) []uint64 {
 	t.Helper()
 	_, js := natstest.Connect(t, c.srv)
 	seqs := make([]uint64, len(evs))

@@ -89,14 +89,11 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 		steps = append(before, steps...)
 	}
-	wasRunning := true
-	if prev, err := s.runs.Get(ctx, in.RunID()); err == nil {
-		wasRunning = prev.Status == audit.StatusRunning
-	}
+	var prev string
 	var st audit.State
 	var history []rao.Event
 	for try := 0; ; try++ {
-		st, history, err = s.rec.Record(ctx, in.RunID(), steps)
+		prev, st, history, err = s.rec.RecordChange(ctx, in.RunID(), steps)
 		if err == nil {
 			break
 		}
@@ -104,6 +101,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 			return nil, err // transient: redelivered with backoff
 		}
 	}
+	wasRunning := prev == audit.StatusRunning
 	if inStream {
 		s.order.folded(in.RunID(), delivery.StreamSeq, st.Terminal())
 	}

@@ -26,7 +26,7 @@ import (
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -40,7 +40,7 @@ type cluster struct {
 	cfg string
 }
 
-func newCluster(t *testing.T, cfgJSON string) cluster {
+func newCluster(t testing.TB, cfgJSON string) cluster {
 	t.Helper()
 	srv, _, js := natstest.StartJS(t)
 	if err := bus.Provision(testCtx(t), js, bus.Topology{}, nil); err != nil {
@@ -51,7 +51,7 @@ func newCluster(t *testing.T, cfgJSON string) cluster {
 
 // process starts a recorder "process": a new connection, new dependencies
 // and a new handler.
-func (c cluster) process(t *testing.T) (worker.Handler, *app.Deps) {
+func (c cluster) process(t testing.TB) (worker.Handler, *app.Deps) {
 	t.Helper()
 	_, js := natstest.Connect(t, c.srv)
 	cfg, err := config.Parse([]byte(c.cfg))
@@ -77,7 +77,7 @@ func (c cluster) process(t *testing.T) (worker.Handler, *app.Deps) {
 	return h, d
 }
 
-func (c cluster) history(t *testing.T, run string) []rao.Event {
+func (c cluster) history(t testing.TB, run string) []rao.Event {
 	t.Helper()
 	_, js := natstest.Connect(t, c.srv)
 	st, err := raostore.Open(testCtx(t), js)
@@ -91,7 +91,7 @@ func (c cluster) history(t *testing.T, run string) []rao.Event {
 	return h
 }
 
-func (c cluster) summary(t *testing.T, run string) audit.Summary {
+func (c cluster) summary(t testing.TB, run string) audit.Summary {
 	t.Helper()
 	_, js := natstest.Connect(t, c.srv)
 	runs, err := audit.OpenRuns(testCtx(t), js)
@@ -105,7 +105,7 @@ func (c cluster) summary(t *testing.T, run string) audit.Summary {
 	return s
 }
 
-func env(t *testing.T, run string, kind events.Kind, attempt int, source string, data any) events.Envelope {
+func env(t testing.TB, run string, kind events.Kind, attempt int, source string, data any) events.Envelope {
 	t.Helper()
 	e, err := events.New(run, kind, attempt, source, t0, data)
 	if err != nil {
@@ -114,7 +114,7 @@ func env(t *testing.T, run string, kind events.Kind, attempt int, source string,
 	return e
 }
 
-func gated(t *testing.T, step int, call policy.ToolCall) events.ToolExecution {
+func gated(t testing.TB, step int, call policy.ToolCall) events.ToolExecution {
 	t.Helper()
 	p := policy.Default()
 	raw, _ := json.Marshal(call)
@@ -124,7 +124,7 @@ func gated(t *testing.T, step int, call policy.ToolCall) events.ToolExecution {
 }
 
 // runEvents is a run that fails attempt 1 and passes attempt 2.
-func runEvents(t *testing.T, run string) []events.Envelope {
+func runEvents(t testing.TB, run string) []events.Envelope {
 	t.Helper()
 	r := events.Run{Request: events.Requested{Request: "Make Greet greet", Repo: events.RepoRef{Path: "/srv/hello"}}, Project: "hello", MaxRetries: 3, PMRev: 2}
 	plan := events.Plan{Summary: "p", Steps: []events.PlanStep{{ID: "s1", Description: "d"}}, Verify: []events.VerifyCommand{{Name: "t", Command: []string{"go", "test"}}}}
@@ -152,7 +152,7 @@ func runEvents(t *testing.T, run string) []events.Envelope {
 }
 
 // stepCount is the number of RAO events a run's pipeline events make.
-func stepCount(t *testing.T, evs []events.Envelope) int {
+func stepCount(t testing.TB, evs []events.Envelope) int {
 	t.Helper()
 	n := 0
 	for _, e := range evs {
@@ -167,7 +167,7 @@ func stepCount(t *testing.T, evs []events.Envelope) int {
 
 // handle delivers in to h until it succeeds, as the runtime's
 // redelivery of transient failures does.
-func handle(t *testing.T, h worker.Handler, in events.Envelope) error {
+func handle(t testing.TB, h worker.Handler, in events.Envelope) error {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -186,7 +186,7 @@ func handle(t *testing.T, h worker.Handler, in events.Envelope) error {
 
 // checkRun asserts a contiguous, verifying history of want events with
 // every cause once.
-func checkRun(t *testing.T, h []rao.Event, want int) {
+func checkRun(t testing.TB, h []rao.Event, want int) {
 	t.Helper()
 	if len(h) != want {
 		t.Errorf("%d events, want %d", len(h), want)
