@@ -59,6 +59,9 @@ type executor struct {
 	totalLines int
 	// realPath is the real relative path of the last decoded path argument.
 	realPath string
+	// retrieval backs search, open, symbols and tree (retrieval.go); nil
+	// uses the built-in index without a disk cache.
+	retrieval *retrieval
 }
 
 // execute runs one tool call and returns its record and the full output
@@ -193,13 +196,17 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 		return call, func(context.Context) (string, error) { return listDir(p) }, nil
 	case ToolSearch:
 		var a struct {
-			Query string `json:"query"`
+			Query   string `json:"query"`
+			Literal bool   `json:"literal"`
 		}
 		if err := strictDecode(raw, &a); err != nil {
 			return call, nil, err
 		}
 		if a.Query == "" {
 			return call, nil, fmt.Errorf("%w: query is required", errTool)
+		}
+		if !a.Literal {
+			return call, func(ctx context.Context) (string, error) { return x.rankedSearch(ctx, a.Query) }, nil
 		}
 		return call, func(context.Context) (string, error) { return search(x.ws.Dir, a.Query, x.readable) }, nil
 	case ToolRunCommand:
@@ -221,12 +228,15 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 			return fmt.Sprintf("exit code %d\n%s", res.ExitCode, res.Output), nil
 		}, nil
 	default:
+		if call, run, ok, err := x.prepareRetrieval(tool, raw); ok {
+			return call, run, err
+		}
 		return call, nil, fmt.Errorf("%w: unknown tool %q (have %s)", errTool, tool, strings.Join(toolNames(), ", "))
 	}
 }
 
 func toolNames() []string {
-	return []string{ToolReadFile, ToolWriteFile, ToolEditFile, ToolDeleteFile, ToolListDir, ToolSearch, ToolRunCommand}
+	return append([]string{ToolReadFile, ToolWriteFile, ToolEditFile, ToolDeleteFile, ToolListDir, ToolSearch, ToolRunCommand}, retrievalToolNames()...)
 }
 
 // decodePath decodes args strictly and resolves the path field inside the

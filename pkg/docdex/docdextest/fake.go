@@ -156,6 +156,9 @@ func (s *Server) LoadDir(dir string) error {
 			}
 			return nil
 		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
