@@ -71,6 +71,8 @@ func (p *pipeline) metrics(t *testing.T) string {
 // directory until the test ends.
 func startUp(t *testing.T, configPath string) *pipeline {
 	t.Helper()
+	// The built-in index cache goes to a temporary user cache directory.
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	log, out := &syncBuffer{}, &syncBuffer{}
