@@ -7,6 +7,11 @@
 # Build from the repository root:
 #   docker build -t codali:dev .
 #
+# The runtime stage carries bubblewrap (bwrap) and util-linux (prlimit):
+# every command the builder and critic run from a repository runs in a
+# bubblewrap sandbox with resource limits (docs/policy.md, "Sandbox"; the
+# pod needs user namespaces, see docs/deployment.md).
+#
 # The runtime stage carries git and the Go toolchain because the librarian,
 # builder and critic materialise repositories with git, and the builder and
 # critic run the verification commands of the repositories they work on
@@ -45,7 +50,7 @@ FROM ${RUNTIME_IMAGE}
 ARG CODALI_UID=65532
 RUN set -eux; \
     apt-get update; \
-    apt-get install -y --no-install-recommends ca-certificates git; \
+    apt-get install -y --no-install-recommends ca-certificates git bubblewrap util-linux; \
     rm -rf /var/lib/apt/lists/*; \
     groupadd --gid "${CODALI_UID}" codali; \
     useradd --uid "${CODALI_UID}" --gid "${CODALI_UID}" --home-dir /home/codali \

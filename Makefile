@@ -12,7 +12,7 @@ MODULES  := pkg examples cmd/codali services/librarian services/architect servic
 PACKAGES := $(addprefix ./,$(addsuffix /...,$(MODULES)))
 SERVICES := librarian architect builder critic recorder
 
-.PHONY: all build test race-free demo run lint fmt vet bench bench-short tools clean help
+.PHONY: all build test unit fuzz chaos race-free demo run lint fmt vet bench bench-short tools clean help sandbox-deps
 
 all: build
 
@@ -24,8 +24,37 @@ build: ## build codali and the five service binaries into bin/
 	$(GO) build -trimpath -o $(BIN)/codali ./cmd/codali
 	@for s in $(SERVICES); do echo "$(GO) build -o $(BIN)/$$s ./services/$$s/cmd/$$s"; $(GO) build -trimpath -o $(BIN)/$$s ./services/$$s/cmd/$$s || exit 1; done
 
-test: ## run every test with the race detector
+# Fuzz targets run briefly by `make fuzz` (package:target), one after the
+# other; each also runs its checked-in corpus (testdata/fuzz) as a plain test.
+FUZZ_TARGETS := pkg/events:FuzzDecode pkg/codex:FuzzDecode pkg/cognition:FuzzParseOutputIR pkg/llm:FuzzExtractJSON \
+	pkg/policy:FuzzGitSpellings pkg/policy:FuzzEvaluateCommand pkg/redact:FuzzRedact
+FUZZTIME ?= 3s
+
+test: sandbox-deps unit fuzz ## install bubblewrap if missing, run every test with the race detector, then a short fuzz run
+
+unit: sandbox-deps ## run every unit test with the race detector
 	$(GO) test -race -count=1 -timeout 15m $(PACKAGES)
+
+fuzz: ## run each fuzz target for $(FUZZTIME), sequentially
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "$(GO) test -run '^$$' -fuzz '^$$fn$$' -fuzztime $(FUZZTIME) -parallel 2 ./$$pkg"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 2 ./$$pkg || exit 1; done
+
+chaos: ## the long chaos suite: stop the leader of every stream, bucket and phase consumer of a 3-server cluster mid-run (CI may skip it)
+	CODALI_CHAOS=1 $(GO) test -race -count=1 -timeout 40m -run 'TestChaos' -v ./cmd/codali
+
+# Repository commands run in a bubblewrap sandbox (pkg/sandbox). Install it
+# when missing, where that is possible (root with apt-get); elsewhere say
+# what happens without it, and go on.
+sandbox-deps: ## install bubblewrap (bwrap) for the command sandbox when missing (root + apt-get only)
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends bubblewrap; } \
+	      || echo "warning: could not install bubblewrap: sandbox tests will skip, commands fall back to sandbox none in tests only"; \
+	  else \
+	    echo "warning: bubblewrap (bwrap) is missing and cannot be installed here (needs root and apt-get): sandbox tests will skip; install the bubblewrap package"; \
+	  fi; }
 
 demo: build ## run the bundled example end to end on an embedded server, then exit
 	@./scripts/demo.sh $(BIN)/codali

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/examples"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/codex"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go"
@@ -71,27 +72,47 @@ func (p *pipeline) metrics(t *testing.T) string {
 // directory until the test ends.
 func startUp(t *testing.T, configPath string) *pipeline {
 	t.Helper()
-	// The built-in index cache goes to a temporary user cache directory.
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	return startUpWith(t, upOptions{workers: "all", config: configPath})
+}
+
+// startUpWith runs `codali up` with o (its data directory, listen and
+// health addresses and log level filled in) until the test ends.
+func startUpWith(t *testing.T, o upOptions) *pipeline {
+	t.Helper()
+	p, err := startUpErr(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startUpErr is startUpWith returning its error; it may be called from
+// any goroutine.
+func startUpErr(t *testing.T, o upOptions) (*pipeline, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	log, out := &syncBuffer{}, &syncBuffer{}
 	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: log, getenv: os.Getenv}
 	data := t.TempDir()
+	o.data, o.listen, o.http, o.ready = data, "127.0.0.1:0", "127.0.0.1:0", ready
+	if o.level == "" {
+		o.level = "warn"
+	}
+	if o.replicas == 0 {
+		o.replicas = 1
+	}
 	done := make(chan int, 1)
-	go func() {
-		done <- c.up(ctx, upOptions{data: data, listen: "127.0.0.1:0", http: "127.0.0.1:0", workers: "all",
-			config: configPath, level: "warn", ready: ready})
-	}()
+	go func() { done <- c.up(ctx, o) }()
 	var url string
 	select {
 	case url = <-ready:
 	case code := <-done:
 		cancel()
-		t.Fatalf("codali up exited %d:\n%s", code, log.String())
-	case <-time.After(60 * time.Second):
+		return nil, fmt.Errorf("codali up exited %d:\n%s", code, log.String())
+	case <-time.After(120 * time.Second):
 		cancel()
-		t.Fatal("codali up did not start")
+		<-done
+		return nil, fmt.Errorf("codali up did not start:\n%s", log.String())
 	}
 	t.Cleanup(func() {
 		cancel()
@@ -99,7 +120,7 @@ func startUp(t *testing.T, configPath string) *pipeline {
 			t.Errorf("codali up exited %d:\n%s", code, log.String())
 		}
 	})
-	return &pipeline{url: url, data: data, log: log, out: out}
+	return &pipeline{url: url, data: data, log: log, out: out}, nil
 }
 
 // run runs one CLI command and returns its exit code and output.
@@ -118,7 +139,7 @@ func (p *pipeline) run(t *testing.T, args ...string) (int, string, string) {
 
 func (p *pipeline) js(t *testing.T) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
-	nc, err := nats.Connect(p.url)
+	nc, err := bus.Connect(bus.ConnectOptions{URL: p.url, Name: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

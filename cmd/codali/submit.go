@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,9 +167,16 @@ func (c *cli) submit(ctx context.Context, o submitOptions, data events.Requested
 // publishRequested checks that a librarian consumes requests (otherwise
 // the interest-retention stream would drop the event) and publishes it.
 func publishRequested(ctx context.Context, cl *client, env events.Envelope) error {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if _, err := cl.js.Consumer(ctx, events.StreamWork, events.ServiceLibrarian); err != nil {
+	var err error
+	for try := 0; try < 3; try++ { // the consumer's leader may be being elected
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err = cl.js.Consumer(lctx, events.StreamWork, events.ServiceLibrarian)
+		cancel()
+		if !bus.IsTransient(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
 		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 			return fmt.Errorf("no librarian consumer on stream %s: start the pipeline first (codali up)", events.StreamWork)
 		}
@@ -190,10 +198,30 @@ func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {
 	m := nats.NewMsg(subject)
 	m.Data = raw
 	m.Header.Set(events.HeaderMsgID, env.ID)
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	// During a leader election a publish can time out although the event
+	// was stored; the same message id makes sending it again safe (the
+	// stream drops the duplicate), so a timed-out publish is retried.
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
-	if _, err := cl.js.PublishMsg(ctx, m); err != nil {
+	err = bus.Retry(ctx, discardLog, "publish "+env.ID, bus.RetryPolicy{Initial: 250 * time.Millisecond, Max: 2 * time.Second,
+		Permanent: func(err error) bool { return !bus.IsTransient(err) }}, nil, func(ctx context.Context) error {
+		pctx, cancel := context.WithTimeout(ctx, publishAttemptTimeout)
+		defer cancel()
+		_, err := cl.js.PublishMsg(pctx, m)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("could not publish %s: %w", env.ID, err)
 	}
 	return nil
 }
+
+// publishAttemptTimeout bounds one publish attempt; publishTimeout bounds
+// them all.
+const (
+	publishAttemptTimeout = 5 * time.Second
+	publishTimeout        = 60 * time.Second
+)
+
+// discardLog drops the retry log: the CLI reports the final error.
+var discardLog = slog.New(slog.DiscardHandler)

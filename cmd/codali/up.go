@@ -22,7 +22,6 @@ import (
 	"github.com/codali-dev/codali/services/critic"
 	"github.com/codali-dev/codali/services/librarian"
 	"github.com/codali-dev/codali/services/recorder"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -40,6 +39,10 @@ func components() map[string]app.Component {
 // upOptions are the flags of `codali up`.
 type upOptions struct {
 	data, listen, http, workers, config, level string
+	// nats, when set, is an external server or cluster to use instead of
+	// the embedded server; replicas is the stream replication there.
+	nats     string
+	replicas int
 	// checkpointEvery overrides rao.checkpointEvery when > 0.
 	checkpointEvery int
 	// ready, when set, receives the NATS URL once everything runs (tests).
@@ -55,6 +58,8 @@ func cmdUp(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&o.workers, "workers", "all", "workers to run in-process: all, none, or a comma list of "+strings.Join(events.Services(), ","))
 	fs.StringVar(&o.config, "config", c.getenv("CODALI_CONFIG"), "codali.config.json (env CODALI_CONFIG)")
 	fs.StringVar(&o.level, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&o.nats, "nats", "", "use this external NATS server or cluster (comma-separated URLs) instead of the embedded server")
+	fs.IntVar(&o.replicas, "replicas", 1, "with --nats: replicas of the streams and buckets it creates (3 on a cluster)")
 	fs.IntVar(&o.checkpointEvery, "checkpoint-every", 0, "store a full snapshot every N audit events (overrides rao.checkpointEvery; 1 = every event)")
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -86,6 +91,16 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 		c.errorf("up: %v", err)
 		return exitUsage
 	}
+	if o.replicas < 1 || o.replicas > 5 || (o.nats == "" && o.replicas != 1) {
+		c.errorf("up: --replicas must be 1..5, and other than 1 only with --nats")
+		return exitUsage
+	}
+	if o.nats != "" {
+		if err := (bus.ConnectOptions{URL: o.nats}).Validate(); err != nil {
+			c.errorf("up: --nats: %v", err)
+			return exitUsage
+		}
+	}
 	if o.checkpointEvery < 0 {
 		c.errorf("up: --checkpoint-every must be >= 1")
 		return exitUsage
@@ -105,6 +120,10 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 	if cfg.Workspace.Root == config.Default().Workspace.Root {
 		cfg.Workspace.Root = filepath.Join(o.data, "workspaces")
 	}
+	if cfg.Librarian.IndexCacheDir == "" {
+		// Built-in indexes are cached beside the data they describe.
+		cfg.Librarian.IndexCacheDir = filepath.Join(o.data, "index")
+	}
 	if err := os.MkdirAll(o.data, 0o755); err != nil {
 		c.errorf("up: could not create %s: %v", o.data, err)
 		return exitFailure
@@ -115,16 +134,20 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 		return exitUsage
 	}
 	defer unlock()
-	srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Host: host, Port: port, StoreDir: filepath.Join(o.data, "jetstream")})
-	if err != nil {
-		c.errorf("up: %v", err)
-		if errors.Is(err, bus.ErrInvalidConfig) {
-			return exitUsage
+	url := o.nats
+	if url == "" {
+		srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Host: host, Port: port, StoreDir: filepath.Join(o.data, "jetstream")})
+		if err != nil {
+			c.errorf("up: %v", err)
+			if errors.Is(err, bus.ErrInvalidConfig) {
+				return exitUsage
+			}
+			return exitFailure
 		}
-		return exitFailure
+		defer srv.Shutdown()
+		url = srv.ClientURL()
 	}
-	defer srv.Shutdown()
-	if err := c.serveUp(ctx, o, cfg, log, srv.ClientURL(), names); err != nil {
+	if err := c.serveUp(ctx, o, cfg, log, url, names); err != nil {
 		c.errorf("up: %v", err)
 		if errors.Is(err, config.ErrInvalid) || errors.Is(err, llm.ErrInvalidConfig) {
 			return exitUsage
@@ -136,30 +159,38 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 }
 
 func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log *slog.Logger, url string, names []string) error {
-	nc, err := nats.Connect(url, nats.Name("codali-up"))
+	nc, err := bus.Connect(bus.ConnectOptions{URL: url, Name: "codali-up"})
 	if err != nil {
-		return fmt.Errorf("could not connect to the embedded server: %w", err)
+		return err
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err
 	}
-	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	topo := app.TopologyFor(cfg, 1)
-	topo.Update = true // the operator's all-in-one owns the configuration
-	if err := bus.Provision(pctx, js, topo, nil); err != nil {
+	// Health first: while provisioning waits for a fresh cluster, /readyz
+	// says why it is not ready yet.
+	obs, stop, err := app.Observe(ctx, nc, o.http)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	topo := app.TopologyFor(cfg, o.replicas)
+	// The all-in-one owns its embedded server's configuration; on an
+	// external cluster it only creates what is missing, like the services.
+	topo.Update = o.nats == ""
+	if err := bus.ProvisionRetrying(ctx, log, js, topo, nil, obs.Startup.Report); err != nil {
 		return err
 	}
 	script, err := examples.HelloScript()
 	if err != nil {
 		return fmt.Errorf("bundled example script: %w", err)
 	}
-	deps, err := app.NewDeps(ctx, cfg, js, log, time.Now, c.getenv, script)
+	deps, err := app.NewDepsRetrying(ctx, cfg, js, log, time.Now, c.getenv, script, obs.Startup.Report)
 	if err != nil {
 		return err
 	}
+	deps.Registerer = obs.Registry
 	// Model routes are configuration: check them before announcing the
 	// server, so a missing API key is a start-up error (exit 2).
 	for _, n := range names {
@@ -169,11 +200,7 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 			}
 		}
 	}
-	obs, stop, err := app.Observe(ctx, deps, nc, o.http)
-	if err != nil {
-		return err
-	}
-	defer stop()
+	obs.Startup.Done()
 	workers := strings.Join(names, ",")
 	if workers == "" {
 		workers = "none"

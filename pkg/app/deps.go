@@ -7,13 +7,16 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/docdex"
 	"github.com/codali-dev/codali/pkg/events"
@@ -22,6 +25,7 @@ import (
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
+	"github.com/codali-dev/codali/pkg/sandbox"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,6 +47,8 @@ type Deps struct {
 	Getenv func(string) string
 	// Workspaces materialises repositories per run and attempt.
 	Workspaces *workspace.Manager
+	// Sandbox isolates every command run in a workspace (RunCommand).
+	Sandbox *sandbox.Sandbox
 	// Artifacts keeps large bundles and diffs.
 	Artifacts *artifacts.Store
 	// Policy is the gate the builder and critic enforce.
@@ -78,6 +84,9 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
 	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots}
 	var err error
+	if d.Sandbox, err = NewSandbox(cfg); err != nil {
+		return nil, err
+	}
 	if d.Policy, d.ContractHash, err = LoadGate(cfg); err != nil {
 		return nil, err
 	}
@@ -100,6 +109,31 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	return d, nil
+}
+
+// NewDepsRetrying is NewDeps retried with backoff while the buckets
+// cannot be opened because the cluster cannot answer yet (leaders being
+// elected); other errors are returned at once. Failures are reported to status.
+func NewDepsRetrying(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script, status func(error)) (*Deps, error) {
+	var d *Deps
+	err := bus.Retry(ctx, log, "opening buckets", bus.RetryPolicy{Permanent: notTransient}, status, func(ctx context.Context) error {
+		actx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		var err error
+		d, err = NewDeps(actx, cfg, js, log, now, getenv, bundled)
+		return err
+	})
+	return d, err
+}
+
+// notTransient reports errors no retry can cure: configuration errors,
+// and anything but a cluster that cannot answer yet (bus.IsTransient) —
+// a bucket that does not exist after provisioning stays missing.
+func notTransient(err error) bool {
+	if errors.Is(err, config.ErrInvalid) || errors.Is(err, llm.ErrInvalidConfig) || errors.Is(err, bus.ErrInvalidConfig) {
+		return true
+	}
+	return !bus.IsTransient(err)
 }
 
 // Model returns the provider and route of a phase, creating the provider

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
@@ -27,13 +28,30 @@ type Component struct {
 // health. It returns the first error of a runtime that stopped on its own
 // (the others are then stopped too).
 func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *worker.Metrics, health *worker.Health) error {
-	runs, err := audit.OpenRuns(ctx, d.JS)
+	var runs *audit.Runs
+	opening := &Startup{}
+	health.Add("runs", opening.Ready)
+	err := bus.Retry(ctx, d.Log, "opening run summaries", bus.RetryPolicy{Permanent: notTransient}, opening.Report, func(ctx context.Context) error {
+		var err error
+		runs, err = audit.OpenRuns(ctx, d.JS)
+		return err
+	})
 	if err != nil {
 		return err
 	}
+	opening.Done()
 	runtimes := make([]*worker.Runtime, 0, len(comps))
 	for _, c := range comps {
-		h, err := c.NewHandler(ctx, d)
+		// Until its runtime consumes, the component's readiness says
+		// what it waits for.
+		st := &Startup{}
+		health.Add(c.Name, st.Ready)
+		var h worker.Handler
+		err := bus.Retry(ctx, d.Log, "starting "+c.Name, bus.RetryPolicy{Permanent: notTransient}, st.Report, func(ctx context.Context) error {
+			var err error
+			h, err = c.NewHandler(ctx, d)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("could not start %s: %w", c.Name, err)
 		}

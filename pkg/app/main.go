@@ -126,22 +126,22 @@ func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *
 	if err != nil {
 		return fmt.Errorf("could not open JetStream: %w", err)
 	}
-	if provision {
-		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		if err := bus.Provision(pctx, js, topo, []string{comp.Name}); err != nil {
-			return err
-		}
-	}
-	deps, err := NewDeps(ctx, cfg, js, log, time.Now, getenv, bundled)
-	if err != nil {
-		return err
-	}
-	obs, stop, err := Observe(ctx, deps, nc, httpAddr)
+	obs, stop, err := Observe(ctx, nc, httpAddr)
 	if err != nil {
 		return err
 	}
 	defer stop()
+	if provision {
+		if err := bus.ProvisionRetrying(ctx, log, js, topo, []string{comp.Name}, obs.Startup.Report); err != nil {
+			return err
+		}
+	}
+	deps, err := NewDepsRetrying(ctx, cfg, js, log, time.Now, getenv, bundled, obs.Startup.Report)
+	if err != nil {
+		return err
+	}
+	deps.Registerer = obs.Registry
+	obs.Startup.Done()
 	log.Info("starting", "nats", bus.Redacted(conn.Resolved().URL), "http", obs.Addr)
 	return RunComponents(ctx, deps, []Component{comp}, obs.Metrics, obs.Health)
 }

@@ -65,6 +65,7 @@ func Deps(t testing.TB, cfgJSON string, o Options) *app.Deps {
 		}
 	}
 	cfg.Workspace.Root = t.TempDir()
+	ChooseSandbox(t, cfg)
 	if cfg.Librarian.IndexCacheDir == "" {
 		// Tests never write to the user's cache directory.
 		cfg.Librarian.IndexCacheDir = t.TempDir()

@@ -10,7 +10,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -51,13 +53,47 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
 	ref := events.ArtifactRef{Bucket: s.bucket, Name: prefix + "/" + digest, Size: int64(len(data)), SHA256: digest}
-	if info, err := s.obj.GetInfo(ctx, ref.Name); err == nil && info.Size == uint64(len(data)) {
+	ictx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	info, err := s.obj.GetInfo(ictx, ref.Name)
+	cancel()
+	if err == nil && info.Size == uint64(len(data)) {
 		return ref, nil
 	}
-	if _, err := s.obj.PutBytes(ctx, ref.Name, data); err != nil {
+	// Storing the same content under its digest again is harmless, so a
+	// put that timed out while the bucket's leader changed is retried.
+	err = retryBriefly(ctx, bus.IsTransient, func() error {
+		pctx, cancel := context.WithTimeout(ctx, objectTimeout)
+		defer cancel()
+		_, err := s.obj.PutBytes(pctx, ref.Name, data)
+		return err
+	})
+	if err != nil {
 		return events.ArtifactRef{}, fmt.Errorf("could not store artifact %s: %w", ref.Name, err)
 	}
 	return ref, nil
+}
+
+// objectTimeout bounds one object put or get (chunked, so longer than a
+// plain request).
+const objectTimeout = 30 * time.Second
+
+// retryBriefly calls op until it succeeds or fails with an error retry
+// does not accept, for at most about five seconds.
+func retryBriefly(ctx context.Context, retry func(error) bool, op func() error) error {
+	delay := 50 * time.Millisecond
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := op()
+		if err == nil || !retry(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, time.Second)
+	}
 }
 
 // Get fetches the artifact and checks its size and digest. It returns an
@@ -66,7 +102,20 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 	if ref.Bucket != s.bucket {
 		return nil, fmt.Errorf("%w: bucket %q (want %q)", ErrNotFound, ref.Bucket, s.bucket)
 	}
-	data, err := s.obj.GetBytes(ctx, ref.Name)
+	// A reference is handed on only after its object was stored, so "not
+	// found" can also be a replica of a cluster that has not caught up
+	// yet (reads may be served by any replica): look again briefly before
+	// calling the artifact lost.
+	var data []byte
+	err := retryBriefly(ctx, func(err error) bool {
+		return errors.Is(err, jetstream.ErrObjectNotFound) || bus.IsTransient(err)
+	}, func() error {
+		gctx, cancel := context.WithTimeout(ctx, objectTimeout)
+		defer cancel()
+		var err error
+		data, err = s.obj.GetBytes(gctx, ref.Name)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, ref.Name)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/codali-dev/codali/pkg/bus"
 	"sort"
 	"time"
 
@@ -82,6 +83,8 @@ func (r *Runs) Put(ctx context.Context, s Summary) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := context.WithTimeout(ctx, 2*bus.RequestTimeout)
+	defer cancel()
 	for try := 0; try < 10; try++ {
 		cur, err := r.kv.Get(ctx, s.RunID)
 		switch {
@@ -111,6 +114,8 @@ var ErrUnknownRun = errors.New("unknown run")
 
 // Get returns a run's summary, or an error wrapping ErrUnknownRun.
 func (r *Runs) Get(ctx context.Context, runID string) (Summary, error) {
+	ctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	defer cancel()
 	e, err := r.kv.Get(ctx, runID)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Summary{}, fmt.Errorf("%w: %s", ErrUnknownRun, runID)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -27,6 +28,14 @@ type EmbeddedConfig struct {
 	// MaxPayload is the largest message the server accepts, in bytes.
 	// Defaults to 8 MiB so that events up to the envelope limit plus headers fit.
 	MaxPayload int32
+	// ClusterName, when set, makes the server a member of a JetStream
+	// cluster of that name; ServerName must then be unique in the cluster.
+	ClusterName string
+	// ClusterPort is the port the server listens on for routes from the
+	// other members (on Host); -1 picks a random free port.
+	ClusterPort int
+	// Routes are the other members' route URLs, nats-route://host:port.
+	Routes []string
 }
 
 func (c *EmbeddedConfig) setDefaults() {
@@ -56,6 +65,17 @@ func (c EmbeddedConfig) Validate() error {
 	if c.Host != "" && net.ParseIP(c.Host) == nil && c.Host != "localhost" {
 		errs = append(errs, fmt.Errorf("%w: host %q is not an IP address or localhost", ErrInvalidConfig, c.Host))
 	}
+	if c.ClusterName != "" && (c.ClusterPort < -1 || c.ClusterPort > 65535 || c.ClusterPort == 0) {
+		errs = append(errs, fmt.Errorf("%w: cluster port %d out of range", ErrInvalidConfig, c.ClusterPort))
+	}
+	if c.ClusterName == "" && len(c.Routes) > 0 {
+		errs = append(errs, fmt.Errorf("%w: routes need a cluster name", ErrInvalidConfig))
+	}
+	for _, r := range c.Routes {
+		if u, err := url.Parse(r); err != nil || u.Host == "" {
+			errs = append(errs, fmt.Errorf("%w: route %q is not a URL like nats-route://host:6222", ErrInvalidConfig, r))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -81,6 +101,16 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 		MaxPayload: cfg.MaxPayload,
 		NoSigs:     true,
 		NoLog:      true,
+	}
+	if cfg.ClusterName != "" {
+		opts.Cluster = server.ClusterOpts{Name: cfg.ClusterName, Host: cfg.Host, Port: cfg.ClusterPort}
+		for _, r := range cfg.Routes {
+			u, err := url.Parse(r)
+			if err != nil {
+				return nil, fmt.Errorf("%w: route %q: %w", ErrInvalidConfig, r, err)
+			}
+			opts.Routes = append(opts.Routes, u)
+		}
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/redact"
+	"github.com/codali-dev/codali/pkg/sandbox"
 )
 
 // ErrInvalid is wrapped by every configuration error.
@@ -55,6 +56,10 @@ type Config struct {
 	Events Events `json:"events"`
 	// Memory bounds the project's L1 memory.
 	Memory Memory `json:"memory"`
+	// Sandbox isolates the commands the builder and critic run: "bwrap"
+	// (the default) or "none", or an object with mode, limits and extra
+	// read-only toolchain paths (see Sandbox).
+	Sandbox Sandbox `json:"sandbox"`
 	// Docdex, when set, points the librarian, the builder's retrieval
 	// tools and the memory hooks at a Docdex daemon (see docdex.go).
 	Docdex *Docdex `json:"docdex,omitempty"`
@@ -110,6 +115,34 @@ type Workspace struct {
 	// directories inside one of these (after resolving symlinks); other
 	// paths end the run failed. Relative to the config file.
 	AllowedRoots []string `json:"allowedRoots,omitempty"`
+}
+
+// Sandbox configures command isolation. In the file it is either a mode
+// string ("bwrap" or "none") or an object:
+// {"mode": "bwrap", "limits": {"cpuSeconds": 600, "memoryBytes": 8589934592,
+// "processes": 1024, "fileBytes": 1073741824, "openFiles": 4096},
+// "readOnly": ["/opt/toolchain"]}. "none" runs commands without isolation
+// and must be set explicitly; verdicts then say so.
+type Sandbox struct {
+	sandbox.Config
+}
+
+// UnmarshalJSON accepts a mode string or a configuration object (unknown
+// keys are errors).
+func (s *Sandbox) UnmarshalJSON(b []byte) error {
+	var mode string
+	if err := json.Unmarshal(b, &mode); err == nil {
+		s.Config = sandbox.Config{Mode: sandbox.Mode(mode)}
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var c sandbox.Config
+	if err := dec.Decode(&c); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	s.Config = c
+	return nil
 }
 
 // Librarian bounds the context bundle.
@@ -337,6 +370,9 @@ func (c *Config) Validate() error {
 		bad("events.artifactThresholdBytes %d must be between 1 and maxEventBytes", c.Events.ArtifactThresholdBytes)
 	}
 	positive("memory.maxL1Entries", c.Memory.MaxL1Entries)
+	if err := c.Sandbox.Validate(); err != nil {
+		bad("sandbox: %v", err)
+	}
 	for i, r := range c.Workspace.AllowedRoots {
 		if r == "" {
 			bad("workspace.allowedRoots[%d] is empty", i)

@@ -188,6 +188,10 @@ const (
 	// arguments, an edit whose text is not found) and never reached the
 	// gate; this is a tool error, not a block.
 	GateStageArguments = "arguments"
+	// GateStageChange: the policy gate evaluated the paths and line count
+	// of the attempt's finished change (whatever made it: tools or
+	// commands); a block fails the attempt.
+	GateStageChange = "change"
 )
 
 // GateDecision is the policy gate's decision on one tool call, with the

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/llm"
@@ -31,5 +32,39 @@ func TestExtractJSON(t *testing.T) {
 				t.Fatalf("got %s, %v", got, err)
 			}
 		})
+	}
+}
+
+// TestExtractJSONHostileIsLinear: answers built to make a naive extractor
+// quadratic (a decoder started at every brace) are handled in a bounded
+// number of passes. The bound is checked by counting work, not time.
+func TestExtractJSONHostile(t *testing.T) {
+	const n = 1 << 20
+	cases := map[string]string{
+		"open braces":           strings.Repeat("{", n),
+		"open objects":          strings.Repeat(`{"a":`, n/5),
+		"unterminated strings":  strings.Repeat(`{"`, n/2),
+		"arrays inside objects": strings.Repeat(`{"a":[`, n/6),
+		"almost valid":          strings.Repeat(`{"a":1,`, n/7),
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			if _, err := llm.ExtractJSON(in); !errors.Is(err, llm.ErrNoJSON) {
+				t.Fatalf("err = %v", err)
+			}
+			allocs := testing.AllocsPerRun(1, func() { _, _ = llm.ExtractJSON(in) })
+			if allocs > 1000 {
+				t.Errorf("%v allocations: not bounded", allocs)
+			}
+		})
+	}
+	// A valid object after a hostile prefix of balanced junk is still found.
+	in := strings.Repeat("{x}", 1000) + ` and then {"ok":true}`
+	if got, err := llm.ExtractJSON(in); err != nil || string(got) != `{"ok":true}` {
+		t.Fatalf("got %s, %v", got, err)
+	}
+	// Nested candidates: the outer one is invalid, the inner one is found.
+	if got, err := llm.ExtractJSON(`{ note: {"a":{"b":1}} }`); err != nil || string(got) != `{"a":{"b":1}}` {
+		t.Fatalf("got %s, %v", got, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/codali-dev/codali/pkg/bus"
 	"log/slog"
 	"time"
 
@@ -100,6 +101,8 @@ func (s *Store) Get(ctx context.Context, project string) (cognition.CognitionSta
 }
 
 func (s *Store) get(ctx context.Context, project, key string) (cognition.CognitionState, uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	defer cancel()
 	entry, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return cognition.NewState(), 0, nil

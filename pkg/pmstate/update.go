@@ -64,7 +64,11 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 		attempts++
 		r, err := s.attempt(ctx, project, key, fn)
 		if err != nil {
-			if isConflict(err) {
+			// A lost race, or a bucket leader being elected on a cluster
+			// (the write timed out or found no leader): read again and
+			// retry. The update functions are idempotent, so a write that
+			// did land before its reply was lost is not applied twice.
+			if isConflict(err) || bus.IsTransient(err) && ctx.Err() == nil {
 				return err
 			}
 			return backoff.Permanent(err)
@@ -108,9 +112,13 @@ func (s *Store) attempt(ctx context.Context, project, key string, fn UpdateFunc)
 	}
 	var newRev uint64
 	if rev == 0 {
-		newRev, err = s.kv.Create(ctx, key, data)
+		wctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		defer cancel()
+		newRev, err = s.kv.Create(wctx, key, data)
 	} else {
-		newRev, err = s.kv.Update(ctx, key, data, rev)
+		wctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		defer cancel()
+		newRev, err = s.kv.Update(wctx, key, data, rev)
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("could not write revision after %d: %w", rev, err)

@@ -13,6 +13,10 @@ var ErrInvalidPolicy = errors.New("invalid policy")
 // pattern.
 var ErrInvalidGlob = errors.New("invalid glob pattern")
 
+// ErrArgvTooLong is wrapped by [CheckArgvSize] errors: a command with too
+// many or too long arguments.
+var ErrArgvTooLong = errors.New("command too long")
+
 // ErrUnsupportedFormat is returned by [Parse] when asked for a format other
 // than [FormatAuto], [FormatJSON] or [FormatYAML].
 var ErrUnsupportedFormat = errors.New("unsupported policy format")

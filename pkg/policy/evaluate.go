@@ -8,7 +8,7 @@ import (
 // EvaluatorVersion identifies the evaluation semantics. It is recorded
 // with every decision and bumped whenever Evaluate would decide any call
 // differently under the same policy.
-const EvaluatorVersion = "policy-eval/1"
+const EvaluatorVersion = "policy-eval/2"
 
 // ToolCall is what the gate sees of one tool execution.
 type ToolCall struct {
@@ -97,16 +97,19 @@ func (p *Policy) checkPaths(paths []string, e *evaluation) []string {
 		c, problem := cleanPath(raw)
 		switch problem {
 		case pathEscapes:
-			e.block(fmt.Sprintf("%s: %s", ReasonPathEscapes, raw))
+			e.block(fmt.Sprintf("%s: %s", ReasonPathEscapes, clipReason(raw)))
 			continue
 		case pathInvalid:
 			e.block(ReasonInvalidCall + ": empty path or path containing NUL")
 			continue
 		}
 		c = cleanForMatch(c)
+		if inGitDir(c) {
+			e.block(fmt.Sprintf("%s: %s", ReasonGitMetadata, clipReason(displayPath(c))))
+		}
 		for _, g := range p.NeverTouch {
-			if matchGlob(g, c) {
-				e.block(fmt.Sprintf("%s: %s matches %s", ReasonNeverTouch, displayPath(c), g))
+			if matchesFolded(g, c) {
+				e.block(fmt.Sprintf("%s: %s matches %s", ReasonNeverTouch, clipReason(displayPath(c)), g))
 			}
 		}
 		cleaned = append(cleaned, c)
@@ -134,10 +137,11 @@ func (p *Policy) checkApprovals(call ToolCall, paths []string, e *evaluation) {
 		return
 	}
 	for _, c := range paths {
-		if !anyGlobMatches(p.RequireApprovalFor.Paths, c) || anyGlobMatches(p.AlwaysAllow.Paths, c) {
+		needs := slices.ContainsFunc(p.RequireApprovalFor.Paths, func(g string) bool { return matchesFolded(g, c) })
+		if !needs || anyGlobMatches(p.AlwaysAllow.Paths, c) {
 			continue
 		}
-		e.warn(fmt.Sprintf("%s: %s %s", WarningRequiresApproval, verb, displayPath(c)))
+		e.warn(fmt.Sprintf("%s: %s %s", WarningRequiresApproval, verb, clipReason(displayPath(c))))
 	}
 }
 

@@ -30,7 +30,7 @@ func testPolicy(t *testing.T) *Policy {
 			{"rm"},
 			{"sh", "-c", "go test ./... && go vet ./..."},
 			{"sh", "-c", "rm -rf build"},
-		}},
+		}, Flags: map[string][]string{"go test": {"-race", "-count", "-coverprofile"}, "gofmt": {"-l", "-w"}, "git reset": {"--hard", "--soft"}}},
 		Destructive:     DestructiveBlock,
 		MaxChangedLines: 100,
 	}
@@ -111,17 +111,17 @@ func TestEvaluate(t *testing.T) {
 		{
 			name:        "never_touch read",
 			call:        ToolCall{Tool: ToolReadFile, Paths: []string{".git/config"}},
-			wantBlocked: true, wantReasons: []string{"never_touch: .git/config matches .git/**"},
+			wantBlocked: true, wantReasons: []string{"git metadata: .git/config", "never_touch: .git/config matches .git/**"},
 		},
 		{
 			name:        "never_touch directory itself",
 			call:        ToolCall{Tool: ToolListDir, Paths: []string{".git"}},
-			wantBlocked: true, wantReasons: []string{"never_touch: .git matches .git/**"},
+			wantBlocked: true, wantReasons: []string{"git metadata: .git", "never_touch: .git matches .git/**"},
 		},
 		{
 			name:        "never_touch after cleaning",
 			call:        ToolCall{Tool: ToolReadFile, Paths: []string{"./src/../.git/HEAD"}},
-			wantBlocked: true, wantReasons: []string{"never_touch: .git/HEAD matches .git/**"},
+			wantBlocked: true, wantReasons: []string{"git metadata: .git/HEAD", "never_touch: .git/HEAD matches .git/**"},
 		},
 		{
 			name:        "never_touch deep glob",
@@ -231,7 +231,7 @@ func TestEvaluate(t *testing.T) {
 		{
 			name:        "never_touch in command argument",
 			call:        ToolCall{Tool: ToolRunCommand, Command: []string{"gofmt", "-l", ".git/hooks"}},
-			wantBlocked: true, wantReasons: []string{"never_touch: command argument .git/hooks matches .git/**"},
+			wantBlocked: true, wantReasons: []string{"git metadata: command argument .git/hooks", "never_touch: command argument .git/hooks matches .git/**"},
 		},
 		{
 			name:        "NUL in command argument",
@@ -280,6 +280,7 @@ func TestEvaluate(t *testing.T) {
 			wantBlocked: true,
 			wantReasons: []string{
 				"destructive operation: delete_file",
+				"git metadata: .git/x",
 				"max changed lines exceeded: 500 > 100",
 				"never_touch: .git/x matches .git/**",
 				"path escapes workspace: /abs",
@@ -335,10 +336,19 @@ func TestEvaluateCommandSmuggling(t *testing.T) {
 		{name: "perl", argv: []string{"perl", "-e", "unlink"}, wantReason: ReasonCommandNotAllowed + ": perl runs code"},
 		{name: "env wrapper", argv: []string{"env", "go", "test"}, wantReason: ReasonCommandNotAllowed + ": env runs code"},
 		{name: "xargs wrapper", argv: []string{"xargs", "rm"}, wantReason: ReasonCommandNotAllowed + ": xargs runs code"},
-		{name: "go test -exec", argv: []string{"go", "test", "-exec", "evil", "./..."}, wantReason: ReasonExecFlag + ": -exec"},
-		{name: "go test -exec=", argv: []string{"go", "test", "-exec=evil"}, wantReason: ReasonExecFlag + ": -exec=evil"},
-		{name: "go test -toolexec", argv: []string{"go", "test", "--toolexec", "evil"}, wantReason: ReasonExecFlag + ": --toolexec"},
-		{name: "go vet -vettool", argv: []string{"go", "vet", "-vettool=evil"}, wantReason: ReasonExecFlag + ": -vettool=evil"},
+		{name: "go test -exec", argv: []string{"go", "test", "-exec", "evil", "./..."}, wantReason: ReasonFlagNotAllowed + ": -exec (not listed for go test)"},
+		{name: "go test -exec=", argv: []string{"go", "test", "-exec=evil"}, wantReason: ReasonFlagNotAllowed + ": -exec "},
+		{name: "go test -toolexec", argv: []string{"go", "test", "--toolexec", "evil"}, wantReason: ReasonFlagNotAllowed + ": --toolexec"},
+		{name: "go vet -vettool", argv: []string{"go", "vet", "-vettool=evil"}, wantReason: ReasonFlagNotAllowed + ": -vettool"},
+		{name: "go test -ldflags -extld", argv: []string{"go", "test", "-ldflags=-extld=/tmp/evil", "./..."}, wantReason: ReasonFlagNotAllowed + ": -ldflags"},
+		{name: "go test -ldflags as two arguments", argv: []string{"go", "test", "-ldflags", "-extld=evil"}, wantReason: ReasonFlagNotAllowed + ": -ldflags"},
+		{name: "go test -args", argv: []string{"go", "test", "./...", "-args", "-x"}, wantReason: ReasonFlagNotAllowed + ": -args"},
+		{name: "go test -overlay", argv: []string{"go", "test", "-overlay=o.json"}, wantReason: ReasonFlagNotAllowed + ": -overlay"},
+		{name: "gofmt -r", argv: []string{"gofmt", "-r", "a -> b", "x.go"}, wantReason: ReasonFlagNotAllowed + ": -r"},
+		{name: "double dash not listed", argv: []string{"go", "test", "--", "-exec=x"}, wantReason: ReasonFlagNotAllowed + ": --"},
+		{name: "giant argument", argv: []string{"go", "test", strings.Repeat("a", MaxArgBytes+1)}, wantReason: ReasonArgumentTooLong + ": argument 2"},
+		{name: "too many arguments", argv: append([]string{"go", "test"}, slices.Repeat([]string{"x"}, MaxArgs)...), wantReason: ReasonArgumentTooLong},
+		{name: "argv too long in total", argv: append([]string{"go", "test"}, slices.Repeat([]string{strings.Repeat("a", MaxArgBytes)}, MaxArgvBytes/MaxArgBytes+1)...), wantReason: ReasonArgumentTooLong + ": arguments total"},
 		{name: "path-qualified program", argv: []string{"./go", "test"}, wantReason: ReasonCommandNotAllowed},
 		{name: "case differs", argv: []string{"Go", "test"}, wantReason: ReasonCommandNotAllowed},
 		{name: "trailing space", argv: []string{"go ", "test"}, wantReason: ReasonCommandNotAllowed},
@@ -360,7 +370,8 @@ func TestEvaluateCommandSmuggling(t *testing.T) {
 }
 
 func TestEvaluateGitConfigFlag(t *testing.T) {
-	p := &Policy{Commands: Commands{Allow: [][]string{{"git"}, {"ls"}}}}
+	p := &Policy{Commands: Commands{Allow: [][]string{{"git"}, {"ls"}},
+		Flags: map[string][]string{"git log": {"-n"}, "ls": {"-c"}}}}
 	tests := []struct {
 		name        string
 		argv        []string
@@ -396,7 +407,7 @@ func TestEvaluateDestructiveModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Policy{Destructive: tt.mode, Commands: Commands{Allow: [][]string{{"git", "clean"}}}}
+			p := &Policy{Destructive: tt.mode, Commands: Commands{Allow: [][]string{{"git", "clean"}}, Flags: map[string][]string{"git clean": {"-fdx"}}}}
 			assertDecision(t, p.Evaluate(call), tt.want)
 		})
 	}
@@ -487,5 +498,100 @@ func TestEvaluateConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Errorf("concurrent Evaluate differed: %s, want %v", e, want)
+	}
+}
+
+// TestEvaluateFlagAllowlist: flags that make git or find run another
+// program are refused because they are not listed, while the listed ones
+// pass.
+func TestEvaluateFlagAllowlist(t *testing.T) {
+	p := &Policy{Commands: Commands{
+		Allow: [][]string{{"git", "grep"}, {"git", "clone"}, {"git", "rebase"}, {"git", "difftool"}, {"git", "log"}, {"find"}, {"grep"}},
+		Flags: map[string][]string{
+			"git grep": {"-n", "-i", "-e", "--"}, "git clone": {"--depth"}, "git rebase": {"-i"},
+			"git difftool": {"--stat"}, "git": {"--no-pager"}, "find": {"-name", "-type"},
+		},
+	}}
+	tests := []struct {
+		argv    []string
+		blocked string // reason prefix, or "" for allowed
+	}{
+		{[]string{"git", "grep", "-O", "sh -c evil", "x"}, ReasonFlagNotAllowed + ": -O (not listed for git grep)"},
+		{[]string{"git", "grep", "--open-files-in-pager=evil", "x"}, ReasonFlagNotAllowed + ": --open-files-in-pager"},
+		{[]string{"git", "clone", "-u", "evil", "src", "dst"}, ReasonFlagNotAllowed + ": -u"},
+		{[]string{"git", "clone", "--upload-pack=evil", "src"}, ReasonFlagNotAllowed + ": --upload-pack"},
+		{[]string{"git", "rebase", "-x", "evil", "main"}, ReasonFlagNotAllowed + ": -x"},
+		{[]string{"git", "rebase", "--exec=evil", "main"}, ReasonFlagNotAllowed + ": --exec"},
+		{[]string{"git", "difftool", "-x", "evil"}, ReasonFlagNotAllowed + ": -x"},
+		{[]string{"git", "difftool", "--extcmd=evil"}, ReasonFlagNotAllowed + ": --extcmd"},
+		{[]string{"find", ".", "-exec", "rm", "{}", "+"}, ReasonFlagNotAllowed + ": -exec (not listed for find)"},
+		{[]string{"find", ".", "-execdir", "x"}, ReasonFlagNotAllowed + ": -execdir"},
+		{[]string{"grep", "-r", "x", "."}, ReasonFlagNotAllowed + ": -r (commands.flags has no entry for grep)"},
+		{[]string{"git", "grep", "-n", "-e", "needle", "--", "-O"}, ""},
+		{[]string{"git", "clone", "--depth=1", "src", "dst"}, ""},
+		{[]string{"git", "log", "--no-pager"}, ""}, // the "git" key is the longest that applies
+		{[]string{"find", ".", "-name", "*.go", "-type", "f"}, ""},
+	}
+	for _, tt := range tests {
+		d := p.Evaluate(ToolCall{Tool: ToolRunCommand, Command: tt.argv})
+		if tt.blocked == "" {
+			if d.Blocked {
+				t.Errorf("Evaluate(%q) blocked: %q", tt.argv, d.Reasons)
+			}
+			continue
+		}
+		if !d.Blocked || !slices.ContainsFunc(d.Reasons, func(r string) bool { return strings.HasPrefix(r, tt.blocked) }) {
+			t.Errorf("Evaluate(%q) = %+v, want a reason starting with %q", tt.argv, d, tt.blocked)
+		}
+	}
+}
+
+// TestDefaultPolicyCommandsStillRun keeps the default policy's everyday
+// commands working under the flag allowlist.
+func TestDefaultPolicyCommandsStillRun(t *testing.T) {
+	p := Default()
+	for _, argv := range [][]string{
+		{"go", "test", "./..."}, {"go", "test", "-race", "-count=1", "-run", "TestX", "./pkg/..."},
+		{"go", "vet", "./..."}, {"go", "build", "-o", "bin/x", "./cmd/x"}, {"gofmt", "-l", "-w", "."},
+	} {
+		if d := p.Evaluate(ToolCall{Tool: ToolRunCommand, Command: argv}); d.Blocked {
+			t.Errorf("Evaluate(%q) blocked: %q", argv, d.Reasons)
+		}
+	}
+}
+
+// TestEvaluateGitSpellings: .git in any case, with invisible characters or
+// trailing dots, is refused whether or not the policy lists it, as a path
+// and as a command argument; never_touch globs ignore case and invisible
+// characters too.
+func TestEvaluateGitSpellings(t *testing.T) {
+	zero := &Policy{Commands: Commands{Allow: [][]string{{"gofmt"}}}}
+	for _, path := range []string{".GIT/config", ".Git", "a/.gIt/hooks/pre-commit", ".git\u200b/config", "\u200d.git/config",
+		".git\ufeff/HEAD", ".git\u00ad/config", ".g\u2060it/config", ".git./config", ".git /config", ".gi\U000E0074t/x", ".git\ufe0f/config"} {
+		for _, p := range []*Policy{zero, Default()} {
+			d := p.Evaluate(ToolCall{Tool: ToolWriteFile, Paths: []string{path}, Writes: true})
+			if !d.Blocked || !slices.ContainsFunc(d.Reasons, func(r string) bool { return strings.HasPrefix(r, ReasonGitMetadata) }) {
+				t.Errorf("write to %q = %+v, want a %s block", path, d, ReasonGitMetadata)
+			}
+		}
+		d := zero.Evaluate(ToolCall{Tool: ToolRunCommand, Command: []string{"gofmt", path}})
+		if !d.Blocked {
+			t.Errorf("gofmt %q not blocked", path)
+		}
+	}
+	for _, ok := range []string{".github/workflows/ci.yml", ".gitignore", "git/x", "a.git/b"} {
+		if d := zero.Evaluate(ToolCall{Tool: ToolReadFile, Paths: []string{ok}}); d.Blocked {
+			t.Errorf("read %q blocked: %q", ok, d.Reasons)
+		}
+	}
+	p := &Policy{NeverTouch: []string{"secrets/**", "**/*.pem"}}
+	for _, path := range []string{"SECRETS/key", "Secrets\u200b/key", "a/KEY.PEM", "a/key.pem\u200b"} {
+		if d := p.Evaluate(ToolCall{Tool: ToolReadFile, Paths: []string{path}}); !d.Blocked {
+			t.Errorf("read %q not blocked by never_touch", path)
+		}
+	}
+	ap := &Policy{RequireApprovalFor: Scope{Paths: []string{"**/go.mod"}}}
+	if d := ap.Evaluate(ToolCall{Tool: ToolWriteFile, Paths: []string{"GO.MOD"}, Writes: true}); len(d.Warnings) == 0 {
+		t.Errorf("write to GO.MOD needs no approval: %+v", d)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -40,7 +41,19 @@ func (p *Policy) StableJSON() []byte {
 		}
 		writeStrings(&b, prefix)
 	}
-	b.WriteString(`]},"destructive":`)
+	b.WriteString(`],"flags":{`)
+	keys := slices.Sorted(maps.Keys(q.Commands.Flags))
+	for i, key := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(&b, key)
+		b.WriteByte(':')
+		writeStrings(&b, canonicalSet(q.Commands.Flags[key]))
+	}
+	b.WriteString(`}`)
+	writeNetwork(&b, q.Commands.Network)
+	b.WriteString(`},"destructive":`)
 	writeString(&b, string(q.Destructive.effective()))
 	b.WriteString(`,"max_changed_lines":`)
 	b.WriteString(strconv.Itoa(q.MaxChangedLines))

@@ -22,23 +22,23 @@ func TestStableJSON(t *testing.T) {
 		{
 			name:   "zero policy has every key and the default mode",
 			policy: &Policy{},
-			want:   `{"always_allow":{"paths":[],"tools":[]},"commands":{"allow":[]},"destructive":"block","max_changed_lines":0,"never_touch":[],"require_approval_for":{"paths":[],"tools":[]}}`,
+			want:   `{"always_allow":{"paths":[],"tools":[]},"commands":{"allow":[],"flags":{}},"destructive":"block","max_changed_lines":0,"never_touch":[],"require_approval_for":{"paths":[],"tools":[]}}`,
 		},
 		{
 			name:   "nil policy renders as zero",
 			policy: nil,
-			want:   `{"always_allow":{"paths":[],"tools":[]},"commands":{"allow":[]},"destructive":"block","max_changed_lines":0,"never_touch":[],"require_approval_for":{"paths":[],"tools":[]}}`,
+			want:   `{"always_allow":{"paths":[],"tools":[]},"commands":{"allow":[],"flags":{}},"destructive":"block","max_changed_lines":0,"never_touch":[],"require_approval_for":{"paths":[],"tools":[]}}`,
 		},
 		{
 			name: "lists sorted and deduplicated, strings escaped",
 			policy: &Policy{
 				NeverTouch:  []string{"b", "a", "b", `q"<&>\`},
 				AlwaysAllow: Scope{Tools: []string{"z", "y"}},
-				Commands:    Commands{Allow: [][]string{{"go", "vet"}, {"go"}, {"go", "test"}, {"go"}}},
+				Commands:    Commands{Allow: [][]string{{"go", "vet"}, {"go"}, {"go", "test"}, {"go"}}, Flags: map[string][]string{"go test": {"-b", "-a", "-b"}}},
 				Destructive: DestructiveWarn, MaxChangedLines: 7,
 				RequireApprovalFor: Scope{Paths: []string{"tab\there", "nl\n", "cr\r", "bell\x07", "bad\xff"}},
 			},
-			want: `{"always_allow":{"paths":[],"tools":["y","z"]},"commands":{"allow":[["go"],["go","test"],["go","vet"]]},"destructive":"warn","max_changed_lines":7,"never_touch":["a","b","q\"<&>\\"],"require_approval_for":{"paths":["bad` + "\ufffd" + `","bell\u0007","cr\r","nl\n","tab\there"],"tools":[]}}`,
+			want: `{"always_allow":{"paths":[],"tools":["y","z"]},"commands":{"allow":[["go"],["go","test"],["go","vet"]],"flags":{"go test":["-a","-b"]}},"destructive":"warn","max_changed_lines":7,"never_touch":["a","b","q\"<&>\\"],"require_approval_for":{"paths":["bad` + "\ufffd" + `","bell\u0007","cr\r","nl\n","tab\there"],"tools":[]}}`,
 		},
 	}
 	for _, tt := range tests {

@@ -54,6 +54,23 @@ func walkJSONKeys(dec *json.Decoder, t reflect.Type, at string) error {
 				return err
 			}
 		}
+	case delim == '{' && t.Kind() == reflect.Map:
+		seen := make(map[string]bool)
+		for dec.More() {
+			keyTok, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			key, _ := keyTok.(string)
+			where := fmt.Sprintf("%s[%q]", at, key)
+			if seen[key] {
+				return fmt.Errorf("duplicate key %s", where)
+			}
+			seen[key] = true
+			if err := walkJSONKeys(dec, t.Elem(), where); err != nil {
+				return err
+			}
+		}
 	case delim == '[' && t.Kind() == reflect.Slice:
 		for i := 0; dec.More(); i++ {
 			if err := walkJSONKeys(dec, t.Elem(), fmt.Sprintf("%s[%d]", at, i)); err != nil {

@@ -141,3 +141,30 @@ func TestParseErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestParseFlags(t *testing.T) {
+	y := "commands:\n  allow: [[go, test]]\n  flags:\n    go test: [-run, -v]\n"
+	j := `{"commands":{"allow":[["go","test"]],"flags":{"go test":["-v","-run"]}}}`
+	py, err := Parse([]byte(y), FormatYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pj, err := Parse([]byte(j), FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if py.Hash() != pj.Hash() {
+		t.Errorf("YAML and JSON flags hash differently:\n%s\n%s", py.StableJSON(), pj.StableJSON())
+	}
+	for _, bad := range []string{
+		`{"commands":{"flags":{"go test":["-v"],"go test":["-run"]}}}`,
+		`{"commands":{"flags":{"go  test":["-v"]}}}`,
+		`{"commands":{"flags":{"":["-v"]}}}`,
+		`{"commands":{"flags":{"go":["v"]}}}`,
+		`{"commands":{"flags":{"go":["-o=x"]}}}`,
+	} {
+		if _, err := Parse([]byte(bad), FormatJSON); !errors.Is(err, ErrInvalidPolicy) {
+			t.Errorf("Parse(%s) = %v, want ErrInvalidPolicy", bad, err)
+		}
+	}
+}

@@ -38,6 +38,19 @@ type Commands struct {
 	// Allow lists argv prefixes; a command runs only if its argv starts
 	// with one of them element by element.
 	Allow [][]string `json:"allow" yaml:"allow"`
+	// Network lists argv prefixes (element by element, like Allow) of
+	// commands that get the network inside the sandbox; every other
+	// command has none. A grant does not allow a command: Allow still
+	// decides whether it runs.
+	Network [][]string `json:"network,omitempty" yaml:"network,omitempty"`
+	// Flags is the per-program allowlist of flags. A key is an argv prefix
+	// written as its words joined by single spaces ("go test", "gofmt");
+	// its value lists the flags (with their dashes, without "=value")
+	// allowed after that prefix. An argument starting with "-" after the
+	// allowlisted prefix must be listed under the longest key that is a
+	// prefix of the argv; a program without a key may take no flags.
+	// Commands equal to a whole Allow entry are not checked.
+	Flags map[string][]string `json:"flags" yaml:"flags"`
 }
 
 // DestructiveMode says how the gate treats destructive operations.
@@ -74,7 +87,8 @@ const (
 // Default returns a new copy of the built-in policy: never touch ".git/**"
 // and ".context/history/**"; require approval for writes to go.mod, go.sum
 // and ".github/**"; allow "go test", "go vet", "go build" and "gofmt";
-// block destructive operations; at most 2000 changed lines per attempt.
+// with the flags listed in [DefaultFlags]; block destructive operations;
+// at most 2000 changed lines per attempt.
 func Default() *Policy {
 	return &Policy{
 		NeverTouch: []string{".git/**", ".context/history/**"},
@@ -86,8 +100,24 @@ func Default() *Policy {
 			{"go", "vet"},
 			{"go", "build"},
 			{"gofmt"},
-		}},
+		}, Flags: DefaultFlags()},
 		Destructive:     DestructiveBlock,
 		MaxChangedLines: 2000,
+	}
+}
+
+// DefaultFlags returns a new copy of the flags the default policy allows
+// for its commands. None of them names a program to run or a file of
+// build instructions: -exec, -toolexec, -vettool, -ldflags, -gcflags,
+// -asmflags, -overlay, -modfile, -mod, -pgo and -args are left out on
+// purpose.
+func DefaultFlags() map[string][]string {
+	build := []string{"-v", "-race", "-tags", "-trimpath", "-p", "-a", "-n", "-x", "-cover", "-covermode", "-coverpkg"}
+	return map[string][]string{
+		"go test": append([]string{"-count", "-run", "-skip", "-short", "-timeout", "-failfast", "-json", "-bench", "-benchmem",
+			"-benchtime", "-cpu", "-parallel", "-shuffle", "-fullpath", "-coverprofile", "-vet"}, build...),
+		"go vet":   {"-v", "-tags", "-json", "-n", "-x"},
+		"go build": append([]string{"-o"}, build...),
+		"gofmt":    {"-l", "-d", "-w", "-s", "-e"},
 	}
 }

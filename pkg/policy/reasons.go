@@ -14,7 +14,12 @@ const (
 	ReasonInvalidCall = "invalid tool call"
 	// ReasonPathEscapes: a path is absolute or leaves the workspace.
 	ReasonPathEscapes = "path escapes workspace"
-	// ReasonNeverTouch: a path matches a never_touch glob.
+	// ReasonGitMetadata: a path is, or is inside, a .git directory in any
+	// spelling (any case, invisible characters, trailing dots); blocked
+	// regardless of policy.
+	ReasonGitMetadata = "git metadata"
+	// ReasonNeverTouch: a path matches a never_touch glob (as written, or
+	// ignoring case and invisible characters).
 	ReasonNeverTouch = "never_touch"
 	// ReasonDestructive: a destructive operation (a reason when the mode
 	// is block, a warning when it is warn).
@@ -25,10 +30,13 @@ const (
 	// ReasonShellMetacharacter: an argument contains a shell
 	// metacharacter and the argv is not exactly allowlisted.
 	ReasonShellMetacharacter = "shell metacharacter in command"
-	// ReasonExecFlag: an argument makes the command run another program
-	// (for example "go test -exec") and the argv is not exactly
+	// ReasonFlagNotAllowed: an argument is a flag that commands.flags
+	// does not list for the program, and the argv is not exactly
 	// allowlisted.
-	ReasonExecFlag = "command runs another program"
+	ReasonFlagNotAllowed = "flag not allowed"
+	// ReasonArgumentTooLong: an argument, or the whole argv, is longer
+	// than the gate accepts (see MaxArgBytes, MaxArgvBytes, MaxArgs).
+	ReasonArgumentTooLong = "command too long"
 	// ReasonMaxChangedLines: the attempt's total changed lines exceed the
 	// limit.
 	ReasonMaxChangedLines = "max changed lines exceeded"

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Problems reported by Validate, wrapped in a *FieldError.
@@ -12,6 +13,8 @@ var (
 	errEmptyArgument     = errors.New("empty argument in command prefix")
 	errUnknownMode       = errors.New(`must be "block", "warn" or "allow"`)
 	errNegativeLineLimit = errors.New("must not be negative")
+	errFlagKey           = errors.New("must be an argv prefix: words separated by single spaces")
+	errFlagName          = errors.New(`must start with "-" and contain no "=", space or NUL`)
 )
 
 // Validate checks every field and returns all problems joined with
@@ -53,6 +56,21 @@ func (p *Policy) Validate() error {
 		for j, arg := range prefix {
 			if arg == "" {
 				add(fmt.Sprintf("commands.allow[%d][%d]", i, j), errEmptyArgument)
+			}
+		}
+	}
+	for i, prefix := range p.Commands.Network {
+		if err := validNetworkPrefix(prefix); err != nil {
+			add(fmt.Sprintf("commands.network[%d]", i), err)
+		}
+	}
+	for key, flags := range p.Commands.Flags {
+		if key == "" || strings.Join(strings.Fields(key), " ") != key || strings.ContainsAny(key, "\t\n\r\x00") {
+			add(fmt.Sprintf("commands.flags[%q]", key), errFlagKey)
+		}
+		for i, f := range flags {
+			if !strings.HasPrefix(f, "-") || strings.ContainsAny(f, "= \t\n\r\x00") {
+				add(fmt.Sprintf("commands.flags[%q][%d]", key, i), fmt.Errorf("%q: %w", f, errFlagName))
 			}
 		}
 	}

@@ -8,9 +8,9 @@ import (
 	"testing"
 )
 
-// conformanceDir is the shared json-patch-tests checkout, beside the
-// repository.
-const conformanceDir = "../../../shared/testdata/json-patch-tests"
+// conformanceDir is the json-patch-tests suite kept in the repository
+// (Apache-2.0, see its SOURCE.md and LICENSE).
+const conformanceDir = "testdata/json-patch-tests"
 
 // conformanceCase is one record of the json-patch-tests suite.
 type conformanceCase struct {
@@ -22,21 +22,13 @@ type conformanceCase struct {
 	Disabled bool            `json:"disabled"`
 }
 
-// loadConformance reads both suite files, skipping the test when the
-// shared data is absent.
+// loadConformance reads both suite files; they are part of the
+// repository, so a missing file fails the test.
 func loadConformance(t *testing.T) map[string][]conformanceCase {
 	t.Helper()
 	out := map[string][]conformanceCase{}
 	for _, name := range []string{"tests.json", "spec_tests.json"} {
 		raw, err := os.ReadFile(filepath.Join(conformanceDir, name))
-		if errors.Is(err, os.ErrNotExist) {
-			if os.Getenv("CI") != "" {
-				// CI always has the shared data beside the checkout: a
-				// missing file there is a failure, not a reason to skip.
-				t.Fatalf("json-patch conformance data not found at %s", conformanceDir)
-			}
-			t.Skipf("json-patch conformance data not found at %s (expected beside the repository checkout)", conformanceDir)
-		}
 		if err != nil {
 			t.Fatalf("read %s: %v", name, err)
 		}

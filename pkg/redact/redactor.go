@@ -135,7 +135,7 @@ func redactLine(rules []rule, line string) (string, bool) {
 
 // apply replaces the rule's matches in s if its hints allow a match.
 func (ru *rule) apply(s string) (string, bool) {
-	if !mayMatch(ru.hints, s, strings.IndexByte) {
+	if !mayMatch(ru.hints, s, strings.IndexByte) || (ru.pre != nil && !ru.pre(s)) {
 		return s, false
 	}
 	locs := ru.re.FindAllStringSubmatchIndex(s, -1)
@@ -147,8 +147,8 @@ func (ru *rule) apply(s string) (string, bool) {
 	last, replaced := 0, false
 	for _, loc := range locs {
 		start, end := loc[2*ru.group], loc[2*ru.group+1]
-		if start < 0 || start == end {
-			continue // the secret group did not take part or is empty
+		if start < 0 || start == end || strings.HasPrefix(s[start:end], "[REDACTED:") {
+			continue // the secret group did not take part, is empty or already redacted
 		}
 		if !replaced {
 			out.Grow(len(s))

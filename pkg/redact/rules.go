@@ -1,6 +1,9 @@
 package redact
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // rule is one compiled redaction rule.
 type rule struct {
@@ -17,6 +20,15 @@ type rule struct {
 	// wholeText rules run over the whole input; the others run line by
 	// line, on the lines that contain a hint.
 	wholeText bool
+	// pre, when set, is a cheaper exact test run after the hints: re runs
+	// only where pre reports a possible match.
+	pre func(string) bool
+}
+
+// withPre adds a fine prefilter to a rule.
+func withPre(r rule, pre func(string) bool) rule {
+	r.pre = pre
+	return r
 }
 
 // newRule builds a line rule around a compiled expression.
@@ -34,12 +46,29 @@ func wholeText(r rule) rule {
 	return r
 }
 
+// secretName matches a name that ends in a secret-like word (db_password,
+// GITHUB_TOKEN, client-secret, apiKey); "max_tokens" and "token_count" do
+// not end in one. Names are [A-Za-z0-9_.-] runs; the rules put a boundary
+// before them themselves, since \b does not separate "_" and a letter.
+const secretName = `[A-Za-z0-9_.-]*?` + secretWord
+
+// secretWord is the secret-like word a secret name ends in.
+const secretWord = `(?:password|passwd|pwd|passphrase|secret|token|api_?key|access_?key|secret_?key|private_?key|credentials?)`
+
+// secretHints are the lower-case hints of the rules built on secretName.
+var secretHints = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "api_key",
+	"accesskey", "access_key", "privatekey", "private_key", "credential"}
+
 // defaultRules is the immutable built-in rule table, in the order rules are
 // applied. Each hint list is lower case.
 var defaultRules = []rule{
 	wholeText(newRule("private-key", regexp.MustCompile(
-		`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
-		"-----begin")),
+		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
+		"private key", "nkey seed")),
+	// A PEM body whose BEGIN line was clipped away (a tail of the output).
+	wholeText(newRule("private-key", regexp.MustCompile(
+		`(?m)(?:^[A-Za-z0-9+/=]+\r?\n)+-*END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*`),
+		"private key", "nkey seed")),
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),
@@ -53,7 +82,7 @@ var defaultRules = []rule{
 		`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
 		"akia", "asia"),
 	newRule("aws-secret", regexp.MustCompile(
-		`(?i)\b(?:aws_?secret_?access_?key|aws_?secret_?key|aws_?session_?token|secret_?access_?key)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{20,})`),
+		`(?i)(?:^|[^A-Za-z0-9])(?:aws_?secret_?access_?key|aws_?secret_?key|aws_?session_?token|secret_?access_?key)["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{20,})`),
 		"secret", "session_token", "sessiontoken"),
 	newRule("openai-key", regexp.MustCompile(
 		`\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{20,}`),
@@ -61,16 +90,97 @@ var defaultRules = []rule{
 	newRule("github-token", regexp.MustCompile(
 		`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`),
 		"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+	newRule("gitlab-token", regexp.MustCompile(
+		`\bgl(?:pat|dt|rt|ptt|cbt|ft|imt|agent|oas|soat)-[A-Za-z0-9_-]{20,}`),
+		"glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glft-", "glimt-", "glagent-", "gloas-", "glsoat-"),
+	newRule("slack-token", regexp.MustCompile(
+		`\bxox[abposre]-[A-Za-z0-9-]{10,}`),
+		"xox"),
+	newRule("stripe-key", regexp.MustCompile(
+		`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`),
+		"sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+	newRule("google-api-key", regexp.MustCompile(
+		`\bAIza[0-9A-Za-z_-]{35}`),
+		"aiza"),
+	newRule("npm-token", regexp.MustCompile(
+		`\bnpm_[A-Za-z0-9]{36}\b`),
+		"npm_"),
+	// NATS nkey seeds: "S" then the key type (User, Account, Operator,
+	// server N, Cluster, Private, curve X) and 56 base32 characters.
+	withPre(newRule("nkey-seed", regexp.MustCompile(
+		`\bS[UAONCPX][A-Z2-7]{56}\b`),
+		"su", "sa", "so", "sn", "sc", "sp", "sx"), hasSeedShape),
 	newRule("password", regexp.MustCompile(
 		`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]*:(?P<secret>[^/\s@"'<>]+)@`),
 		"://"),
-	newRule("credential", regexp.MustCompile(
-		`(?i)\b(?:password|passwd|pwd|passphrase|client_secret|api_?key|access_token|refresh_token|auth_token|token|secret)=(?P<secret>[^\s&"',;<>]+)`),
-		"password=", "passwd=", "pwd=", "passphrase=", "secret=", "apikey=", "api_key=", "token="),
-	newRule("credential", regexp.MustCompile(
-		`(?i)"(?:password|passwd|pwd|passphrase|client_?secret|secret|api_?key|access_?token|refresh_?token|auth_?token|token)"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`),
-		`password"`, `passwd"`, `pwd"`, `passphrase"`, `secret"`, `apikey"`, `api_key"`, `token"`),
+	// curl -u user:password, --user user:password, -uuser:password.
+	newRule("password", regexp.MustCompile(
+		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
+		"-u", "--user"),
+	// NAME=value with a secret-like name: env files, shell, flags, query
+	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…).
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)(?:^|[^A-Za-z0-9_.-])`+secretName+`=(?P<secret>[^\s&"',;<>=][^\s&"',;<>]*)`),
+		secretHints...), hasSecretAssignment),
+	// "name": "value" in JSON with a secret-like name.
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)"`+secretName+`"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`),
+		secretHints...), hasSecretAssignment),
+	// name: value and name = value lines (YAML, INI, .env, properties):
+	// the value runs to the end of the line (or a comment), so code such
+	// as "Password: req.Password," or "password := x" is left alone.
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?`+secretName+`["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`),
+		secretHints...), hasSecretAssignment),
 }
 
 // marker returns the replacement text for a label.
 func marker(label string) string { return "[REDACTED:" + label + "]" }
+
+// secretWords are the lower-case words (separators dropped) a secret name
+// ends in; hasSecretAssignment looks for them before a ":" or "=".
+var secretWords = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "api_key",
+	"accesskey", "access_key", "secretkey", "secret_key", "privatekey", "private_key", "credential", "credentials"}
+
+// hasSecretAssignment reports whether s has a ":" or "=" preceded
+// (across optional quotes and spaces) by a name ending in a secret word.
+func hasSecretAssignment(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != ':' && s[i] != '=' {
+			continue
+		}
+		j := i
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '"' || s[j-1] == '\'') {
+			j--
+		}
+		for _, w := range secretWords {
+			if j >= len(w) && equalFoldTail(s[j-len(w):j], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasSeedShape reports whether s holds "S", a key type letter and 56
+// base32 characters in a row: the shape of an nkey seed.
+func hasSeedShape(s string) bool {
+	for i := 0; i+58 <= len(s); i++ {
+		j := strings.IndexByte(s[i:], 'S')
+		if j < 0 || i+j+58 > len(s) {
+			return false
+		}
+		i += j
+		if strings.IndexByte("UAONCPX", s[i+1]) < 0 {
+			continue
+		}
+		k := i + 2
+		for k < i+58 && (('A' <= s[k] && s[k] <= 'Z') || ('2' <= s[k] && s[k] <= '7')) {
+			k++
+		}
+		if k == i+58 {
+			return true
+		}
+	}
+	return false
+}

@@ -24,6 +24,7 @@ type Metrics struct {
 	redeliveries *prometheus.CounterVec
 	duration     *prometheus.HistogramVec
 	inflight     *prometheus.GaugeVec
+	steps        *prometheus.HistogramVec
 }
 
 // NewMetrics creates the collectors and registers them with reg. It returns
@@ -51,8 +52,13 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Namespace: "codali", Name: "handlers_in_flight",
 			Help: "Handlers currently running, by service.",
 		}, []string{"service"}),
+		steps: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "codali", Name: "step_duration_seconds",
+			Help:    "Time spent in the steps of handling an event (model, workspace, tools, checks, index, publish), by service.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300},
+		}, []string{"service", "step"}),
 	}
-	for _, c := range []prometheus.Collector{m.handled, m.failures, m.redeliveries, m.duration, m.inflight} {
+	for _, c := range []prometheus.Collector{m.handled, m.failures, m.redeliveries, m.duration, m.inflight, m.steps} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("could not register worker metrics: %w", err)
 		}

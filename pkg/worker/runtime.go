@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -83,12 +84,9 @@ func (r *Runtime) Ready() error {
 // ErrConsumerMissing when the consumer does not exist, or when the
 // connection is closed.
 func (r *Runtime) Run(ctx context.Context) error {
-	cons, err := r.js.Consumer(ctx, r.cfg.Stream, r.cfg.Consumer)
+	cons, err := r.consumer(ctx)
 	if err != nil {
-		if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
-			return fmt.Errorf("%w: %s/%s: %w", ErrConsumerMissing, r.cfg.Stream, r.cfg.Consumer, err)
-		}
-		return fmt.Errorf("could not look up consumer %s/%s: %w", r.cfg.Stream, r.cfg.Consumer, err)
+		return err
 	}
 	// Handlers outlive ctx so that a shutdown lets them finish; they are
 	// cancelled only when the drain timeout passes.
@@ -101,40 +99,60 @@ func (r *Runtime) Run(ctx context.Context) error {
 	r.log.Info("consuming", "stream", r.cfg.Stream, "consumer", r.cfg.Consumer, "concurrency", r.cfg.Concurrency)
 
 	var runErr error
+	failures := 0
 loop:
 	for {
+		// Wait for one free slot, then take every other free one: one
+		// pull request asks for as many messages as can be handled now.
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			break loop
 		}
-		msg, err := r.next(ctx, cons)
-		if err != nil {
-			<-slots
-			switch {
-			case ctx.Err() != nil:
-				break loop
-			case errors.Is(err, nats.ErrConnectionClosed):
-				runErr = fmt.Errorf("could not fetch from %s/%s: %w", r.cfg.Stream, r.cfg.Consumer, err)
-				break loop
-			case errors.Is(err, nats.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-				continue
+		n := 1
+	more:
+		for n < r.cfg.Concurrency {
+			select {
+			case slots <- struct{}{}:
+				n++
 			default:
-				r.log.Warn("fetch failed; retrying", "err", err)
-				select {
-				case <-time.After(time.Second):
-				case <-ctx.Done():
-					break loop
-				}
-				continue
+				break more
 			}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-slots }()
-			r.process(handlerCtx, msg)
-		}()
+		got, err := r.fetch(ctx, cons, n, func(msg jetstream.Msg) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				r.process(handlerCtx, msg)
+			}()
+		})
+		for range n - got {
+			<-slots
+		}
+		if err == nil {
+			failures = 0
+			continue
+		}
+		switch {
+		case ctx.Err() != nil:
+			break loop
+		case errors.Is(err, nats.ErrConnectionClosed):
+			runErr = fmt.Errorf("could not fetch from %s/%s: %w", r.cfg.Stream, r.cfg.Consumer, err)
+			break loop
+		default:
+			// A pull request lost with its server (no heartbeat), a
+			// consumer leader being elected, a reconnect: ask again,
+			// backing off while it keeps failing.
+			failures++
+			delay := min(time.Duration(failures)*100*time.Millisecond, 2*time.Second)
+			r.log.Warn("fetch failed; retrying", "err", err, "retry_in", delay)
+			select {
+			case <-time.After(delay):
+			case <-ctx.Done():
+				break loop
+			}
+		}
 	}
 
 	r.log.Info("draining: no new events; waiting for in-flight handlers", "timeout", r.cfg.DrainTimeout.String())
@@ -151,12 +169,61 @@ loop:
 	return runErr
 }
 
-// next fetches one message, waiting at most 10s so that the loop can notice
-// a shutdown even on an idle consumer.
-func (r *Runtime) next(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
-	fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+// fetchWait bounds one pull request, so that the loop notices a shutdown
+// on an idle consumer; fetchHeartbeat is the server's idle heartbeat on
+// it: a request parked on a server that died is abandoned after two missed
+// heartbeats instead of at its expiry.
+const (
+	fetchWait      = 10 * time.Second
+	fetchHeartbeat = 2 * time.Second
+)
+
+// fetch asks for up to n messages with one pull request and hands each to
+// dispatch as it arrives. It returns how many it dispatched and the pull
+// request's error, nil when it merely expired.
+func (r *Runtime) fetch(ctx context.Context, cons jetstream.Consumer, n int, dispatch func(jetstream.Msg)) (int, error) {
+	fctx, cancel := context.WithTimeout(ctx, fetchWait)
 	defer cancel()
-	return cons.Next(jetstream.FetchContext(fctx))
+	batch, err := cons.Fetch(n, jetstream.FetchContext(fctx), jetstream.FetchHeartbeat(fetchHeartbeat))
+	if err != nil {
+		return 0, err
+	}
+	got := 0
+	for msg := range batch.Messages() {
+		got++
+		dispatch(msg)
+	}
+	err = batch.Error()
+	if ctx.Err() == nil && (errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) {
+		err = nil
+	}
+	return got, err
+}
+
+// consumer looks the durable consumer up, retrying while the cluster
+// cannot answer (leaders being elected). It returns an error wrapping
+// ErrConsumerMissing when the consumer or stream does not exist.
+func (r *Runtime) consumer(ctx context.Context) (jetstream.Consumer, error) {
+	for failures := 1; ; failures++ {
+		lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		cons, err := r.js.Consumer(lctx, r.cfg.Stream, r.cfg.Consumer)
+		cancel()
+		switch {
+		case err == nil:
+			return cons, nil
+		case errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound):
+			return nil, fmt.Errorf("%w: %s/%s: %w", ErrConsumerMissing, r.cfg.Stream, r.cfg.Consumer, err)
+		case ctx.Err() != nil || !bus.IsTransient(err):
+			return nil, fmt.Errorf("could not look up consumer %s/%s: %w", r.cfg.Stream, r.cfg.Consumer, err)
+		}
+		delay := min(time.Duration(failures)*200*time.Millisecond, 5*time.Second)
+		r.log.Warn("could not look up consumer; retrying", "err", err, "retry_in", delay)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("could not look up consumer %s/%s: %w", r.cfg.Stream, r.cfg.Consumer, err)
+		}
+	}
 }
 
 // process handles one message from delivery to ack, nak or term.
@@ -187,16 +254,19 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 	}
 
 	start := time.Now()
-	outs, err := r.handle(ctx, msg, env)
+	hctx := withSteps(ContextWithDelivery(ctx, Delivery{StreamSeq: streamSeq, Deliveries: deliveries}), r.metrics, r.cfg.Service)
+	outs, err := r.handle(hctx, msg, env)
 	if err == nil {
+		done := Step(hctx, StepPublish)
 		err = r.publish(ctx, outs)
+		done()
 	}
 	if r.metrics != nil {
 		r.metrics.duration.WithLabelValues(r.cfg.Service, string(kind)).Observe(time.Since(start).Seconds())
 	}
 	switch {
 	case err == nil:
-		if aerr := msg.DoubleAck(ctx); aerr != nil {
+		if aerr := r.ack(ctx, msg); aerr != nil {
 			// The outputs are published (and de-duplicated if we run again):
 			// a lost ack only costs a redelivery.
 			log.Warn("ack failed; the event will be redelivered and de-duplicated", "err", aerr)
@@ -289,11 +359,59 @@ func (r *Runtime) publish(ctx context.Context, outs []events.Envelope) error {
 		m := nats.NewMsg(subject)
 		m.Data = data
 		m.Header.Set(events.HeaderMsgID, out.ID)
-		if _, err := r.js.PublishMsg(ctx, m); err != nil {
+		if err := r.publishMsg(ctx, m); err != nil {
 			return fmt.Errorf("could not publish %s: %w", out.ID, err)
 		}
 	}
 	return nil
+}
+
+// publishRetryFor bounds how long a publish that timed out (its stream
+// leader died, or is being elected) is retried in place before the handler
+// fails transiently and the input is redelivered.
+const publishRetryFor = 45 * time.Second
+
+// publishMsg publishes m and waits for the stream's acknowledgement. A
+// publish that times out or finds no stream leader is sent again with the
+// same message id — the stream's duplicate window makes that safe: if the
+// first one was stored after all, the second is dropped as a duplicate.
+func (r *Runtime) publishMsg(ctx context.Context, m *nats.Msg) error {
+	return r.retryTransient(ctx, "publish "+m.Subject, func(ctx context.Context) error {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_, err := r.js.PublishMsg(pctx, m)
+		return err
+	})
+}
+
+// ack acknowledges msg and waits for the server to confirm, retrying a
+// confirmation that did not come (an ack is idempotent). A lost ack only
+// costs a redelivery, which the outputs' ids de-duplicate.
+func (r *Runtime) ack(ctx context.Context, msg jetstream.Msg) error {
+	return r.retryTransient(ctx, "ack", func(ctx context.Context) error {
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return msg.DoubleAck(actx)
+	})
+}
+
+// retryTransient calls op until it succeeds, fails with an error that is
+// not transient (bus.IsTransient), ctx ends or publishRetryFor passes.
+func (r *Runtime) retryTransient(ctx context.Context, what string, op func(context.Context) error) error {
+	deadline := time.Now().Add(publishRetryFor)
+	for tries := 1; ; tries++ {
+		err := op(ctx)
+		if err == nil || !bus.IsTransient(err) || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		delay := min(time.Duration(tries)*100*time.Millisecond, time.Second)
+		r.log.Debug(what+" failed; retrying", "err", err, "try", tries, "retry_in", delay)
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return err
+		}
+	}
 }
 
 // fail ends the run of a permanently failed event and terminates the message.
@@ -366,7 +484,7 @@ func (r *Runtime) publishDeadLetter(ctx context.Context, d delivery, reason stri
 	m.Header.Set(events.HeaderDeadLetterSequence, strconv.FormatUint(d.streamSeq, 10))
 	m.Header.Set(events.HeaderDeadLetterDeliveries, strconv.FormatUint(d.deliveries, 10))
 	m.Header.Set(events.HeaderDeadLetterService, r.cfg.Service)
-	if _, err := r.js.PublishMsg(ctx, m); err != nil {
+	if err := r.publishMsg(ctx, m); err != nil {
 		return fmt.Errorf("could not dead-letter message: %w", err)
 	}
 	return nil

@@ -561,3 +561,28 @@ func TestCompleteFailureHook(t *testing.T) {
 		return len(f) == 1 && decodeVerdict(t, f[0]).Run.Codex == "payload for hooked"
 	})
 }
+
+func TestHandlerSeesItsDelivery(t *testing.T) {
+	h := newHarness(t)
+	got := make(chan worker.Delivery, 1)
+	h.start(t, worker.Config{Service: events.ServiceRecorder}, func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+		d, ok := worker.DeliveryFrom(ctx)
+		if !ok {
+			return nil, worker.Permanentf("no delivery in the handler's context")
+		}
+		got <- d
+		return nil, nil
+	})
+	h.publish(t, requested(t, "delivery"))
+	select {
+	case d := <-got:
+		if d.StreamSeq != 1 || d.Deliveries != 1 {
+			t.Fatalf("delivery %+v, want stream seq 1, first delivery", d)
+		}
+	case <-h.ctx.Done():
+		t.Fatal("handler not called")
+	}
+	if _, ok := worker.DeliveryFrom(context.Background()); ok {
+		t.Fatal("a plain context carries a delivery")
+	}
+}

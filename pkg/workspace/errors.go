@@ -25,3 +25,7 @@ var (
 	// ErrCommand: a command could not be started.
 	ErrCommand = errors.New("command could not run")
 )
+
+// ErrTooLarge: a repository or a change exceeds a workspace limit (files,
+// bytes, bytes per file, diff bytes). Nothing is cut silently.
+var ErrTooLarge = errors.New("over a workspace limit")

@@ -44,7 +44,7 @@ func RealRel(root, rel string) (abs, real string, err error) { return resolve(ro
 
 func inGit(slashPath string) bool {
 	for _, part := range strings.Split(slashPath, "/") {
-		if part == ".git" {
+		if IsGitName(part) {
 			return true
 		}
 	}
@@ -78,6 +78,11 @@ func resolve(root, rel string) (string, string, error) {
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", "", fmt.Errorf("could not resolve %q: %w", rel, err)
+		}
+		// A dangling symlink on the way (into a .git that is not there,
+		// or anywhere) could be written through once its target exists.
+		if fi, err := os.Lstat(probe); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return "", "", fmt.Errorf("%w: %q goes through a dangling symlink", ErrPathEscapes, rel)
 		}
 		parent := filepath.Dir(probe)
 		if parent == probe {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,6 +26,8 @@ type Manager struct {
 	// AllowedRoots, when not empty, are the only directories repository
 	// paths may lie in.
 	AllowedRoots []string
+	// Limits bound copies and diffs; zero fields take the defaults.
+	Limits Limits
 }
 
 // CheckPath returns an error wrapping ErrNotAllowed (and ErrRepo) when
@@ -49,6 +50,9 @@ func (m *Manager) CheckPath(path string) error {
 }
 
 // Workspace is one materialised copy of a repository with a git baseline.
+// The baseline repository lives beside the work tree, never in it, so
+// nothing in the tree (a `.git` file or directory, or what a command
+// writes) can redirect or configure git.
 type Workspace struct {
 	// Dir is the workspace's directory.
 	Dir string
@@ -57,6 +61,30 @@ type Workspace struct {
 	Commit string
 	git    string
 	keep   bool
+	gitDir string
+	cache  string
+	lim    Limits
+}
+
+// CacheDir is a directory beside the work tree for this workspace's
+// command caches (build and module caches, HOME, TMPDIR): private to the
+// run, attempt and role, and removed with the workspace.
+func (w *Workspace) CacheDir() string { return w.cache }
+
+// siblings are the directories kept beside a work tree dir: the baseline
+// repository, a clone's repository and the command caches.
+func siblings(dir string) (gitDir, cloneDir, cache string) {
+	return dir + ".gitdir", dir + ".clone", dir + ".cache"
+}
+
+// removeAll removes a work tree and its siblings.
+func removeAll(dir string) error {
+	g, c, k := siblings(dir)
+	var errs []error
+	for _, p := range []string{dir, g, c, k} {
+		errs = append(errs, os.RemoveAll(p))
+	}
+	return errors.Join(errs...)
 }
 
 // ExcludedFromChange are paths never part of a change: the agent's
@@ -64,9 +92,12 @@ type Workspace struct {
 var excludedFromChange = []string{".context"}
 
 // Prepare materialises repo for (runID, attempt, role): a copy of a local
-// directory, or a clone of a git URL at its ref; then it records a git
-// baseline. A workspace left by an earlier delivery of the same event is
-// replaced, so preparing is idempotent. Errors wrap ErrRepo or ErrGit.
+// directory (without git metadata or symlinks leaving it, within Limits),
+// or a clone of a git URL at its ref whose repository is then removed;
+// then it records a git baseline in a repository outside the work tree. A
+// workspace left by an earlier delivery of the same event is replaced, so
+// preparing is idempotent. Errors wrap ErrRepo (ErrTooLarge for a
+// repository over the limits) or ErrGit.
 func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role string, repo events.RepoRef) (*Workspace, error) {
 	if err := events.ValidateRunID(runID); err != nil {
 		return nil, err
@@ -74,29 +105,38 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	if err := repo.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRepo, err)
 	}
-	dir := filepath.Join(m.Root, runID, strconv.Itoa(attempt), role)
-	if err := os.RemoveAll(dir); err != nil {
+	root, err := filepath.Abs(m.Root)
+	if err != nil {
+		return nil, fmt.Errorf("could not resolve the workspace root: %w", err)
+	}
+	dir := filepath.Join(root, runID, strconv.Itoa(attempt), role)
+	if err := removeAll(dir); err != nil {
 		return nil, fmt.Errorf("could not clear workspace %s: %w", dir, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("could not create workspace root: %w", err)
 	}
-	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep}
+	gitDir, _, cache := siblings(dir)
+	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep, gitDir: gitDir, cache: cache, lim: m.Limits.withDefaults()}
 	if repo.Path != "" {
 		if err := m.CheckPath(repo.Path); err != nil {
 			return nil, err
 		}
-		if err := copyTree(repo.Path, dir); err != nil {
-			_ = os.RemoveAll(dir)
+		if err := copyTree(repo.Path, dir, m.Limits); err != nil {
+			_ = removeAll(dir)
 			return nil, fmt.Errorf("%w: %w", ErrRepo, err)
 		}
 	} else if err := w.clone(ctx, repo); err != nil {
-		_ = os.RemoveAll(dir)
+		_ = removeAll(dir)
 		return nil, err
 	}
 	if err := w.baseline(ctx); err != nil {
-		_ = os.RemoveAll(dir)
+		_ = removeAll(dir)
 		return nil, err
+	}
+	if err := os.Mkdir(cache, 0o755); err != nil {
+		_ = removeAll(dir)
+		return nil, fmt.Errorf("could not create the workspace cache: %w", err)
 	}
 	return w, nil
 }
@@ -121,7 +161,7 @@ func (w *Workspace) Close() error {
 	if w.keep {
 		return nil
 	}
-	if err := os.RemoveAll(w.Dir); err != nil {
+	if err := removeAll(w.Dir); err != nil {
 		return err
 	}
 	// Remove the attempt and run directories once empty; a non-empty one
@@ -141,139 +181,63 @@ func (w *Workspace) Resolve(rel string) (string, error) { return Resolve(w.Dir, 
 func (w *Workspace) RealRel(rel string) (abs, real string, err error) { return RealRel(w.Dir, rel) }
 
 func (w *Workspace) clone(ctx context.Context, repo events.RepoRef) error {
-	if _, err := w.runGit(ctx, filepath.Dir(w.Dir), "clone", "--quiet", "--", repo.URL, w.Dir); err != nil {
+	// The clone's repository goes beside the work tree and is removed once
+	// the commit is known: nothing later can reach it.
+	_, cloneDir, _ := siblings(w.Dir)
+	defer func() { _ = os.RemoveAll(cloneDir) }()
+	small := int64(64 << 10)
+	if _, err := w.runGit(ctx, filepath.Dir(w.Dir), "", small, "clone", "--quiet", "--no-recurse-submodules", "--separate-git-dir="+cloneDir, "--", repo.URL, w.Dir); err != nil {
 		return fmt.Errorf("%w: %w: %s: %w", ErrRepo, ErrClone, repo.URL, err)
 	}
 	if repo.Ref != "" {
-		if _, err := w.runGit(ctx, w.Dir, "checkout", "--quiet", "--detach", repo.Ref, "--"); err != nil {
+		if _, err := w.runGit(ctx, w.Dir, cloneDir, small, "checkout", "--quiet", "--detach", repo.Ref, "--"); err != nil {
 			return fmt.Errorf("%w: checkout %s: %w", ErrRepo, repo.Ref, err)
 		}
 	}
-	out, err := w.runGit(ctx, w.Dir, "rev-parse", "HEAD")
+	out, err := w.runGit(ctx, w.Dir, cloneDir, small, "rev-parse", "HEAD")
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRepo, err)
 	}
 	w.Commit = strings.TrimSpace(out)
-	// The change is taken against a fresh baseline, not the remote's history.
-	return os.RemoveAll(filepath.Join(w.Dir, ".git"))
+	// The change is taken against a fresh baseline, not the remote's
+	// history; the .git file clone wrote goes.
+	return os.Remove(filepath.Join(w.Dir, ".git"))
 }
 
 func (w *Workspace) baseline(ctx context.Context) error {
 	steps := [][]string{
-		{"init", "--quiet"},
+		{"init", "--quiet", "--template="},
 		{"add", "--all", "--force", "--", "."},
 		{"commit", "--quiet", "--allow-empty", "--no-verify", "-m", "codali baseline"},
 	}
 	for _, s := range steps {
-		if _, err := w.runGit(ctx, w.Dir, s...); err != nil {
+		if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, s...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runGit runs git with a fixed identity and no user or system
-// configuration, so hooks, aliases and credential helpers of the host
-// cannot interfere.
-func (w *Workspace) runGit(ctx context.Context, dir string, args ...string) (string, error) {
-	full := append([]string{w.git,
-		"-c", "user.name=codali", "-c", "user.email=codali@localhost",
-		"-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false",
-		"-c", "core.autocrlf=false", "-c", "init.defaultBranch=main"}, args...)
-	env := []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Dir(w.Dir),
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
-		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z",
-	}
-	res, err := Run(ctx, dir, full, env, 5*time.Minute, 64<<10)
-	if err != nil {
-		return "", fmt.Errorf("%w: git %s: %w", ErrGit, args[0], err)
-	}
-	if res.ExitCode != 0 {
-		return res.Output, fmt.Errorf("%w: git %s exited %d: %s", ErrGit, args[0], res.ExitCode, strings.TrimSpace(res.Output))
-	}
-	return res.Output, nil
-}
-
-// copyTree copies a directory tree, skipping .git directories. Symlinks
-// are copied as links (the workspace's Resolve refuses any that escape).
-func copyTree(src, dst string) error {
-	info, err := os.Stat(src)
-	if err != nil {
-		return fmt.Errorf("could not read %s: %w", src, err)
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("%s is not a directory", src)
-	}
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			if d.Name() == ".git" && rel != "." {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(target, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case d.Type().IsRegular():
-			return copyFile(p, target)
-		default:
-			return nil // sockets, devices: not part of a repository
-		}
-	})
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fi.Mode().Perm()|0o200)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		return errors.Join(err, out.Close())
-	}
-	return out.Close()
-}
-
 // Change returns the workspace's change against its baseline as a unified
 // diff (binary-safe), the changed files and line counts. Paths under
 // .context are excluded.
 func (w *Workspace) Change(ctx context.Context) (events.Change, error) {
-	if _, err := w.runGit(ctx, w.Dir, "add", "--all", "--force", "--", "."); err != nil {
+	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
 		return events.Change{}, err
 	}
 	pathspec := []string{"--", "."}
 	for _, ex := range excludedFromChange {
 		pathspec = append(pathspec, ":(exclude)"+ex)
 	}
-	diff, err := w.runGit(ctx, w.Dir, append([]string{"diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--full-index"}, pathspec...)...)
+	diff, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--full-index"}, pathspec...)...)
 	if err != nil {
 		return events.Change{}, err
 	}
-	status, err := w.runGit(ctx, w.Dir, append([]string{"diff", "--cached", "--name-status", "--no-renames", "-z"}, pathspec...)...)
+	status, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--name-status", "--no-renames", "-z"}, pathspec...)...)
 	if err != nil {
 		return events.Change{}, err
 	}
-	numstat, err := w.runGit(ctx, w.Dir, append([]string{"diff", "--cached", "--numstat", "--no-renames"}, pathspec...)...)
+	numstat, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--numstat", "--no-renames"}, pathspec...)...)
 	if err != nil {
 		return events.Change{}, err
 	}
@@ -318,7 +282,7 @@ func (w *Workspace) Apply(ctx context.Context, diff string) error {
 		return fmt.Errorf("could not write patch: %w", err)
 	}
 	defer func() { _ = os.Remove(patch) }()
-	if _, err := w.runGit(ctx, w.Dir, "apply", "--whitespace=nowarn", "--binary", patch); err != nil {
+	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "apply", "--whitespace=nowarn", "--binary", patch); err != nil {
 		return fmt.Errorf("%w: %w", ErrApply, err)
 	}
 	return nil

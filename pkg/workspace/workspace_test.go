@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,9 @@ func TestResolveRejectsEscapes(t *testing.T) {
 		{"symlink out", "out/secret", false},
 		{"dangling symlink out", "dangling", false},
 		{"git dir", ".git/config", false},
+		{"git dir upper case", ".GIT/config", false},
+		{"git dir invisible char", ".git\u200c/config", false},
+		{"nested git dir", "sub/.Git/HEAD", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,6 +169,12 @@ func TestPrepareFromGitURL(t *testing.T) {
 	if len(w.Commit) != 40 {
 		t.Fatalf("commit %q: a URL checkout must record its commit", w.Commit)
 	}
+	// The clone's repository is neither in the work tree nor left beside it.
+	for _, p := range []string{filepath.Join(w.Dir, ".git"), w.Dir + ".clone"} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Fatalf("%s exists after the clone: %v", p, err)
+		}
+	}
 	// Cloning that commit later gives the same tree, whatever the branch does.
 	pinned, err := m.Prepare(ctx, "r", 2, "builder", events.RepoRef{URL: "file://" + src, Ref: w.Commit})
 	if err != nil || pinned.Commit != w.Commit {
@@ -204,10 +214,79 @@ func TestRunTimeoutAndOutput(t *testing.T) {
 }
 
 func TestCommandEnvWithholdsSecrets(t *testing.T) {
-	env := map[string]string{"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "NATS_PASSWORD": "p", "GOFLAGS": "-mod=mod"}
-	got := strings.Join(workspace.CommandEnv(func(k string) string { return env[k] }), "\n")
-	if strings.Contains(got, "sk-x") || strings.Contains(got, "NATS_PASSWORD") || !strings.Contains(got, "PATH=/bin") || !strings.Contains(got, "GOFLAGS=-mod=mod") || !strings.Contains(got, "GOCACHE=") {
+	env := map[string]string{"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "NATS_PASSWORD": "p", "GOFLAGS": "-mod=mod", "HOME": "/root", "GOCACHE": "/root/.cache/go-build"}
+	getenv := func(k string) string { return env[k] }
+	got := strings.Join(workspace.CommandEnv(getenv), "\n")
+	if strings.Contains(got, "sk-x") || strings.Contains(got, "NATS_PASSWORD") || !strings.Contains(got, "PATH=/bin") || !strings.Contains(got, "GOFLAGS=-mod=mod") || strings.Contains(got, "/root") {
 		t.Fatalf("env = %s", got)
+	}
+	// A workspace's commands get their own HOME and caches, beside the
+	// work tree, never the host's.
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"a.txt": "a"})
+	m := &workspace.Manager{Root: t.TempDir()}
+	w, err := m.Prepare(context.Background(), "run1", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := w.Command(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(c.Env, "\n")
+	for _, k := range []string{"HOME=", "TMPDIR=", "GOCACHE=", "GOMODCACHE=", "GOPATH="} {
+		if !strings.Contains(all, k+w.CacheDir()+"/") {
+			t.Errorf("%s not in the workspace cache: %s", k, all)
+		}
+	}
+	if slices.Contains(c.Env, "HOME=/root") || strings.Contains(all, "GOCACHE=/root") || !strings.Contains(all, "-mod=mod -modcacherw") {
+		t.Fatalf("env = %s", all)
+	}
+	if len(c.Writable) != 1 || c.Writable[0] != w.CacheDir() || strings.HasPrefix(w.CacheDir(), w.Dir+"/") {
+		t.Fatalf("writable %v, cache %s (must be beside the work tree, not in it)", c.Writable, w.CacheDir())
+	}
+}
+
+// Caches are per workspace: what one run writes into its caches another
+// run never sees, and they go with the workspace.
+func TestCachesNotSharedAcrossRuns(t *testing.T) {
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"a.txt": "a"})
+	m := &workspace.Manager{Root: t.TempDir()}
+	ctx := context.Background()
+	a, err := m.Prepare(ctx, "runA", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.Prepare(ctx, "runB", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := a.Command(os.Getenv)
+	cb, _ := b.Command(os.Getenv)
+	cache := func(c workspace.Command, k string) string {
+		for _, kv := range c.Env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		t.Fatalf("%s not set", k)
+		return ""
+	}
+	for _, k := range []string{"GOCACHE", "GOMODCACHE", "HOME", "TMPDIR"} {
+		if cache(ca, k) == cache(cb, k) {
+			t.Fatalf("%s shared across runs: %s", k, cache(ca, k))
+		}
+	}
+	writeFiles(t, cache(ca, "GOCACHE"), map[string]string{"poison": "x"})
+	if _, err := os.Stat(filepath.Join(cache(cb, "GOCACHE"), "poison")); !os.IsNotExist(err) {
+		t.Fatalf("run B sees run A's cache entry: %v", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(a.CacheDir()); !os.IsNotExist(err) {
+		t.Fatalf("cache left after Close: %v", err)
 	}
 }
 

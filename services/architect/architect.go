@@ -137,8 +137,10 @@ func (s *Service) read(ctx context.Context, in events.Envelope) (input, error) {
 func (s *Service) ask(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, msgs []llm.Message) (events.Plan, error) {
 	var lastErr error
 	for try := 1; try <= maxAsks; try++ {
+		modelDone := worker.Step(ctx, worker.StepModel)
 		resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceArchitect, RunID: in.RunID(), Attempt: in.Attempt,
 			Step: try, Model: model, Temperature: temp, Format: "json", Messages: msgs})
+		modelDone()
 		if err != nil {
 			if errors.Is(err, llm.ErrRejected) {
 				return events.Plan{}, worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))

@@ -1,8 +1,9 @@
 // Package builder is phase 3 of the Codali pipeline: in a fresh workspace
 // per run and attempt it runs the model's tool loop — read, write, edit,
 // delete, list, search, run — with every call passing the policy gate
-// first, then hands on the resulting change as a unified diff together
-// with the record of every tool call and its gate decision.
+// first, then gates the finished change itself (every changed path and the
+// line count) and hands it on as a unified diff together with the record
+// of every tool call and gate decision.
 package builder
 
 import (
@@ -15,6 +16,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/runcodex"
@@ -40,6 +42,7 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	if _, _, err := d.Model(events.ServiceBuilder); err != nil {
 		return nil, err
 	}
+	d.CheckSandbox(ctx)
 	return (&Service{d: d}).Handle, nil
 }
 
@@ -74,7 +77,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
+	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Request.Repo)
+	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
 			return nil, worker.Permanent(err)
@@ -83,17 +88,27 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	defer s.d.CloseWorkspace(ws)
 	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
-		env: workspace.CommandEnv(s.d.Getenv), cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
+		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
 		retrieval: s.newRetrieval(pd.Run)}
 
 	tools, summary, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, pd, bundle, x)
 	if err != nil {
 		return nil, err
 	}
+	wsDone = worker.Step(ctx, worker.StepWorkspace)
 	change, err := ws.Change(ctx)
+	wsDone()
 	if err != nil {
-		return nil, fmt.Errorf("could not take the change: %w", err)
+		err = fmt.Errorf("could not take the change: %w", err)
+		if errors.Is(err, workspace.ErrTooLarge) {
+			return nil, worker.Permanent(err) // the same change every time
+		}
+		return nil, err
 	}
+	// Gate every change: commands the model ran may have written files no
+	// tool call was gated for. The critic fails an attempt whose change
+	// the gate blocks, and repeats this check on its own copy.
+	tools = append(tools, changegate.Check(s.d.Policy, s.d.PolicyHash, s.d.Redactor, change)...)
 	if err := s.d.Artifacts.OffloadDiff(ctx, in.RunID(), in.Attempt, &change, s.d.Config.Events.ArtifactThresholdBytes); err != nil {
 		return nil, err
 	}
@@ -125,8 +140,10 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 	msgs := prompt(pd, bundle, s.d.Config.Librarian.PromptTokens)
 	var tools []events.ToolExecution
 	for step := 1; step <= lim.MaxSteps; step++ {
+		modelDone := worker.Step(ctx, worker.StepModel)
 		resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step,
 			Model: model, Temperature: temp, Format: "json", Messages: msgs})
+		modelDone()
 		if err != nil {
 			if errors.Is(err, llm.ErrRejected) {
 				return nil, "", worker.Permanent(fmt.Errorf("model rejected step %d: %w", step, err))
@@ -144,7 +161,9 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 			if len(tools) >= lim.MaxToolCalls {
 				return tools, fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), nil
 			}
+			toolDone := worker.Step(ctx, worker.StepTools)
 			rec, out := x.execute(ctx, step, c.Tool, c.Args)
+			toolDone()
 			tools = append(tools, rec)
 			results = append(results, fmt.Sprintf("[%s] %s", c.Tool, out))
 		}

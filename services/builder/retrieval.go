@@ -59,9 +59,10 @@ func (s *Service) newRetrieval(run events.Run) *retrieval {
 }
 
 // prepareRetrieval decodes a retrieval tool call; ok is false for a tool
-// that is not one.
-func (x *executor) prepareRetrieval(tool string, raw json.RawMessage) (call policy.ToolCall, run func(context.Context) (string, error), ok bool, err error) {
-	call = policy.ToolCall{Tool: tool}
+// that is not one. Reading happens only in run, after the gate.
+func (x *executor) prepareRetrieval(tool string, raw json.RawMessage) (pc pending, ok bool, err error) {
+	pc = pending{call: policy.ToolCall{Tool: tool}}
+	call := &pc.call
 	switch tool {
 	case ToolOpen:
 		var a struct {
@@ -72,20 +73,22 @@ func (x *executor) prepareRetrieval(tool string, raw json.RawMessage) (call poli
 		}
 		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
-			return call, nil, true, err
+			return pc, true, err
 		}
 		call.Paths = x.gatePaths(a.Path)
-		return call, func(context.Context) (string, error) { return openWindow(p, a.Line, a.StartLine, a.EndLine) }, true, nil
+		pc.run = func(context.Context) (string, error) { return openWindow(p, a.Line, a.StartLine, a.EndLine) }
+		return pc, true, nil
 	case ToolSymbols:
 		var a struct {
 			Path string `json:"path"`
 		}
 		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
-			return call, nil, true, err
+			return pc, true, err
 		}
 		call.Paths = x.gatePaths(a.Path)
-		return call, func(context.Context) (string, error) { return symbols(p, a.Path) }, true, nil
+		pc.run = func(context.Context) (string, error) { return symbols(p, a.Path) }
+		return pc, true, nil
 	case ToolTree:
 		var a struct {
 			Path     string `json:"path"`
@@ -93,7 +96,7 @@ func (x *executor) prepareRetrieval(tool string, raw json.RawMessage) (call poli
 			DirsOnly bool   `json:"dirs_only"`
 		}
 		if err := strictDecode(raw, &a); err != nil {
-			return call, nil, true, err
+			return pc, true, err
 		}
 		if a.Path == "" {
 			a.Path = "."
@@ -101,16 +104,17 @@ func (x *executor) prepareRetrieval(tool string, raw json.RawMessage) (call poli
 		}
 		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
-			return call, nil, true, err
+			return pc, true, err
 		}
 		if a.MaxDepth <= 0 {
 			a.MaxDepth = defaultTreeDeep
 		}
 		a.MaxDepth = min(a.MaxDepth, maxTreeDepth)
 		call.Paths = x.gatePaths(a.Path)
-		return call, func(ctx context.Context) (string, error) { return x.tree(ctx, p, a.Path, a.MaxDepth, a.DirsOnly) }, true, nil
+		pc.run = func(ctx context.Context) (string, error) { return x.tree(ctx, p, a.Path, a.MaxDepth, a.DirsOnly) }
+		return pc, true, nil
 	}
-	return call, nil, false, nil
+	return pc, false, nil
 }
 
 // rankedSearch ranks files for a query: Docdex /search when configured

@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,13 +36,34 @@ const (
 
 // Limits of tool I/O.
 const (
-	maxReadBytes     = 256 << 10
-	maxWriteBytes    = 1 << 20
+	// maxReadBytes bounds what read_file returns and the files search
+	// looks into.
+	maxReadBytes = 256 << 10
+	// maxScanBytes bounds how far read_file reads into a file to find a
+	// line range.
+	maxScanBytes = 64 << 20
+	// maxSearchBytes bounds the bytes one search reads in total.
+	maxSearchBytes = 64 << 20
+	// maxQueryBytes bounds a search query.
+	maxQueryBytes = 1 << 10
+	// maxWriteBytes bounds written content and the old content a write,
+	// edit or delete reads to count its changed lines.
+	maxWriteBytes = 1 << 20
+	// maxPathBytes bounds a path argument.
+	maxPathBytes     = 4 << 10
 	maxModelOutput   = 16 << 10
 	maxRecordOutput  = 1 << 10
 	maxSearchMatches = 50
 	maxListEntries   = 500
-	elideArgsOver    = 512
+	// elideArgsOver: recorded strings longer than this are replaced by
+	// their size and digest.
+	elideArgsOver = 512
+	// maxRecordedItems bounds the elements of a recorded array (argv) and
+	// the keys of a recorded object.
+	maxRecordedItems = 64
+	// maxRecordedArgs bounds the recorded arguments of one call; larger
+	// ones are recorded as their size and digest only.
+	maxRecordedArgs = 4 << 10
 )
 
 // errTool is wrapped by tool errors reported back to the model.
@@ -53,7 +76,7 @@ type executor struct {
 	policy     *policy.Policy
 	policyHash string
 	redactor   *redact.Redactor
-	env        []string
+	runCommand commandRunner
 	cmdTimeout time.Duration
 	// totalLines counts changed lines in the attempt so far.
 	totalLines int
@@ -64,52 +87,87 @@ type executor struct {
 	retrieval *retrieval
 }
 
+// pending is a decoded tool call waiting for the gate: the gate's view of
+// the call before any file is read, an optional measure step that reads
+// what the call needs (old contents, to count changed lines) and fills in
+// the rest of the view, and the action to run once the gate allows it.
+type pending struct {
+	call    policy.ToolCall
+	measure func(*policy.ToolCall) error
+	run     func(context.Context) (string, error)
+}
+
 // execute runs one tool call and returns its record and the full output
-// for the model.
+// for the model. The gate decides on the paths before any file is read;
+// calls that need old contents (write, edit, delete) are decided again
+// once their line counts are known.
 func (x *executor) execute(ctx context.Context, step int, tool string, args json.RawMessage) (events.ToolExecution, string) {
 	rec := events.ToolExecution{Step: step, Tool: tool, Args: x.recordArgs(args)}
 	start := time.Now()
-	call, run, err := x.prepare(tool, args)
-	callJSON, _ := json.Marshal(call)
-	rec.Call = callJSON
+	pc, err := x.prepare(tool, args)
+	rec.Call = x.recordCall(pc.call)
+	fail := func(err error) (events.ToolExecution, string) {
+		rec.Result = events.ToolResult{OK: false, Error: x.redactor.String(err.Error()), DurationMS: time.Since(start).Milliseconds()}
+		return rec, "error: " + rec.Result.Error
+	}
 	if err != nil {
 		if errors.Is(err, workspace.ErrPathEscapes) {
 			// Path safety refused it: a block, decided before the policy.
-			rec.Gate = events.GateDecision{Stage: events.GateStageWorkspace, Blocked: true, Reasons: []string{err.Error()},
+			rec.Gate = events.GateDecision{Stage: events.GateStageWorkspace, Blocked: true, Reasons: []string{x.redactor.String(err.Error())},
 				PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
 		} else {
 			// A malformed call: a tool error the model can correct, not a block.
 			rec.Gate = events.GateDecision{Stage: events.GateStageArguments}
 		}
-		rec.Result = events.ToolResult{OK: false, Error: err.Error(), DurationMS: time.Since(start).Milliseconds()}
-		return rec, "error: " + err.Error()
+		return fail(err)
 	}
-	d := x.policy.Evaluate(call)
-	rec.Gate = events.GateDecision{Stage: events.GateStagePolicy, Blocked: d.Blocked, Reasons: d.Reasons, Warnings: d.Warnings, PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
+	d := x.decide(&rec, pc.call)
+	if !d.Blocked && pc.measure != nil {
+		if err := pc.measure(&pc.call); err != nil {
+			rec.Gate = events.GateDecision{Stage: events.GateStageArguments}
+			return fail(err)
+		}
+		rec.Call = x.recordCall(pc.call)
+		d = x.decide(&rec, pc.call)
+	}
 	if d.Blocked {
-		msg := "blocked by policy: " + strings.Join(d.Reasons, "; ")
-		rec.Result = events.ToolResult{OK: false, Error: msg, DurationMS: time.Since(start).Milliseconds()}
-		return rec, "error: " + msg
+		return fail(errors.New("blocked by policy: " + strings.Join(d.Reasons, "; ")))
 	}
-	out, err := run(ctx)
-	rec.Result = events.ToolResult{OK: err == nil, DurationMS: time.Since(start).Milliseconds()}
+	out, err := pc.run(ctx)
 	if err != nil {
-		rec.Result.Error = x.redactor.String(err.Error())
-		return rec, "error: " + rec.Result.Error
+		return fail(err)
 	}
-	if call.Writes {
-		x.totalLines = call.TotalChangedLines
+	rec.Result = events.ToolResult{OK: true, DurationMS: time.Since(start).Milliseconds()}
+	if pc.call.Writes {
+		x.totalLines = pc.call.TotalChangedLines
 	}
 	out = x.redactor.String(out)
 	rec.Result.Output = clip(out, maxRecordOutput)
 	return rec, clip(out, maxModelOutput)
 }
 
-// prepare decodes the arguments strictly, resolves paths inside the
-// workspace, and returns the gate's view of the call and the action to run
-// if the gate allows it.
-func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, func(context.Context) (string, error), error) {
-	call := policy.ToolCall{Tool: tool}
+// decide evaluates call and records the decision, redacted, in rec.
+func (x *executor) decide(rec *events.ToolExecution, call policy.ToolCall) policy.Decision {
+	d := x.policy.Evaluate(call)
+	d.Reasons, d.Warnings = x.redactAll(d.Reasons), x.redactAll(d.Warnings)
+	rec.Gate = events.GateDecision{Stage: events.GateStagePolicy, Blocked: d.Blocked, Reasons: d.Reasons, Warnings: d.Warnings,
+		PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
+	return d
+}
+
+func (x *executor) redactAll(in []string) []string {
+	for i, s := range in {
+		in[i] = x.redactor.String(s)
+	}
+	return in
+}
+
+// prepare decodes the arguments strictly and resolves paths inside the
+// workspace, without reading any file, and returns the gate's view of the
+// call with what to do next.
+func (x *executor) prepare(tool string, raw json.RawMessage) (pending, error) {
+	pc := pending{call: policy.ToolCall{Tool: tool}}
+	call := &pc.call
 	switch tool {
 	case ToolReadFile:
 		var a struct {
@@ -119,10 +177,11 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 		}
 		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
-			return call, nil, err
+			return pc, err
 		}
 		call.Paths = x.gatePaths(a.Path)
-		return call, func(context.Context) (string, error) { return readFile(p, a.StartLine, a.EndLine) }, nil
+		pc.run = func(context.Context) (string, error) { return readFile(p, a.StartLine, a.EndLine) }
+		return pc, nil
 	case ToolWriteFile:
 		var a struct {
 			Path    string `json:"path"`
@@ -130,14 +189,22 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 		}
 		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
-			return call, nil, err
+			return pc, err
 		}
 		if len(a.Content) > maxWriteBytes {
-			return call, nil, fmt.Errorf("%w: content is %d bytes (max %d)", errTool, len(a.Content), maxWriteBytes)
+			return pc, fmt.Errorf("%w: content is %d bytes (max %d)", errTool, len(a.Content), maxWriteBytes)
 		}
-		old, _ := os.ReadFile(p)
-		x.fillWrite(&call, a.Path, string(old), a.Content)
-		return call, func(context.Context) (string, error) { return writeFile(p, a.Content) }, nil
+		x.fillWrite(call, a.Path)
+		pc.measure = func(call *policy.ToolCall) error {
+			old, err := readOld(p, a.Path, true)
+			if err != nil {
+				return err
+			}
+			x.countLines(call, old, a.Content)
+			return nil
+		}
+		pc.run = func(context.Context) (string, error) { return writeFile(p, a.Content) }
+		return pc, nil
 	case ToolEditFile:
 		var a struct {
 			Path string `json:"path"`
@@ -146,92 +213,123 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (policy.ToolCall, f
 		}
 		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
-			return call, nil, err
-		}
-		old, err := os.ReadFile(p)
-		if err != nil {
-			return call, nil, fmt.Errorf("%w: %s: %v", errTool, a.Path, notExist(err))
+			return pc, err
 		}
 		if a.Old == "" {
-			return call, nil, fmt.Errorf("%w: old text must not be empty", errTool)
+			return pc, fmt.Errorf("%w: old text must not be empty", errTool)
 		}
-		if n := strings.Count(string(old), a.Old); n != 1 {
-			return call, nil, fmt.Errorf("%w: old text occurs %d times in %s (must be exactly once)", errTool, n, a.Path)
+		if len(a.New) > maxWriteBytes {
+			return pc, fmt.Errorf("%w: new text is %d bytes (max %d)", errTool, len(a.New), maxWriteBytes)
 		}
-		next := strings.Replace(string(old), a.Old, a.New, 1)
-		x.fillWrite(&call, a.Path, string(old), next)
-		return call, func(context.Context) (string, error) { return writeFile(p, next) }, nil
+		x.fillWrite(call, a.Path)
+		var next string
+		pc.measure = func(call *policy.ToolCall) error {
+			old, err := readOld(p, a.Path, false)
+			if err != nil {
+				return err
+			}
+			if n := strings.Count(old, a.Old); n != 1 {
+				return fmt.Errorf("%w: old text occurs %d times in %s (must be exactly once)", errTool, n, a.Path)
+			}
+			next = strings.Replace(old, a.Old, a.New, 1)
+			if len(next) > maxWriteBytes {
+				return fmt.Errorf("%w: the edited file would be %d bytes (max %d)", errTool, len(next), maxWriteBytes)
+			}
+			x.countLines(call, old, next)
+			return nil
+		}
+		pc.run = func(context.Context) (string, error) { return writeFile(p, next) }
+		return pc, nil
 	case ToolDeleteFile:
 		var a struct {
 			Path string `json:"path"`
 		}
 		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
-			return call, nil, err
+			return pc, err
 		}
-		old, _ := os.ReadFile(p)
-		x.fillWrite(&call, a.Path, string(old), "")
+		x.fillWrite(call, a.Path)
 		call.Deletes = true
-		return call, func(context.Context) (string, error) {
+		pc.measure = func(call *policy.ToolCall) error {
+			n, err := countFileLines(p)
+			if err != nil {
+				return fmt.Errorf("%w: %s: %v", errTool, a.Path, notExist(err))
+			}
+			call.ChangedLines = n
+			call.TotalChangedLines = x.totalLines + n
+			return nil
+		}
+		pc.run = func(context.Context) (string, error) {
 			if err := os.Remove(p); err != nil {
 				return "", fmt.Errorf("%w: %v", errTool, notExist(err))
 			}
 			return "deleted " + a.Path, nil
-		}, nil
+		}
+		return pc, nil
 	case ToolListDir:
 		var a struct {
 			Path string `json:"path"`
 		}
 		if err := strictDecode(raw, &a); err != nil {
-			return call, nil, err
+			return pc, err
 		}
 		if a.Path == "" {
 			raw = json.RawMessage(`{"path":"."}`)
 		}
 		p, err := x.decodePath(raw, &a, &a.Path)
 		if err != nil {
-			return call, nil, err
+			return pc, err
 		}
 		call.Paths = x.gatePaths(a.Path)
-		return call, func(context.Context) (string, error) { return listDir(p) }, nil
+		pc.run = func(context.Context) (string, error) { return listDir(p) }
+		return pc, nil
 	case ToolSearch:
 		var a struct {
 			Query   string `json:"query"`
 			Literal bool   `json:"literal"`
 		}
 		if err := strictDecode(raw, &a); err != nil {
-			return call, nil, err
+			return pc, err
 		}
 		if a.Query == "" {
-			return call, nil, fmt.Errorf("%w: query is required", errTool)
+			return pc, fmt.Errorf("%w: query is required", errTool)
+		}
+		if len(a.Query) > maxQueryBytes {
+			return pc, fmt.Errorf("%w: query is %d bytes (max %d)", errTool, len(a.Query), maxQueryBytes)
 		}
 		if !a.Literal {
-			return call, func(ctx context.Context) (string, error) { return x.rankedSearch(ctx, a.Query) }, nil
+			pc.run = func(ctx context.Context) (string, error) { return x.rankedSearch(ctx, a.Query) }
+			return pc, nil
 		}
-		return call, func(context.Context) (string, error) { return search(x.ws.Dir, a.Query, x.readable) }, nil
+		pc.run = func(context.Context) (string, error) { return search(x.ws.Dir, a.Query, x.readable) }
+		return pc, nil
 	case ToolRunCommand:
 		var a struct {
 			Command []string `json:"command"`
 		}
 		if err := strictDecode(raw, &a); err != nil {
-			return call, nil, err
+			return pc, err
 		}
 		if len(a.Command) == 0 || a.Command[0] == "" {
-			return call, nil, fmt.Errorf("%w: command is required", errTool)
+			return pc, fmt.Errorf("%w: command is required", errTool)
+		}
+		if err := policy.CheckArgvSize(a.Command); err != nil {
+			return pc, fmt.Errorf("%w: %w", errTool, err)
 		}
 		call.Command = a.Command
-		return call, func(ctx context.Context) (string, error) {
-			res, err := workspace.Run(ctx, x.ws.Dir, a.Command, x.env, x.cmdTimeout, maxModelOutput)
+		pc.run = func(ctx context.Context) (string, error) {
+			res, err := x.runCommand(ctx, x.ws, a.Command, x.cmdTimeout, maxModelOutput)
 			if err != nil {
 				return "", fmt.Errorf("%w: %v", errTool, err)
 			}
 			return fmt.Sprintf("exit code %d\n%s", res.ExitCode, res.Output), nil
-		}, nil
-	default:
-		if call, run, ok, err := x.prepareRetrieval(tool, raw); ok {
-			return call, run, err
 		}
-		return call, nil, fmt.Errorf("%w: unknown tool %q (have %s)", errTool, tool, strings.Join(toolNames(), ", "))
+		return pc, nil
+	default:
+		if pr, ok, err := x.prepareRetrieval(tool, raw); ok {
+			return pr, err
+		}
+		return pc, fmt.Errorf("%w: unknown tool %q (have %s)", errTool, clip(tool, 64), strings.Join(toolNames(), ", "))
 	}
 }
 
@@ -247,6 +345,9 @@ func (x *executor) decodePath(raw json.RawMessage, v any, path *string) (string,
 	}
 	if *path == "" {
 		return "", fmt.Errorf("%w: path is required", errTool)
+	}
+	if len(*path) > maxPathBytes {
+		return "", fmt.Errorf("%w: path is %d bytes (max %d)", errTool, len(*path), maxPathBytes)
 	}
 	clean, err := workspace.Clean(*path)
 	if err != nil {
@@ -277,9 +378,15 @@ func (x *executor) readable(rel string) bool {
 	return !x.policy.Evaluate(policy.ToolCall{Tool: ToolReadFile, Paths: []string{rel}}).Blocked
 }
 
-func (x *executor) fillWrite(call *policy.ToolCall, path, old, next string) {
+// fillWrite fills in the gate's first view of a write: the paths, before
+// anything is read.
+func (x *executor) fillWrite(call *policy.ToolCall, path string) {
 	call.Paths = x.gatePaths(path)
 	call.Writes = true
+}
+
+// countLines completes a write's view with its line counts.
+func (x *executor) countLines(call *policy.ToolCall, old, next string) {
 	call.ChangedLines = changedLines(old, next)
 	call.TotalChangedLines = x.totalLines + call.ChangedLines
 }
@@ -296,27 +403,102 @@ func strictDecode(raw json.RawMessage, v any) error {
 	return nil
 }
 
-// recordArgs is the audit copy of the arguments: long text replaced by its
-// size and digest, secrets redacted.
+// recordArgs is the audit copy of the arguments: long strings at any
+// depth replaced by their size and digest, long arrays and objects cut with
+// a marker, secrets redacted.
 func (x *executor) recordArgs(raw json.RawMessage) json.RawMessage {
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
+	var v any
+	if len(raw) > maxWriteBytes*2 || json.Unmarshal(raw, &v) != nil {
 		return json.RawMessage(`{"invalid_json":true}`)
 	}
-	for k, v := range m {
-		if s, ok := v.(string); ok && len(s) > elideArgsOver {
-			sum := sha256.Sum256([]byte(s))
-			m[k] = fmt.Sprintf("[%d bytes sha256:%s]", len(s), hex.EncodeToString(sum[:8]))
-		}
+	out := x.recordJSON(bound(v, 0))
+	if len(out) > maxRecordedArgs {
+		sum := sha256.Sum256(raw)
+		elided, _ := json.Marshal(map[string]string{"elided": fmt.Sprintf("[%d bytes sha256:%s]", len(raw), hex.EncodeToString(sum[:8]))})
+		return elided
 	}
-	out, err := json.Marshal(m)
+	return out
+}
+
+// recordCall is the audit copy of the gate's view of a call, bounded and
+// redacted like the arguments. Calls within the gate's argv limits are
+// recorded whole, so audit simulation sees what the gate saw.
+func (x *executor) recordCall(call policy.ToolCall) json.RawMessage {
+	raw, err := json.Marshal(call)
 	if err != nil {
 		return json.RawMessage(`{}`)
+	}
+	if policy.CheckArgvSize(call.Command) == nil && len(call.Paths) <= maxRecordedItems {
+		return x.recordJSON(json.RawMessage(raw))
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return json.RawMessage(`{}`)
+	}
+	return x.recordJSON(bound(v, 0))
+}
+
+// recordJSON encodes v (or takes raw JSON) and redacts it.
+func (x *executor) recordJSON(v any) json.RawMessage {
+	out, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if out, err = json.Marshal(v); err != nil {
+			return json.RawMessage(`{}`)
+		}
 	}
 	if red, err := x.redactor.JSON(out); err == nil {
 		return red
 	}
 	return out
+}
+
+// bound returns a copy of a decoded JSON value with strings longer than
+// elideArgsOver replaced by "[N bytes sha256:…]", arrays cut to
+// maxRecordedItems elements plus a "[… N more]" marker, objects cut to
+// maxRecordedItems keys, and nesting below 16 levels replaced by a marker.
+func bound(v any, depth int) any {
+	if depth > 16 {
+		return "[nested too deeply]"
+	}
+	switch t := v.(type) {
+	case string:
+		if len(t) > elideArgsOver {
+			sum := sha256.Sum256([]byte(t))
+			return fmt.Sprintf("[%d bytes sha256:%s]", len(t), hex.EncodeToString(sum[:8]))
+		}
+		return t
+	case []any:
+		n := min(len(t), maxRecordedItems)
+		out := make([]any, 0, n+1)
+		for _, e := range t[:n] {
+			out = append(out, bound(e, depth+1))
+		}
+		if len(t) > n {
+			out = append(out, fmt.Sprintf("[… %d more]", len(t)-n))
+		}
+		return out
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make(map[string]any, min(len(keys), maxRecordedItems)+1)
+		for i, k := range keys {
+			if i == maxRecordedItems {
+				out["…"] = fmt.Sprintf("[%d more keys]", len(keys)-i)
+				break
+			}
+			key := k
+			if len(key) > elideArgsOver {
+				key = bound(key, depth+1).(string)
+			}
+			out[key] = bound(t[k], depth+1)
+		}
+		return out
+	}
+	return v
 }
 
 // changedLines counts lines removed plus lines added between two texts,
@@ -348,35 +530,141 @@ func splitLines(s string) []string {
 	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
+// readFile returns a file, or the lines start..end of it (1-based,
+// inclusive; 0 means the file's start or end). Whole reads need a file of
+// at most maxReadBytes; a line range is read by streaming, at most
+// maxScanBytes into the file, and must itself fit in maxReadBytes.
 func readFile(p string, start, end int) (string, error) {
-	fi, err := os.Stat(p)
+	f, err := os.Open(p)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errTool, notExist(err))
+	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", errTool, err)
 	}
 	if fi.IsDir() {
 		return "", fmt.Errorf("%w: is a directory", errTool)
 	}
-	if fi.Size() > maxReadBytes && start == 0 {
-		return "", fmt.Errorf("%w: file is %d bytes; read a line range", errTool, fi.Size())
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", errTool, err)
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w: not a regular file", errTool)
 	}
 	if start <= 0 && end <= 0 {
+		if fi.Size() > maxReadBytes {
+			return "", fmt.Errorf("%w: file is %d bytes; read a line range", errTool, fi.Size())
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxReadBytes+1))
+		if err != nil {
+			return "", fmt.Errorf("%w: %v", errTool, err)
+		}
+		if len(data) > maxReadBytes {
+			return "", fmt.Errorf("%w: file is over %d bytes; read a line range", errTool, maxReadBytes)
+		}
 		return string(data), nil
 	}
-	lines := strings.SplitAfter(string(data), "\n")
 	if start < 1 {
 		start = 1
 	}
-	if end <= 0 || end > len(lines) {
-		end = len(lines)
-	}
-	if start > end {
+	if end > 0 && start > end {
 		return "", fmt.Errorf("%w: line range %d-%d is empty", errTool, start, end)
 	}
-	return strings.Join(lines[start-1:end], ""), nil
+	return readLines(f, start, end)
+}
+
+// readLines streams r and returns lines start..end (end 0: to the end).
+func readLines(r io.Reader, start, end int) (string, error) {
+	br := bufio.NewReaderSize(io.LimitReader(r, maxScanBytes+1), 64<<10)
+	var out strings.Builder
+	line, scanned := 1, 0
+	for end <= 0 || line <= end {
+		chunk, err := br.ReadSlice('\n')
+		scanned += len(chunk)
+		if scanned > maxScanBytes {
+			return "", fmt.Errorf("%w: line %d is more than %d bytes into the file; the file is too large to read", errTool, start, maxScanBytes)
+		}
+		if line >= start {
+			if out.Len()+len(chunk) > maxReadBytes {
+				return "", fmt.Errorf("%w: lines %d-%d are over %d bytes; read a smaller range", errTool, start, line, maxReadBytes)
+			}
+			out.Write(chunk)
+		}
+		switch {
+		case err == nil:
+			line++
+		case errors.Is(err, bufio.ErrBufferFull):
+			// the same line continues in the next chunk
+		case errors.Is(err, io.EOF):
+			if line < start || (line == start && out.Len() == 0 && len(chunk) == 0) {
+				return "", fmt.Errorf("%w: line range %d-%d is past the end of the file (%d lines)", errTool, start, end, max(line-1, 0))
+			}
+			return out.String(), nil
+		default:
+			return "", fmt.Errorf("%w: %v", errTool, err)
+		}
+	}
+	return out.String(), nil
+}
+
+// readOld reads the current content of a file a write, edit or delete
+// replaces, refusing files over maxWriteBytes before reading them. A
+// missing file is empty when missingOK.
+func readOld(p, rel string, missingOK bool) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		if missingOK && errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		return "", fmt.Errorf("%w: %s: %v", errTool, rel, notExist(err))
+	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", errTool, rel, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w: %s is not a regular file", errTool, rel)
+	}
+	if fi.Size() > maxWriteBytes {
+		return "", fmt.Errorf("%w: %s is %d bytes (max %d)", errTool, rel, fi.Size(), maxWriteBytes)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxWriteBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", errTool, rel, err)
+	}
+	if len(data) > maxWriteBytes {
+		return "", fmt.Errorf("%w: %s is over %d bytes", errTool, rel, maxWriteBytes)
+	}
+	return string(data), nil
+}
+
+// countFileLines counts a file's lines by streaming it (the lines a delete
+// removes), without holding it in memory.
+func countFileLines(p string) (int, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { _ = f.Close() }()
+	buf := make([]byte, 64<<10)
+	lines, last := 0, byte('\n')
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			lines += bytes.Count(buf[:n], []byte{'\n'})
+			last = buf[n-1]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		lines++ // a last line without a newline
+	}
+	return lines, nil
 }
 
 func writeFile(p, content string) (string, error) {
@@ -416,6 +704,7 @@ func listDir(p string) (string, error) {
 // readable allows.
 func search(root, query string, readable func(rel string) bool) (string, error) {
 	var matches []string
+	budget, truncated := int64(maxSearchBytes), false
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || len(matches) >= maxSearchMatches {
 			return nil
@@ -433,8 +722,18 @@ func search(root, query string, readable func(rel string) bool) (string, error) 
 		if !readable(filepath.ToSlash(rel)) {
 			return nil
 		}
-		data, err := os.ReadFile(p)
-		if err != nil || bytes.IndexByte(data, 0) >= 0 || len(data) > maxReadBytes {
+		// Sizes are checked before reading: big files are skipped, and the
+		// whole search reads at most maxSearchBytes.
+		info, err := d.Info()
+		if err != nil || info.Size() > maxReadBytes {
+			return nil
+		}
+		if budget -= info.Size(); budget < 0 {
+			truncated = true
+			return filepath.SkipAll
+		}
+		data, err := readAtMost(p, maxReadBytes)
+		if err != nil || bytes.IndexByte(data, 0) >= 0 {
 			return nil
 		}
 		for i, line := range strings.Split(string(data), "\n") {
@@ -451,10 +750,31 @@ func search(root, query string, readable func(rel string) bool) (string, error) 
 		return "", fmt.Errorf("%w: %v", errTool, err)
 	}
 	sort.Strings(matches)
-	if len(matches) == 0 {
-		return "no matches", nil
+	note := ""
+	if truncated {
+		note = fmt.Sprintf("\n(search stopped after reading %d bytes; narrow the query or read files directly)", maxSearchBytes)
 	}
-	return strings.Join(matches, "\n"), nil
+	if len(matches) == 0 {
+		return "no matches" + note, nil
+	}
+	return strings.Join(matches, "\n") + note, nil
+}
+
+// readAtMost reads a file, failing if it holds more than limit bytes.
+func readAtMost(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: file is over %d bytes", errTool, limit)
+	}
+	return data, nil
 }
 
 func notExist(err error) string {

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/apptest"
+	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
@@ -41,8 +44,29 @@ func newExecutor(t *testing.T) (*executor, string) {
 	pol := policy.Default()
 	pol.NeverTouch = append(pol.NeverTouch, "secrets/**")
 	pol.MaxChangedLines = 50
+	cfg := config.Default()
+	apptest.ChooseSandbox(t, cfg)
+	sb, err := app.NewSandbox(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &app.Deps{Getenv: os.Getenv, Sandbox: sb, Policy: pol}
 	return &executor{ws: ws, policy: pol, policyHash: pol.Hash(), redactor: &redact.Redactor{},
-		env: workspace.CommandEnv(os.Getenv), cmdTimeout: 30 * time.Second}, ws.Dir
+		runCommand: d.RunCommand, cmdTimeout: 30 * time.Second}, ws.Dir
+}
+
+// escapeLink makes in the workspace dir a symlink "escape" to a directory
+// outside: such links are not copied into workspaces, but a command could
+// make one, which the tools must refuse.
+func escapeLink(t *testing.T, dir string) {
+	t.Helper()
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "passwd"), []byte("root"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "escape")); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestHostileToolArguments(t *testing.T) {
@@ -76,7 +100,8 @@ func TestHostileToolArguments(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			x, _ := newExecutor(t)
+			x, dir := newExecutor(t)
+			escapeLink(t, dir)
 			rec, out := x.execute(context.Background(), 1, tc.tool, json.RawMessage(tc.args))
 			if tc.wantErr == "" {
 				if !rec.Result.OK || rec.Gate.Blocked {

@@ -1,5 +1,6 @@
 // Package critic is phase 4 of the Codali pipeline: it applies the
-// builder's change to a fresh copy of the repository, runs the plan's
+// builder's change to a fresh copy of the repository, holds every changed
+// path and the line count to the policy gate, runs the plan's
 // verification commands (each through the policy gate), and decides: pass,
 // retry through the architect with the failure as feedback, or fail once
 // the retry limit is reached. It teaches the project: failures become L1
@@ -15,11 +16,13 @@ import (
 
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
+	"github.com/codali-dev/codali/pkg/sandbox"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
 )
@@ -43,6 +46,7 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	if err := d.Workspaces.CheckGit(ctx); err != nil {
 		return nil, err
 	}
+	d.CheckSandbox(ctx)
 	return (&Service{d: d}).Handle, nil
 }
 
@@ -52,56 +56,77 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err := events.DecodeData(in, &bd); err != nil {
 		return nil, worker.Permanent(err)
 	}
-	checks, reason, err := s.verify(ctx, in, bd)
+	checks, reason, gateWarnings, err := s.verify(ctx, in, bd)
 	if err != nil {
 		return nil, err
 	}
 	if reason == "" {
-		return s.pass(ctx, in, bd, checks)
+		return s.pass(ctx, in, bd, checks, gateWarnings)
 	}
 	return s.reject(ctx, in, bd, checks, reason)
 }
 
-// verify applies the change and runs the checks. A non-empty reason means
-// the attempt failed; an error means the critic itself could not work.
-func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) ([]events.CheckResult, string, error) {
+// verify applies the change, holds it to the policy gate and runs the
+// checks. A non-empty reason means the attempt failed; an error means the
+// critic itself could not work. The warnings are the gate's on the change.
+func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) ([]events.CheckResult, string, []string, error) {
 	if bd.Change.Empty() {
-		return nil, "the builder made no change", nil
+		return nil, "the builder made no change", nil, nil
 	}
 	diff, err := s.d.Artifacts.LoadDiff(ctx, bd.Change)
 	if err != nil {
 		err = fmt.Errorf("could not load the change: %w", err)
 		if artifacts.IsLost(err) {
-			return nil, "", worker.Permanent(err)
+			return nil, "", nil, worker.Permanent(err)
 		}
-		return nil, "", err
+		return nil, "", nil, err
 	}
+	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Request.Repo)
+	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
-			return nil, "", worker.Permanent(err)
+			return nil, "", nil, worker.Permanent(err)
 		}
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	defer s.d.CloseWorkspace(ws)
 	if err := ws.Apply(ctx, diff); err != nil {
 		if errors.Is(err, workspace.ErrApply) {
-			return nil, fmt.Sprintf("the change does not apply to the repository: %v", err), nil
+			return nil, fmt.Sprintf("the change does not apply to the repository: %v", err), nil, nil
 		}
-		return nil, "", err
+		return nil, "", nil, err
 	}
-	env := workspace.CommandEnv(s.d.Getenv)
+	// Gate every change, again: what was applied here (not what the
+	// builder says it changed) is held to the policy before any check runs.
+	applied, err := ws.Change(ctx)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("could not read the applied change: %w", err)
+	}
+	recs := changegate.Check(s.d.Policy, s.d.PolicyHash, s.d.Redactor, applied)
+	if v := changegate.Violations(recs); len(v) > 0 {
+		msg := strings.Join(v, "; ")
+		gate := events.CheckResult{Name: "policy gate", ExitCode: -1, Output: "blocked by policy: " + msg}
+		return []events.CheckResult{gate}, "the change breaks the policy: " + msg, nil, nil
+	}
+	checks, reason, err := s.runChecks(ctx, ws, bd)
+	return checks, reason, changegate.Warnings(recs), err
+}
+
+// runChecks runs the plan's verification commands, each through the gate.
+func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd events.BuiltData) ([]events.CheckResult, string, error) {
 	cfg := s.d.Config.Critic
+	defer worker.Step(ctx, worker.StepChecks)()
 	var checks []events.CheckResult
 	var failed []string
 	for _, v := range bd.Plan.Verify {
-		c := events.CheckResult{Name: v.Name, Command: v.Command}
+		c := events.CheckResult{Name: s.d.Redactor.String(v.Name), Command: s.recordArgv(v.Command)}
 		d := s.d.Policy.Evaluate(policy.ToolCall{Tool: "run_command", Command: v.Command})
 		if d.Blocked {
 			c.ExitCode = -1
-			c.Output = "blocked by policy: " + strings.Join(d.Reasons, "; ")
+			c.Output = s.d.Redactor.String("blocked by policy: " + strings.Join(d.Reasons, "; "))
 			checks = append(checks, c)
-			failed = append(failed, fmt.Sprintf("check %q blocked by policy", v.Name))
+			failed = append(failed, s.d.Redactor.String(fmt.Sprintf("check %q blocked by policy", short(v.Name, 80))))
 			continue
 		}
 		timeout := time.Duration(cfg.VerifyTimeoutMS) * time.Millisecond
@@ -121,9 +146,12 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 			}
 			timeout = min(timeout, left)
 		}
-		res, err := workspace.Run(ctx, ws.Dir, v.Command, env, timeout, cfg.OutputBytes)
+		res, err := s.d.RunCommand(ctx, ws, v.Command, timeout, cfg.OutputBytes)
 		c.DurationMS = res.Duration.Milliseconds()
 		switch {
+		case errors.Is(err, sandbox.ErrUnavailable):
+			// Refused on every attempt alike: the run ends here, saying why.
+			return nil, "", worker.Permanent(fmt.Errorf("check %q not run: %w", v.Name, err))
 		case err != nil:
 			c.ExitCode, c.Output = -1, err.Error()
 		case ctx.Err() != nil:
@@ -132,23 +160,32 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 			c.ExitCode, c.Output, c.OK = res.ExitCode, s.d.Redactor.String(res.Output), res.ExitCode == 0
 		}
 		if !c.OK {
-			failed = append(failed, fmt.Sprintf("check %q (%s) exited %d", v.Name, strings.Join(v.Command, " "), c.ExitCode))
+			failed = append(failed, s.d.Redactor.String(fmt.Sprintf("check %q (%s) exited %d", short(v.Name, 80), short(strings.Join(v.Command, " "), 200), c.ExitCode)))
 		}
 		checks = append(checks, c)
 	}
 	return checks, strings.Join(failed, "; "), nil
 }
 
-func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, checks []events.CheckResult) ([]events.Envelope, error) {
+func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, checks []events.CheckResult, gateWarnings []string) ([]events.Envelope, error) {
 	run := bd.Run
 	var warnings []string
 	for _, t := range bd.Tools {
+		if t.Gate.Stage == events.GateStageChange {
+			continue // judged again below, on the change as applied here
+		}
 		if t.Gate.Blocked {
 			warnings = append(warnings, fmt.Sprintf("step %d: %s blocked: %s", t.Step, t.Tool, strings.Join(t.Gate.Reasons, "; ")))
 		}
 		for _, w := range t.Gate.Warnings {
 			warnings = append(warnings, fmt.Sprintf("step %d: %s: %s", t.Step, t.Tool, w))
 		}
+	}
+	if !s.d.Sandbox.Isolated() {
+		warnings = append(warnings, app.NoSandboxWarning)
+	}
+	for _, w := range gateWarnings {
+		warnings = append(warnings, "change: "+w)
 	}
 	integrity := events.IntegrityGreen
 	if len(warnings) > 0 {
@@ -229,7 +266,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	out, err := in.Follow(events.KindFailed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
 		Run: run, Status: events.StatusFailed, Phase: events.ServiceCritic,
 		Reason:   fmt.Sprintf("verification failed after %d attempts (retry limit %d): %s", in.Attempt, run.MaxRetries, reason),
-		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan,
+		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan, Warnings: s.sandboxWarnings(),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -253,6 +290,35 @@ func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.R
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(bd.Plan.Steps), Actions: []string{"context", "plan", "edit", "verify"},
 		Files: files, Failures: len(run.Failures), ToolCalls: len(bd.Tools), Blocked: blocked, Warnings: warnings,
 		ChecksPassed: passed, ChecksTotal: len(checks), Integrity: integrity, PolicyHash: s.d.PolicyHash})
+}
+
+// sandboxWarnings is what a verdict says about the sandbox: nothing when
+// commands ran isolated.
+func (s *Service) sandboxWarnings() []string {
+	if s.d.Sandbox.Isolated() {
+		return nil
+	}
+	return []string{app.NoSandboxWarning}
+}
+
+// recordArgv is the audit copy of a check's argv: each argument redacted,
+// and a command over the gate's size limits (which the gate refuses) cut
+// to its first arguments, each clipped, with a marker.
+func (s *Service) recordArgv(argv []string) []string {
+	const keep, clipAt = 16, 256
+	out := make([]string, 0, min(len(argv), keep)+1)
+	tooLong := policy.CheckArgvSize(argv) != nil
+	for i, a := range argv {
+		if tooLong && i == keep {
+			out = append(out, fmt.Sprintf("[… %d more arguments]", len(argv)-keep))
+			break
+		}
+		if tooLong && len(a) > clipAt {
+			a = a[:clipAt] + fmt.Sprintf("…[%d more bytes]", len(a)-clipAt)
+		}
+		out = append(out, s.d.Redactor.String(a))
+	}
+	return out
 }
 
 func short(s string, n int) string {

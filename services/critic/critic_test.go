@@ -31,7 +31,8 @@ const (
 
 // testPolicy allows the cheap commands the checks below use.
 const testPolicy = `{
-  "commands": {"allow": [["go", "test"], ["go", "vet"], ["grep"], ["false"], ["sleep"], ["no-such-command-xyz"]]},
+  "commands": {"allow": [["go", "test"], ["go", "vet"], ["grep"], ["false"], ["sleep"], ["no-such-command-xyz"]],
+               "flags": {"grep": ["-q", "-r"], "go test": ["-run", "-count"]}},
   "require_approval_for": {"paths": ["**/go.mod"]},
   "destructive": "block",
   "max_changed_lines": 2000
@@ -184,6 +185,10 @@ func TestPass(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newDeps(t, `{}`)
+			if !d.Sandbox.Isolated() { // no bubblewrap here: every verdict says so
+				tc.integrity, tc.codexIntegrity = events.IntegrityAmber, codex.IntegrityAmber
+				tc.wantWarnings = append(tc.wantWarnings, app.NoSandboxWarning)
+			}
 			// The architect's goal for the run, which a pass prunes.
 			if _, err := d.PM.Update(testCtx(t), project, func(cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 				return []cognition.GoalTreePatchOp{cognition.SproutOp(cognition.UserRootID, "run-ok", "plan", 0)}, nil, nil
@@ -631,3 +636,109 @@ func TestChecksFitTheHandlerTime(t *testing.T) {
 
 // verdictReserveForTest mirrors the critic's reserve for the verdict.
 const verdictReserveForTest = 5 * time.Second
+
+// TestGateEveryChange: what a change writes is held to the policy before
+// any check runs, whatever wrote it (a test run by the builder's model
+// writes files no tool call was gated for). A block fails the attempt; an
+// approval warning makes the pass amber.
+func TestGateEveryChange(t *testing.T) {
+	const strict = `{
+  "never_touch": [".git/**", "secrets/**"],
+  "commands": {"allow": [["grep"]], "flags": {"grep": ["-q"]}},
+  "require_approval_for": {"paths": ["**/go.mod", ".github/**"]},
+  "destructive": "block",
+  "max_changed_lines": 50
+}`
+	repo := copyHello(t)
+	if err := os.MkdirAll(filepath.Join(repo, "secrets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "secrets", "token"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(repo, ".github", "workflows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(repo, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		edits    map[string]string
+		kind     events.Kind
+		reason   string // substring of the retry reason
+		warnings []string
+	}{
+		{"never_touch file", map[string]string{"greet.go": goodGreet, "secrets/token": "stolen\n"}, events.KindRetry,
+			"the change breaks the policy: never_touch: secrets/token matches secrets/**", nil},
+		{"5000 lines", map[string]string{"greet.go": goodGreet, "big.txt": strings.Repeat("line\n", 5000)}, events.KindRetry,
+			"max changed lines exceeded: 50", nil},
+		{"workflow", map[string]string{"greet.go": goodGreet, ".github/workflows/ci.yml": "on: push\n"}, events.KindPassed, "",
+			[]string{"change: requires approval: write to .github/workflows/ci.yml"}},
+		{"go.mod", map[string]string{"greet.go": goodGreet, "go.mod": string(gomod) + "// x\n"}, events.KindPassed, "",
+			[]string{"change: requires approval: write to go.mod"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := apptest.Deps(t, `{}`, apptest.Options{Getenv: getenv, PolicyJSON: strict})
+			ch := change(t, repo, tc.edits)
+			in := built(t, "gate", 1, repo, 3, ch, []events.VerifyCommand{verify("greets", "grep", "-q", "world", "greet.go")}, nil)
+			attempt := 1
+			if tc.kind == events.KindRetry {
+				attempt = 2
+			}
+			raw := output(t, mustHandle(t, handler(t, d), in), in, tc.kind, attempt)
+			if tc.kind == events.KindRetry {
+				var r events.RetryData
+				if err := json.Unmarshal(raw, &r); err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(r.Reason, tc.reason) || len(r.Checks) != 1 || r.Checks[0].Name != "policy gate" || r.Checks[0].OK {
+					t.Fatalf("retry %q checks %+v, want reason containing %q and only the gate's check", r.Reason, r.Checks, tc.reason)
+				}
+				return
+			}
+			var v events.VerdictData
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Integrity != events.IntegrityAmber || !slices.Equal(v.Warnings, tc.warnings) {
+				t.Fatalf("verdict integrity %s warnings %q, want amber with %q", v.Integrity, v.Warnings, tc.warnings)
+			}
+		})
+	}
+}
+
+// TestCheckRecordsAreRedactedAndBounded: a plan's check that carries a
+// secret or a giant argv is recorded redacted and cut, and the verdict
+// still fits in an event.
+func TestCheckRecordsAreRedactedAndBounded(t *testing.T) {
+	repo := copyHello(t)
+	d := newDeps(t, `{}`)
+	token := "ghp_" + strings.Repeat("T", 36)
+	huge := make([]string, 0, 3000)
+	huge = append(huge, "grep", "-q")
+	for range 3000 {
+		huge = append(huge, strings.Repeat("h", 1000))
+	}
+	in := built(t, "bounded", 1, repo, 3, change(t, repo, map[string]string{"greet.go": goodGreet}),
+		[]events.VerifyCommand{verify("leak "+token, "grep", "-q", token, "greet.go"), {Name: "huge", Command: huge}}, nil)
+	raw := output(t, mustHandle(t, handler(t, d), in), in, events.KindRetry, 2)
+	var r events.RetryData
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	// The plan is the architect's (it already passed through an event);
+	// what the critic adds is the checks and the reason.
+	added, _ := json.Marshal(struct {
+		Checks []events.CheckResult
+		Reason string
+	}{r.Checks, r.Reason})
+	if strings.Contains(string(added), token) {
+		t.Errorf("secret in the critic's checks or reason: %s", added)
+	}
+	if len(added) > 16<<10 {
+		t.Errorf("checks and reason are %d bytes", len(added))
+	}
+}

@@ -57,7 +57,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 	}
 	if req.Repo.URL != "" {
+		wsDone := worker.Step(ctx, worker.StepWorkspace)
 		ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceLibrarian, req.Repo)
+		wsDone()
 		if err != nil {
 			err = fmt.Errorf("could not fetch repository: %w", err)
 			if errors.Is(err, workspace.ErrClone) {
@@ -71,10 +73,12 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		// branch moves during the run.
 		run.Request.Repo.Ref = ws.Commit
 	}
+	indexDone := worker.Step(ctx, worker.StepIndex)
 	res, err := NewAssembler(s.d).Assemble(ctx, Request{RunID: in.RunID(), Attempt: in.Attempt, Req: req, Root: root})
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
+	indexDone()
 	bundle := res.Bundle
 	if state, _, err := s.d.PM.Get(ctx, run.Project); err != nil {
 		bundle.Warnings = append(bundle.Warnings, fmt.Sprintf("project state unavailable: %v", err))

@@ -28,6 +28,7 @@ type Service struct {
 	rec   *audit.Recorder
 	runs  *audit.Runs
 	locks *keyLock
+	order *streamOrder
 	// finished counts runs by how they ended (nil without a registry).
 	finished *prometheus.CounterVec
 }
@@ -63,13 +64,16 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 			PolicyHash: d.PolicyHash, ContractHash: d.ContractHash, Redactor: d.Redactor, Now: d.Now},
 		runs:  runs,
 		locks: newKeyLock(),
+		order: newStreamOrder(d.JS, d.Config.Events.MaxEventBytes),
 	}
 	return s.Handle, nil
 }
 
-// Handle records one run event. It produces no events. A history conflict
-// (another writer appended first) is transient: the event is redelivered
-// and the steps already stored are skipped.
+// Handle records one run event. It produces no events. The run's earlier
+// events in the work stream are folded first, so the history follows the
+// stream's order. A history conflict (another writer appended first) is
+// transient: the event is redelivered and the steps already stored are
+// skipped.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
 	steps, err := audit.Fold(in)
 	if err != nil {
@@ -77,6 +81,14 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	unlock := s.locks.lock(in.RunID())
 	defer unlock()
+	delivery, inStream := worker.DeliveryFrom(ctx)
+	if inStream {
+		before, err := s.order.predecessors(ctx, in.RunID(), delivery.StreamSeq)
+		if err != nil {
+			return nil, err // transient: redelivered with backoff
+		}
+		steps = append(before, steps...)
+	}
 	wasRunning := true
 	if prev, err := s.runs.Get(ctx, in.RunID()); err == nil {
 		wasRunning = prev.Status == audit.StatusRunning
@@ -91,6 +103,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		if !errors.Is(err, raostore.ErrConflict) || try == conflictRetries {
 			return nil, err // transient: redelivered with backoff
 		}
+	}
+	if inStream {
+		s.order.folded(in.RunID(), delivery.StreamSeq, st.Terminal())
 	}
 	if err := s.runs.Put(ctx, audit.SummaryOf(st, history)); err != nil {
 		return nil, err

@@ -79,6 +79,8 @@ func (s *Store) Load(ctx context.Context, runID string) ([]rao.Event, uint64, er
 }
 
 func (s *Store) load(ctx context.Context, runID string) ([]stored, uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	defer cancel()
 	last, err := s.LastSeq(ctx, runID)
 	if err != nil {
 		return nil, 0, fmt.Errorf("could not read the last event of %s: %w", runID, err)
@@ -135,6 +137,11 @@ func (s *Store) load(ctx context.Context, runID string) ([]stored, uint64, error
 	return out, last, nil
 }
 
+// loadTimeout bounds reading (or compacting) one run's history; every
+// request of the recorder is bounded, so one lost with a dying server is
+// retried instead of waiting out the handler's timeout.
+const loadTimeout = 30 * time.Second
+
 // release stops the iterator and deletes the ordered consumer's server
 // side now rather than when it expires. Failures only leave the consumer
 // to expire.
@@ -175,6 +182,8 @@ func MsgID(ev rao.Event) string {
 // appending more. Other errors wrap rao.ErrInvalidEvent (ev does not
 // encode), ErrNoStream, or the server's or context's error.
 func (s *Store) Append(ctx context.Context, ev rao.Event, expected uint64) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*bus.RequestTimeout)
+	defer cancel()
 	if err := checkRunID(ev.RunID); err != nil {
 		return 0, err
 	}
@@ -228,6 +237,8 @@ func (s *Store) conflict(ctx context.Context, ev rao.Event, id string, data []by
 // ErrNotCheckpoint, rao.ErrNotFound (no such event in the history), or
 // those of Load and of the server's purge.
 func (s *Store) Compact(ctx context.Context, runID string, firstKeptSeq uint64) error {
+	ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+	defer cancel()
 	msgs, _, err := s.load(ctx, runID)
 	if err != nil {
 		return err
@@ -324,6 +335,8 @@ func (s *Store) LastSequence(ctx context.Context) (uint64, error) {
 // has none): one lookup, to tell whether a cached history is current.
 // Errors wrap ErrInvalidRunID, ErrNoStream or the server's error.
 func (s *Store) LastSeq(ctx context.Context, runID string) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	defer cancel()
 	if err := checkRunID(runID); err != nil {
 		return 0, err
 	}

@@ -1,0 +1,115 @@
+// Package changegate holds a finished change to the policy: every path the
+// change adds, modifies or deletes is evaluated as a write or a delete,
+// together with the change's line count, whatever made the change (the
+// model's tools or a command it ran). The builder records the decisions
+// after its tool loop and the critic repeats them before verifying, so a
+// change the gate would refuse never passes.
+package changegate
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/policy"
+	"github.com/codali-dev/codali/pkg/redact"
+)
+
+// Tool is the tool name of the records Check returns.
+const Tool = "change"
+
+// Calls returns the gate's view of a change: one write_file call for the
+// paths added or modified and one delete_file call for the paths deleted
+// (each only when there are such paths), both carrying the change's total
+// changed lines (added plus removed). An empty change still yields one
+// write call with no paths, so the line count is judged.
+func Calls(ch events.Change) []policy.ToolCall {
+	var written, deleted []string
+	for _, f := range ch.Files {
+		if f.Op == "delete" {
+			deleted = append(deleted, f.Path)
+		} else {
+			written = append(written, f.Path)
+		}
+	}
+	lines := ch.Added + ch.Removed
+	var calls []policy.ToolCall
+	if len(written) > 0 || len(deleted) == 0 {
+		calls = append(calls, policy.ToolCall{Tool: policy.ToolWriteFile, Paths: written, Writes: true,
+			ChangedLines: lines, TotalChangedLines: lines})
+	}
+	if len(deleted) > 0 {
+		calls = append(calls, policy.ToolCall{Tool: policy.ToolDeleteFile, Paths: deleted, Deletes: true,
+			ChangedLines: lines, TotalChangedLines: lines})
+	}
+	return calls
+}
+
+// Check evaluates ch under p and returns one audit record per call of
+// [Calls]: stage "change", the gate's decision with reasons and warnings
+// redacted, and a failed result when the call is blocked. policyHash is
+// recorded with each decision.
+func Check(p *policy.Policy, policyHash string, r *redact.Redactor, ch events.Change) []events.ToolExecution {
+	calls := Calls(ch)
+	recs := make([]events.ToolExecution, 0, len(calls))
+	for _, call := range calls {
+		d := p.Evaluate(call)
+		raw, _ := json.Marshal(call)
+		if red, err := r.JSON(raw); err == nil {
+			raw = red
+		}
+		rec := events.ToolExecution{Tool: Tool, Call: raw, Gate: events.GateDecision{
+			Stage: events.GateStageChange, Blocked: d.Blocked, Reasons: redactAll(r, d.Reasons),
+			Warnings: redactAll(r, d.Warnings), PolicyHash: policyHash, Evaluator: policy.EvaluatorVersion,
+		}, Result: events.ToolResult{OK: !d.Blocked}}
+		if d.Blocked {
+			rec.Result.Error = "blocked by policy: " + strings.Join(rec.Gate.Reasons, "; ")
+		}
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+// Violations returns the reasons of the blocked records, in order and
+// without duplicates; none means the change may be verified.
+func Violations(recs []events.ToolExecution) []string {
+	var out []string
+	for _, rec := range recs {
+		if rec.Gate.Blocked {
+			out = appendNew(out, rec.Gate.Reasons)
+		}
+	}
+	return out
+}
+
+// Warnings returns the warnings of the records, in order and without
+// duplicates.
+func Warnings(recs []events.ToolExecution) []string {
+	var out []string
+	for _, rec := range recs {
+		out = appendNew(out, rec.Gate.Warnings)
+	}
+	return out
+}
+
+// appendNew appends the entries of add that out does not hold yet.
+func appendNew(out, add []string) []string {
+	for _, s := range add {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func redactAll(r *redact.Redactor, in []string) []string {
+	if in == nil {
+		return nil
+	}
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = r.String(s)
+	}
+	return out
+}

@@ -1,0 +1,170 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Sandbox runs commands according to its Config. It is safe for
+// concurrent use.
+type Sandbox struct {
+	cfg    Config
+	limits Limits
+
+	mu       sync.Mutex
+	checked  bool
+	checkErr error
+}
+
+// New returns a Sandbox for cfg. It does not probe the host: Check (or
+// the first Run) does.
+func New(cfg Config) (*Sandbox, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = ModeBwrap
+	}
+	if cfg.Bwrap == "" {
+		cfg.Bwrap = "bwrap"
+	}
+	if cfg.Prlimit == "" {
+		cfg.Prlimit = "prlimit"
+	}
+	return &Sandbox{cfg: cfg, limits: cfg.Limits.withDefaults()}, nil
+}
+
+// Mode is the sandbox's mode.
+func (s *Sandbox) Mode() Mode { return s.cfg.Mode }
+
+// Isolated reports whether commands run isolated (mode bwrap).
+func (s *Sandbox) Isolated() bool { return s.cfg.Mode == ModeBwrap }
+
+// Limits are the limits in force, defaults applied.
+func (s *Sandbox) Limits() Limits { return s.limits }
+
+// Check reports whether commands can run: for mode bwrap it starts a
+// trivial command in a sandbox once and remembers the outcome. An error
+// wraps ErrUnavailable and says why.
+func (s *Sandbox) Check(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.checked {
+		return s.checkErr
+	}
+	s.checkErr = s.probe(ctx)
+	s.checked = true
+	return s.checkErr
+}
+
+func (s *Sandbox) probe(ctx context.Context) error {
+	if _, err := exec.LookPath(s.cfg.Prlimit); err != nil {
+		return fmt.Errorf("%w: prlimit (util-linux) not found: %w", ErrUnavailable, err)
+	}
+	if s.cfg.Mode == ModeNone {
+		return nil
+	}
+	if _, err := exec.LookPath(s.cfg.Bwrap); err != nil {
+		return fmt.Errorf("%w: bubblewrap (bwrap) not found: %w; install the bubblewrap package, or set sandbox \"none\" to run commands without isolation", ErrUnavailable, err)
+	}
+	dir, err := os.MkdirTemp("", "codali-sandbox-probe-")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	res, err := s.run(ctx, Spec{Dir: dir, Argv: []string{"true"}, Env: []string{"PATH=/usr/bin:/bin"}, Timeout: 30 * time.Second, OutputLimit: 4096})
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("%w: bubblewrap cannot create its namespaces here (are unprivileged user namespaces allowed?): exit %d: %s; set sandbox \"none\" to run commands without isolation",
+			ErrUnavailable, res.ExitCode, strings.TrimSpace(res.Output))
+	}
+	return nil
+}
+
+// bwrapArgs is the bubblewrap command line for spec, up to and including
+// the "--" before the command.
+func (s *Sandbox) bwrapArgs(spec Spec) []string {
+	a := []string{s.cfg.Bwrap,
+		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
+	}
+	if !spec.Network {
+		a = append(a, "--unshare-net")
+	}
+	// The system's programs and libraries, read-only; merged-/usr links
+	// are recreated as links.
+	a = append(a, "--ro-bind", "/usr", "/usr")
+	for _, p := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(p); err == nil {
+				a = append(a, "--symlink", target, p)
+			}
+		case fi.IsDir():
+			a = append(a, "--ro-bind", p, p)
+		}
+	}
+	// Only the pieces of /etc programs need to run (no credentials:
+	// /etc/shadow, ssh keys, application configuration stay out).
+	for _, p := range etcAllow {
+		a = append(a, "--ro-bind-try", p, p)
+	}
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
+	for _, p := range append(append([]string(nil), s.cfg.ReadOnly...), spec.ReadOnly...) {
+		a = append(a, "--ro-bind-try", p, p)
+	}
+	for _, p := range append([]string{spec.Dir}, spec.Writable...) {
+		a = append(a, "--bind", p, p)
+	}
+	return append(a, "--chdir", spec.Dir, "--")
+}
+
+// etcAllow are the files of /etc a sandbox sees: name service and TLS
+// roots (for commands granted the network), dynamic linker cache, time
+// zone, and the alternatives links /usr/bin points into.
+var etcAllow = []string{
+	"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+	"/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/resolv.conf", "/etc/hosts",
+	"/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf", "/etc/services", "/etc/protocols",
+	"/etc/passwd", "/etc/group", "/etc/localtime", "/etc/timezone", "/etc/mime.types",
+}
+
+// lookPath finds argv0 as the sandboxed command would: a path with a
+// slash relative to dir, a bare name on the PATH of env.
+func lookPath(argv0, dir string, env []string) error {
+	if strings.Contains(argv0, "/") {
+		p := argv0
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return fmt.Errorf("%w: %s: not an executable file", ErrCommand, argv0)
+		}
+		return nil
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, d := range filepath.SplitList(path) {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(d, argv0)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s: executable file not found in PATH", ErrCommand, argv0)
+}

@@ -1,0 +1,352 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/sandbox"
+)
+
+// helperEnv makes the test binary act as a small program inside a
+// sandbox (see TestMain).
+const helperEnv = "SANDBOX_TEST_HELPER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(helper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// helper: "connect:ADDR" dials ADDR and reports.
+func helper(mode string) int {
+	if addr, ok := strings.CutPrefix(mode, "connect:"); ok {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			fmt.Println("dial failed:", err)
+			return 3
+		}
+		_ = c.Close()
+		fmt.Println("connected")
+		return 0
+	}
+	fmt.Println("unknown helper mode", mode)
+	return 2
+}
+
+const secret = "s3cr3t-value-4f9a"
+
+func env() []string { return []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"} }
+
+// bwrapSandbox returns a bwrap sandbox, skipping the test when this host
+// cannot run bubblewrap (no user namespaces) unless CODALI_REQUIRE_SANDBOX
+// is set.
+func bwrapSandbox(t *testing.T, lim sandbox.Limits) *sandbox.Sandbox {
+	t.Helper()
+	s, err := sandbox.New(sandbox.Config{Limits: lim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(context.Background()); err != nil {
+		if os.Getenv("CODALI_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("bubblewrap cannot run here: %v", err)
+	}
+	return s
+}
+
+func noneSandbox(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	s, err := sandbox.New(sandbox.Config{Mode: sandbox.ModeNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func run(t *testing.T, s *sandbox.Sandbox, spec sandbox.Spec) sandbox.Result {
+	t.Helper()
+	if spec.Dir == "" {
+		spec.Dir = t.TempDir()
+	}
+	if spec.Env == nil {
+		spec.Env = env()
+	}
+	if spec.Timeout == 0 {
+		spec.Timeout = 60 * time.Second
+	}
+	if spec.OutputLimit == 0 {
+		spec.OutputLimit = 64 << 10
+	}
+	res, err := s.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("%v: %v", spec.Argv, err)
+	}
+	return res
+}
+
+func sh(script string) []string { return []string{"sh", "-c", script} }
+
+func TestRunsAndReportsExit(t *testing.T) {
+	s := bwrapSandbox(t, sandbox.Limits{})
+	dir := t.TempDir()
+	res := run(t, s, sandbox.Spec{Dir: dir, Argv: sh("echo out; echo err >&2; echo data > made.txt; exit 3")})
+	if res.ExitCode != 3 || !strings.Contains(res.Output, "out") || !strings.Contains(res.Output, "err") || !res.Sandboxed {
+		t.Fatalf("%+v", res)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "made.txt")); err != nil || string(b) != "data\n" {
+		t.Fatalf("the working directory is not writable through: %q %v", b, err)
+	}
+	if _, err := s.Run(context.Background(), sandbox.Spec{Dir: dir, Argv: []string{"no-such-program-xyz"}, Env: env(), Timeout: time.Second}); !errors.Is(err, sandbox.ErrCommand) {
+		t.Fatalf("missing program: %v", err)
+	}
+	if _, err := s.Run(context.Background(), sandbox.Spec{Dir: dir, Env: env(), Timeout: time.Second}); !errors.Is(err, sandbox.ErrCommand) {
+		t.Fatalf("empty command: %v", err)
+	}
+	if _, err := s.Run(context.Background(), sandbox.Spec{Dir: "rel", Argv: []string{"true"}, Env: env(), Timeout: time.Second}); !errors.Is(err, sandbox.ErrInvalid) {
+		t.Fatalf("relative dir: %v", err)
+	}
+}
+
+// The host's /proc is not visible: no process's environment leaks
+// secrets. A process started with a secret in its environment stands for
+// the Codali service (whose model keys and NATS password are in its
+// initial environment; /proc/<pid>/environ shows exactly that).
+func TestCannotReadParentEnviron(t *testing.T) {
+	holder := exec.Command("sleep", "300")
+	holder.Env = []string{"CODALI_TEST_SECRET=" + secret}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	s := bwrapSandbox(t, sandbox.Limits{})
+	probe := sh(fmt.Sprintf("cat /proc/%d/environ; cat /proc/%d/environ; for f in /proc/[0-9]*/environ; do cat $f; done; env; ls /proc", holder.Process.Pid, os.Getpid()))
+	// Control: unsandboxed, the probe finds the secret (so it can fail).
+	if res := run(t, noneSandbox(t), sandbox.Spec{Argv: probe}); !strings.Contains(res.Output, secret) {
+		t.Fatalf("the probe does not find the secret even unsandboxed:\n%s", res.Output)
+	}
+	res := run(t, s, sandbox.Spec{Argv: probe})
+	if strings.Contains(res.Output, secret) {
+		t.Fatalf("the secret leaked into the sandbox:\n%s", res.Output)
+	}
+	for _, f := range strings.Fields(res.Output) {
+		if f == fmt.Sprint(holder.Process.Pid) {
+			t.Fatalf("the host's pid %s is visible:\n%s", f, res.Output)
+		}
+	}
+}
+
+// Files outside the workspace (credentials, home, data) are not visible.
+func TestCannotReadOutside(t *testing.T) {
+	s := bwrapSandbox(t, sandbox.Limits{})
+	credsDir := t.TempDir()
+	creds := filepath.Join(credsDir, "codali.creds")
+	if err := os.WriteFile(creds, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home, _ := os.UserHomeDir()
+	probe := sh("cat " + creds + "; ls -a " + credsDir + " " + home + "; cat /etc/shadow; ls /var/run/secrets; echo done")
+	if res := run(t, noneSandbox(t), sandbox.Spec{Argv: probe}); !strings.Contains(res.Output, secret) {
+		t.Fatalf("the probe does not find the creds even unsandboxed:\n%s", res.Output)
+	}
+	res := run(t, s, sandbox.Spec{Argv: probe})
+	if strings.Contains(res.Output, secret) || !strings.Contains(res.Output, "done") {
+		t.Fatalf("outside files visible:\n%s", res.Output)
+	}
+	// Writes outside the binds fail or land in the sandbox's own tmpfs.
+	outside := t.TempDir()
+	run(t, s, sandbox.Spec{Argv: sh("echo x > " + filepath.Join(outside, "w") + "; echo x > /usr/pwned")})
+	if _, err := os.Stat(filepath.Join(outside, "w")); err == nil {
+		t.Fatal("a write outside the workspace reached the host")
+	}
+	if _, err := os.Stat("/usr/pwned"); err == nil {
+		t.Fatal("a write to /usr reached the host")
+	}
+}
+
+// No network unless granted.
+func TestNoNetworkUnlessGranted(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ln.Close() }()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
+	s := bwrapSandbox(t, sandbox.Limits{MemoryBytes: -1}) // the race detector reserves huge address space
+	dir := t.TempDir()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, self, filepath.Join(dir, "helper"))
+	e := append(env(), helperEnv+"=connect:"+ln.Addr().String())
+	res := run(t, s, sandbox.Spec{Dir: dir, Argv: []string{"./helper"}, Env: e})
+	if res.ExitCode != 3 || !strings.Contains(res.Output, "dial failed") {
+		t.Fatalf("connected without a network grant: %+v", res)
+	}
+	res = run(t, s, sandbox.Spec{Dir: dir, Argv: []string{"./helper"}, Env: e, Network: true})
+	if res.ExitCode != 0 || !strings.Contains(res.Output, "connected") {
+		t.Fatalf("granted network does not work: %+v", res)
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = in.Close() }()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// running reports whether a process with exactly this argv exists on the
+// host.
+func running(argv ...string) bool {
+	want := strings.Join(argv, "\x00") + "\x00"
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && string(b) == want {
+			return true
+		}
+	}
+	return false
+}
+
+// waitGone polls until no process has argv, failing after a generous
+// deadline.
+func waitGone(t *testing.T, argv ...string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for running(argv...) {
+		select {
+		case <-deadline:
+			t.Fatalf("%v still runs after the command returned", argv)
+		case <-tick.C:
+		}
+	}
+}
+
+// No child keeps running after the command returns, in either mode.
+func TestNoChildLeftBehind(t *testing.T) {
+	for _, mode := range []sandbox.Mode{sandbox.ModeBwrap, sandbox.ModeNone} {
+		t.Run(string(mode), func(t *testing.T) {
+			var s *sandbox.Sandbox
+			if mode == sandbox.ModeBwrap {
+				s = bwrapSandbox(t, sandbox.Limits{})
+			} else {
+				s = noneSandbox(t)
+			}
+			arg := fmt.Sprintf("%d.%d", 4000+os.Getpid()%1000, time.Now().UnixNano()%1000)
+			res := run(t, s, sandbox.Spec{Argv: sh("sleep " + arg + " & echo started")})
+			if res.ExitCode != 0 || !strings.Contains(res.Output, "started") {
+				t.Fatalf("%+v", res)
+			}
+			waitGone(t, "sleep", arg)
+			// On timeout the whole tree dies too.
+			arg2 := arg + "1"
+			start := time.Now()
+			res = run(t, s, sandbox.Spec{Argv: sh("sleep " + arg2 + " & sleep " + arg2), Timeout: 300 * time.Millisecond})
+			if !res.TimedOut || res.ExitCode != -1 || time.Since(start) > 30*time.Second {
+				t.Fatalf("%+v", res)
+			}
+			waitGone(t, "sleep", arg2)
+		})
+	}
+}
+
+func TestLimits(t *testing.T) {
+	t.Run("cpu", func(t *testing.T) {
+		s := bwrapSandbox(t, sandbox.Limits{CPUSeconds: 1})
+		res := run(t, s, sandbox.Spec{Argv: sh("while :; do :; done")})
+		if res.Limit != "cpu" || !strings.Contains(res.Output, "CPU time limit") {
+			t.Fatalf("%+v", res)
+		}
+	})
+	t.Run("file size", func(t *testing.T) {
+		s := bwrapSandbox(t, sandbox.Limits{FileBytes: 1000})
+		res := run(t, s, sandbox.Spec{Argv: sh("head -c 100000 /dev/zero > big")})
+		if res.Limit != "file size" || !strings.Contains(res.Output, "file size limit") {
+			t.Fatalf("%+v", res)
+		}
+	})
+	t.Run("memory", func(t *testing.T) {
+		s := bwrapSandbox(t, sandbox.Limits{MemoryBytes: 64 << 20})
+		res := run(t, s, sandbox.Spec{Argv: []string{"awk", `BEGIN { s = "a"; while (1) s = s s }`}})
+		if res.ExitCode == 0 || res.Limit != "memory" {
+			t.Fatalf("%+v", res)
+		}
+	})
+	t.Run("processes", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			t.Skip("RLIMIT_NPROC does not apply to root")
+		}
+		s := bwrapSandbox(t, sandbox.Limits{Processes: 1})
+		res := run(t, s, sandbox.Spec{Argv: sh("sh -c true && sh -c true")})
+		if res.ExitCode == 0 {
+			t.Fatalf("%+v", res)
+		}
+	})
+	t.Run("output", func(t *testing.T) {
+		s := bwrapSandbox(t, sandbox.Limits{})
+		res := run(t, s, sandbox.Spec{Argv: sh("i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done"), OutputLimit: 100})
+		if !strings.Contains(res.Output, "elided") || !strings.Contains(res.Output, "line1999") || len(res.Output) > 200 {
+			t.Fatalf("tail not kept: %q", res.Output)
+		}
+	})
+}
+
+// Without bubblewrap commands are refused; mode none runs them and says
+// it is not isolated.
+func TestUnavailableRefuses(t *testing.T) {
+	s, err := sandbox.New(sandbox.Config{Bwrap: "/nonexistent/bwrap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), sandbox.Spec{Dir: t.TempDir(), Argv: []string{"true"}, Env: env(), Timeout: time.Second}); !errors.Is(err, sandbox.ErrUnavailable) {
+		t.Fatalf("err = %v", err)
+	}
+	none, err := sandbox.New(sandbox.Config{Mode: sandbox.ModeNone, Bwrap: "/nonexistent/bwrap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, none, sandbox.Spec{Argv: sh("echo plain")})
+	if res.Sandboxed || none.Isolated() || !strings.Contains(res.Output, "plain") {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := sandbox.New(sandbox.Config{Mode: "docker"}); !errors.Is(err, sandbox.ErrInvalid) {
+		t.Fatalf("bad mode: %v", err)
+	}
+	if _, err := sandbox.New(sandbox.Config{ReadOnly: []string{"rel/path"}}); !errors.Is(err, sandbox.ErrInvalid) {
+		t.Fatalf("relative read-only path: %v", err)
+	}
+}

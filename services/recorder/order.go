@@ -1,0 +1,120 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// streamOrder keeps each run's history in CODALI stream order whatever
+// the order in which the recorder's concurrent handlers (or redeliveries)
+// see the events: before an event is folded, every earlier event of its run
+// still in the stream is folded first. The work stream has interest
+// retention, so an event the recorder has not acknowledged (and so may not
+// have folded) is still there; events already folded are skipped by cause.
+type streamOrder struct {
+	js      jetstream.JetStream
+	decoder events.Decoder
+
+	mu     sync.Mutex
+	stream jetstream.Stream
+	// next is, per run, the stream sequence from which this process has
+	// not yet folded the run's events (every earlier one is folded).
+	next map[string]uint64
+}
+
+// maxOrderedRuns bounds the per-run positions kept; past it an arbitrary
+// one is dropped (it is then found again by scanning from the stream's
+// start).
+const maxOrderedRuns = 4096
+
+func newStreamOrder(js jetstream.JetStream, maxEventBytes int) *streamOrder {
+	return &streamOrder{js: js, decoder: events.Decoder{MaxBytes: maxEventBytes}, next: map[string]uint64{}}
+}
+
+func (o *streamOrder) workStream(ctx context.Context) (jetstream.Stream, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.stream != nil {
+		return o.stream, nil
+	}
+	sctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	defer cancel()
+	s, err := o.js.Stream(sctx, events.StreamWork)
+	if err != nil {
+		return nil, fmt.Errorf("could not open stream %s: %w", events.StreamWork, err)
+	}
+	o.stream = s
+	return s, nil
+}
+
+// predecessors returns the steps of the run's events stored in the stream
+// before seq, in stream order, that this process has not folded yet. An
+// earlier event that cannot be decoded or folded is left to its own
+// delivery (which dead-letters it).
+func (o *streamOrder) predecessors(ctx context.Context, runID string, seq uint64) ([]audit.Step, error) {
+	o.mu.Lock()
+	from := max(o.next[runID], 1)
+	o.mu.Unlock()
+	if from >= seq {
+		return nil, nil
+	}
+	s, err := o.workStream(ctx)
+	if err != nil {
+		return nil, err
+	}
+	subject := events.RunSubjects(runID)
+	var steps []audit.Step
+	for from < seq {
+		gctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		m, err := s.GetMsg(gctx, from, jetstream.WithGetMsgSubject(subject))
+		cancel()
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("could not read the events of %s before %d: %w", runID, seq, err)
+		}
+		if m.Sequence >= seq {
+			break
+		}
+		from = m.Sequence + 1
+		env, err := o.decoder.Decode(m.Subject, m.Data)
+		if err != nil {
+			continue
+		}
+		more, err := audit.Fold(env)
+		if err != nil {
+			continue
+		}
+		steps = append(steps, more...)
+	}
+	return steps, nil
+}
+
+// folded notes that every event of the run up to seq is folded; ended
+// forgets the run.
+func (o *streamOrder) folded(runID string, seq uint64, ended bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if ended {
+		delete(o.next, runID)
+		return
+	}
+	if seq+1 <= o.next[runID] {
+		return
+	}
+	if _, ok := o.next[runID]; !ok && len(o.next) >= maxOrderedRuns {
+		for k := range o.next {
+			delete(o.next, k)
+			break
+		}
+	}
+	o.next[runID] = seq + 1
+}
