@@ -158,7 +158,7 @@ func contentHash(root string, maxFileBytes int64) (string, error) {
 		}
 		fh := sha256.New()
 		_, err = io.Copy(fh, f)
-		f.Close()
+		_ = f.Close()
 		if err != nil {
 			return nil
 		}
@@ -223,12 +223,12 @@ func (c *Cache) writeDisk(key string, idx *Index) error {
 		return err
 	}
 	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name())
 		return err
 	}
 	return os.Rename(tmp.Name(), c.path(key))
@@ -242,7 +242,7 @@ func (c *Cache) readDisk(key string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var s snapshot
 	if err := gob.NewDecoder(f).Decode(&s); err != nil {
 		return nil, err

@@ -144,7 +144,7 @@ func (x *executor) rankedSearch(ctx context.Context, query string) (string, erro
 			}
 			return b.String(), nil
 		}
-		b.WriteString(fmt.Sprintf("docdex search failed (%v); built-in index:\n", err))
+		fmt.Fprintf(&b, "docdex search failed (%v); built-in index:\n", err)
 	}
 	cache := r.indexes
 	if cache == nil {
