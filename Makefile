@@ -83,7 +83,7 @@ lint: tools vet ## gofmt check, go vet, staticcheck and golangci-lint on every m
 	$(TOOLS)/staticcheck $(PACKAGES)
 	@for m in $(MODULES); do echo "golangci-lint $$m"; (cd $$m && $(abspath $(TOOLS))/golangci-lint run ./...) || exit 1; done
 
-bench: ## benchmarks: RAO footprint/replay/diff, policy, codex, cognition, worker throughput
+bench: ## benchmarks: RAO footprint/replay/diff, policy, codex, cognition, worker throughput, recorder per event, built-in index (5,000 files: cold, warm load, cached query)
 	$(GO) test -run '^$$' -bench . -benchmem -count 1 ./pkg/... ./services/recorder
 
 clean:

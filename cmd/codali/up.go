@@ -120,6 +120,10 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 	if cfg.Workspace.Root == config.Default().Workspace.Root {
 		cfg.Workspace.Root = filepath.Join(o.data, "workspaces")
 	}
+	if cfg.Librarian.IndexCacheDir == "" {
+		// Built-in indexes are cached beside the data they describe.
+		cfg.Librarian.IndexCacheDir = filepath.Join(o.data, "index")
+	}
 	if err := os.MkdirAll(o.data, 0o755); err != nil {
 		c.errorf("up: could not create %s: %v", o.data, err)
 		return exitFailure

@@ -238,7 +238,7 @@ func (c *Client) roundTrip(ctx context.Context, r request) (response, error) {
 	if err != nil {
 		return response{}, &Error{Op: r.op(), Message: redactURL(err.Error()), sentinel: ErrUnavailable}
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
 		return response{}, &Error{Op: r.op(), Status: resp.StatusCode, Message: err.Error(), sentinel: ErrUnavailable}

@@ -78,12 +78,6 @@ type MemoryItem struct {
 // String is the lesson's text.
 func (m MemoryItem) String() string { return m.Text }
 
-// GoldenExample is a known-good change: what was asked and the patch.
-type GoldenExample struct {
-	Intent string `json:"intent"`
-	Patch  string `json:"patch"`
-}
-
 // Preference is a preference stated in a request.
 type Preference struct {
 	// Category is style, tooling, constraint or workflow.

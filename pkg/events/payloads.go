@@ -75,6 +75,14 @@ type ContextBundle struct {
 	Warnings []string `json:"warnings"`
 }
 
+// GoldenExample is a passed run as the bundle shows it.
+type GoldenExample struct {
+	Intent string   `json:"intent"`
+	Plan   string   `json:"plan,omitempty"`
+	Files  []string `json:"files,omitempty"`
+	Patch  string   `json:"patch"`
+}
+
 // IndexStats summarises what the librarian indexed.
 type IndexStats struct {
 	// Source is "docdex" or "builtin".

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -46,7 +47,7 @@ func NewCache(dir string) *Cache { return &Cache{Dir: dir, mem: map[string]*Inde
 // scan, which is then cached. A cached index keeps its BuiltAt and has
 // Cached set. Disk cache problems never fail a load: they rebuild.
 func (c *Cache) Load(ctx context.Context, root string, lim Limits, salt string) (*Index, error) {
-	state, err := RepoState(ctx, root)
+	state, err := RepoState(ctx, root, lim.MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -93,15 +94,17 @@ func (c *Cache) remember(key string, idx *Index) {
 
 // RepoState identifies the state of the repository at root: "git:" and
 // the commit (plus the root's place in the work tree) when root is in a
-// clean git work tree, otherwise "sha:" and a hash of every indexable
-// file's path and content.
-func RepoState(ctx context.Context, root string) (string, error) {
+// clean git work tree, otherwise "sha:" and a hash of every file's path
+// and content. Files larger than maxFileBytes (which an index does not
+// read) count by path, size and modification time, so a huge file is
+// never read.
+func RepoState(ctx context.Context, root string, maxFileBytes int64) (string, error) {
 	if _, err := exec.LookPath("git"); err == nil {
 		if s, ok := gitState(ctx, root); ok {
 			return s, nil
 		}
 	}
-	return contentHash(root)
+	return contentHash(root, maxFileBytes)
 }
 
 func gitState(ctx context.Context, root string) (string, bool) {
@@ -122,7 +125,7 @@ func gitState(ctx context.Context, root string) (string, bool) {
 	return "git:" + strings.Join(strings.Fields(head), "|"), true
 }
 
-func contentHash(root string) (string, error) {
+func contentHash(root string, maxFileBytes int64) (string, error) {
 	h := sha256.New()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -140,13 +143,26 @@ func contentHash(root string) (string, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		info, err := d.Info()
 		if err != nil {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(h, "%s\x00%x\n", filepath.ToSlash(rel), sum)
+		if info.Size() > maxFileBytes {
+			fmt.Fprintf(h, "%s\x00size:%d:%d\n", filepath.ToSlash(rel), info.Size(), info.ModTime().UnixNano())
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil
+		}
+		fh := sha256.New()
+		_, err = io.Copy(fh, f)
+		_ = f.Close()
+		if err != nil {
+			return nil
+		}
+		fmt.Fprintf(h, "%s\x00%x\n", filepath.ToSlash(rel), fh.Sum(nil))
 		return nil
 	})
 	if err != nil {
@@ -207,12 +223,12 @@ func (c *Cache) writeDisk(key string, idx *Index) error {
 		return err
 	}
 	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name())
 		return err
 	}
 	return os.Rename(tmp.Name(), c.path(key))
@@ -226,7 +242,7 @@ func (c *Cache) readDisk(key string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var s snapshot
 	if err := gob.NewDecoder(f).Decode(&s); err != nil {
 		return nil, err

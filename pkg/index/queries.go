@@ -41,11 +41,10 @@ func FocusedQueries(request string, maxQueries int) []string {
 		addSpecific(p)
 	}
 	rest = pathRe.ReplaceAllString(rest, " ")
-	sentenceStart := true
 	for _, loc := range identRe.FindAllStringIndex(rest, -1) {
 		w := rest[loc[0]:loc[1]]
 		before := strings.TrimRightFunc(rest[:loc[0]], unicode.IsSpace)
-		sentenceStart = before == "" || strings.HasSuffix(before, ".") || strings.HasSuffix(before, ":") || strings.HasSuffix(before, "!") || strings.HasSuffix(before, "?")
+		sentenceStart := before == "" || strings.HasSuffix(before, ".") || strings.HasSuffix(before, ":") || strings.HasSuffix(before, "!") || strings.HasSuffix(before, "?")
 		if isIdentifier(w, sentenceStart) {
 			addSpecific(w)
 		}

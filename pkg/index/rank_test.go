@@ -240,12 +240,12 @@ func TestRepoStateUsesTheCommitOfACleanTree(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	clean, err := index.RepoState(ctx, dir)
+	clean, err := index.RepoState(ctx, dir, 1<<20)
 	if err != nil || !strings.HasPrefix(clean, "git:") {
 		t.Fatalf("clean tree state %q, %v", clean, err)
 	}
 	write(t, dir, "a.go", "package a\n// dirty\n")
-	dirty, err := index.RepoState(ctx, dir)
+	dirty, err := index.RepoState(ctx, dir, 1<<20)
 	if err != nil || !strings.HasPrefix(dirty, "sha:") {
 		t.Fatalf("dirty tree state %q, %v", dirty, err)
 	}

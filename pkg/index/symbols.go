@@ -109,3 +109,12 @@ func firstSentence(doc string) string {
 	}
 	return doc
 }
+
+// Extract indexes one file's content on its own: language, symbols,
+// outline and imports (what Scan does per file), for a file that changed
+// since the index was built.
+func Extract(path string, content []byte) File {
+	f := File{Path: path, Size: int64(len(content)), content: content}
+	extract(&f)
+	return f
+}

@@ -88,7 +88,8 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	defer s.d.CloseWorkspace(ws)
 	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
-		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond}
+		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
+		retrieval: s.newRetrieval(pd.Run)}
 
 	tools, summary, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, pd, bundle, x)
 	if err != nil {

@@ -19,7 +19,10 @@ Tools (paths are relative to the repository root):
 - edit_file {"path", "old", "new"}  (replaces the one occurrence of old)
 - delete_file {"path"}
 - list_dir {"path"?}
-- search {"query"}  (literal text)
+- search {"query", "literal"?}  (ranked files with line ranges; "literal": true for exact text matches)
+- open {"path", "line"? | "start_line"?, "end_line"?}  (a window of at most 80 numbered lines)
+- symbols {"path"}  (declarations with signatures and doc comments)
+- tree {"path"?, "max_depth"?, "dirs_only"?}  (folder structure)
 - run_command {"command": [argv]}  (no shell; only allowlisted commands run)
 A policy gate checks every call; a blocked call returns an error that explains why.`
 

@@ -82,6 +82,9 @@ type executor struct {
 	totalLines int
 	// realPath is the real relative path of the last decoded path argument.
 	realPath string
+	// retrieval backs search, open, symbols and tree (retrieval.go); nil
+	// uses the built-in index without a disk cache.
+	retrieval *retrieval
 }
 
 // pending is a decoded tool call waiting for the gate: the gate's view of
@@ -282,7 +285,8 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (pending, error) {
 		return pc, nil
 	case ToolSearch:
 		var a struct {
-			Query string `json:"query"`
+			Query   string `json:"query"`
+			Literal bool   `json:"literal"`
 		}
 		if err := strictDecode(raw, &a); err != nil {
 			return pc, err
@@ -292,6 +296,10 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (pending, error) {
 		}
 		if len(a.Query) > maxQueryBytes {
 			return pc, fmt.Errorf("%w: query is %d bytes (max %d)", errTool, len(a.Query), maxQueryBytes)
+		}
+		if !a.Literal {
+			pc.run = func(ctx context.Context) (string, error) { return x.rankedSearch(ctx, a.Query) }
+			return pc, nil
 		}
 		pc.run = func(context.Context) (string, error) { return search(x.ws.Dir, a.Query, x.readable) }
 		return pc, nil
@@ -318,12 +326,15 @@ func (x *executor) prepare(tool string, raw json.RawMessage) (pending, error) {
 		}
 		return pc, nil
 	default:
+		if pr, ok, err := x.prepareRetrieval(tool, raw); ok {
+			return pr, err
+		}
 		return pc, fmt.Errorf("%w: unknown tool %q (have %s)", errTool, clip(tool, 64), strings.Join(toolNames(), ", "))
 	}
 }
 
 func toolNames() []string {
-	return []string{ToolReadFile, ToolWriteFile, ToolEditFile, ToolDeleteFile, ToolListDir, ToolSearch, ToolRunCommand}
+	return append([]string{ToolReadFile, ToolWriteFile, ToolEditFile, ToolDeleteFile, ToolListDir, ToolSearch, ToolRunCommand}, retrievalToolNames()...)
 }
 
 // decodePath decodes args strictly and resolves the path field inside the

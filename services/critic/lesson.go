@@ -14,7 +14,7 @@ import (
 // holds the lesson; on false the caller keeps it in the project's L1
 // memory as without Docdex.
 func (s *Service) saveLesson(ctx context.Context, in events.Envelope, run events.Run, lesson string) bool {
-	if s.d.Docdex == nil {
+	if s.d.Docdex == nil || lesson == "" {
 		return false
 	}
 	c := s.d.Docdex.With(docdex.Scope{Root: run.Request.Repo.Path, AgentID: run.Request.Options.AgentID})

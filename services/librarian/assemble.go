@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -190,11 +189,6 @@ func symbolSummary(syms []events.SymbolInfo) string {
 		lines = append(lines, l)
 	}
 	return strings.Join(lines, "\n")
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 func sortedKeys(m map[string]float64) []string {

@@ -156,6 +156,9 @@ func (s *Server) LoadDir(dir string) error {
 			}
 			return nil
 		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
@@ -429,7 +432,7 @@ func kind(p string) string {
 
 func words(q string) []string {
 	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_')
+		return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_'
 	})
 }
 
