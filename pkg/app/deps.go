@@ -18,6 +18,7 @@ import (
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
+	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,6 +50,9 @@ type Deps struct {
 	Redactor *redact.Redactor
 	// PM is the project state store (goal tree and L1 memory).
 	PM *pmstate.Store
+	// Claims says which request each run id belongs to; every phase admits
+	// only the events of a run's recorded request.
+	Claims *runclaim.Store
 	// Bundled is the bundled example script of the scripted provider.
 	Bundled *llm.Script
 	// Registerer, when set, receives service-level metrics (for instance
@@ -75,6 +79,9 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
 	if d.Artifacts, err = artifacts.Open(ctx, js); err != nil {
+		return nil, err
+	}
+	if d.Claims, err = runclaim.Open(ctx, js); err != nil {
 		return nil, err
 	}
 	kv, err := js.KeyValue(ctx, events.BucketPMState)

@@ -125,6 +125,11 @@ func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (Stat
 	if err != nil {
 		return State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
+	if len(steps) > 0 && steps[0].Check != nil {
+		if err := steps[0].Check(&st); err != nil && steps[0].Refuse != nil {
+			steps = []Step{steps[0].Refuse(err)}
+		}
+	}
 	for _, step := range steps {
 		if st.HasCause(step.Cause) {
 			continue
