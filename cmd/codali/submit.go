@@ -136,6 +136,7 @@ func (c *cli) submit(ctx context.Context, o submitOptions, data events.Requested
 			return exitFailure
 		}
 		defer sub.close()
+		sub.digest = data.Digest()
 	}
 	if err := publishRequested(ctx, cl, env); err != nil {
 		c.errorf("submit: %v", err)
@@ -174,8 +175,30 @@ func publishRequested(ctx context.Context, cl *client, env events.Envelope) erro
 		}
 		return fmt.Errorf("could not reach JetStream: %w", err)
 	}
-	return publishEvent(ctx, cl, env)
+	raw, err := env.Encode(events.DefaultMaxEventBytes)
+	if err != nil {
+		return err
+	}
+	m := nats.NewMsg(events.KindRequested.Subject(env.RunID()))
+	m.Data = raw
+	m.Header.Set(events.HeaderMsgID, env.ID)
+	// A run id takes one request: the server refuses this one if the
+	// run's subject already holds a request.
+	ack, err := cl.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(0))
+	switch {
+	case bus.IsWrongLastSequence(err):
+		return fmt.Errorf("%w: run %s already has a request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
+	case err != nil:
+		return fmt.Errorf("could not publish %s: %w", env.ID, err)
+	case ack.Duplicate:
+		// The server kept an earlier request with this message id.
+		return fmt.Errorf("%w: run %s already has a request (duplicate message id %s); submit again (a new run id)", ErrRunIDTaken, env.RunID(), env.ID)
+	}
+	return nil
 }
+
+// ErrRunIDTaken: a request was published for a run id that already has one.
+var ErrRunIDTaken = errors.New("run id already taken")
 
 // publishEvent publishes an event with its deterministic message id.
 func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {

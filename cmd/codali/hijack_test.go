@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/nats-io/nats.go"
+)
+
+// TestRunHijackIsRefused is the run-hijack attack end to end: an agent
+// watching requests publishes its own request on a victim's run id, as
+// attempt 2 and as a second attempt 1 (fresh message ids, so no
+// de-duplication). The victim's `submit --wait` must end with its own
+// request and change, and the history must record the refused requests.
+func TestRunHijackIsRefused(t *testing.T) {
+	p := startUp(t, fastConfig(t))
+	nc, js := p.js(t)
+	attackerRepo := helloRepo(t)
+	const evilText = "attacker's request"
+	evil := events.Requested{Request: evilText, Repo: events.RepoRef{Path: attackerRepo}}
+	hijacked := make(chan string, 1)
+	sub, err := nc.Subscribe(events.KindRequested.FilterSubject(), func(m *nats.Msg) {
+		run, _, _ := events.ParseSubject(m.Subject)
+		if strings.Contains(string(m.Data), evilText) {
+			return
+		}
+		for i, attempt := range []int{2, 1} {
+			e, err := events.New(run, events.KindRequested, attempt, "agent/evil", time.Now(), evil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			raw, _ := e.Encode(0)
+			msg := nats.NewMsg(m.Subject)
+			msg.Data = raw
+			msg.Header.Set(events.HeaderMsgID, e.ID+"-evil-"+string(rune('a'+i)))
+			if _, err := js.PublishMsg(context.Background(), msg); err != nil {
+				t.Errorf("attacker publish: %v", err)
+			}
+		}
+		select {
+		case hijacked <- run:
+		default:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", "victim's request")
+	var run string
+	select {
+	case run = <-hijacked:
+	case <-time.After(time.Minute):
+		t.Fatal("the attacker never saw the request")
+	}
+	if code != exitOK {
+		t.Fatalf("victim's submit exited %d: %s %s\n%s", code, out, errOut, p.log.String())
+	}
+	env, v := decodeTerminal(t, out)
+	if env.RunID() != run {
+		t.Fatalf("attacked run %s, terminal of %s", run, env.RunID())
+	}
+	if v.Run.Request.Request != "victim's request" || v.Attempts != 2 {
+		t.Fatalf("the victim's run ended with another request: %+v (attempts %d)", v.Run.Request, v.Attempts)
+	}
+	eventually(t, "the refusals recorded", func() bool {
+		_, out, _ := p.run(t, "rao", "replay", run, "--json")
+		return strings.Count(out, "agent/evil") >= 2 && strings.Contains(out, `"status": "passed"`)
+	})
+	_, state, _ := p.run(t, "rao", "replay", run, "--json")
+	if strings.Contains(state, `"request": "`+evilText) {
+		t.Fatalf("the attacker's request was recorded as the run's request:\n%s", state)
+	}
+	for _, want := range []string{"a run's request is attempt 1", "already has a different request"} {
+		if !strings.Contains(state, want) {
+			t.Errorf("history does not record %q:\n%s", want, state)
+		}
+	}
+}
+
+// TestSubmitRefusesATakenRunID: while a run's request is in the stream, a
+// second request for the same run id is refused by the server.
+func TestSubmitRefusesATakenRunID(t *testing.T) {
+	ctx := context.Background()
+	_, nc, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl := &client{nc: nc, js: js}
+	mk := func(text string) events.Envelope {
+		e, err := events.New("taken", events.KindRequested, 1, "agent/"+text, time.Now(), events.Requested{Request: text, Repo: events.RepoRef{Path: "/" + text}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if err := publishRequested(ctx, cl, mk("first")); err != nil {
+		t.Fatal(err)
+	}
+	// The same message id: de-duplicated by the server, reported as taken.
+	if err := publishRequested(ctx, cl, mk("second")); !errors.Is(err, ErrRunIDTaken) {
+		t.Fatalf("second request with the same message id: %v, want ErrRunIDTaken", err)
+	}
+	// Another publisher got there first with its own message id.
+	raw, err := mk("squatter").Encode(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg(events.KindRequested.Subject("other"))
+	m.Data = []byte(strings.ReplaceAll(string(raw), "taken", "other"))
+	m.Header.Set(events.HeaderMsgID, "squatter-id")
+	if _, err := js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	late, err := events.New("other", events.KindRequested, 1, "agent/late", time.Now(), events.Requested{Request: "late", Repo: events.RepoRef{Path: "/late"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = publishRequested(ctx, cl, late)
+	if !errors.Is(err, ErrRunIDTaken) || !strings.Contains(err.Error(), "already has a request") {
+		t.Fatalf("request for a taken run id: %v, want ErrRunIDTaken", err)
+	}
+}
