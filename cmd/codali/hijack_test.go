@@ -16,7 +16,7 @@ import (
 // TestRunHijackIsRefused is the run-hijack attack end to end: an agent
 // watching requests publishes its own request on a victim's run id, as
 // attempt 2 and as a second attempt 1 (fresh message ids, so no
-// de-duplication). The victim's `submit --wait` must end with its own
+// de-duplication), then a malformed request. The victim's `submit --wait` must end with its own
 // request and change, and the history must record the refused requests.
 func TestRunHijackIsRefused(t *testing.T) {
 	p := startUp(t, fastConfig(t))
@@ -27,8 +27,8 @@ func TestRunHijackIsRefused(t *testing.T) {
 	hijacked := make(chan string, 1)
 	sub, err := nc.Subscribe(events.KindRequested.FilterSubject(), func(m *nats.Msg) {
 		run, _, _ := events.ParseSubject(m.Subject)
-		if strings.Contains(string(m.Data), evilText) {
-			return
+		if !strings.Contains(string(m.Data), "victim's request") {
+			return // the attacker's own publications
 		}
 		for i, attempt := range []int{2, 1} {
 			e, err := events.New(run, events.KindRequested, attempt, "agent/evil", time.Now(), evil)
@@ -43,6 +43,13 @@ func TestRunHijackIsRefused(t *testing.T) {
 			if _, err := js.PublishMsg(context.Background(), msg); err != nil {
 				t.Errorf("attacker publish: %v", err)
 			}
+		}
+		// A malformed request on a claimed run must not end it either.
+		garbage := nats.NewMsg(m.Subject)
+		garbage.Data = []byte(`{"specversion": "1.0", "id": `)
+		garbage.Header.Set(events.HeaderMsgID, run+"-evil-garbage")
+		if _, err := js.PublishMsg(context.Background(), garbage); err != nil {
+			t.Errorf("attacker publish: %v", err)
 		}
 		select {
 		case hijacked <- run:

@@ -76,16 +76,16 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 // (another writer appended first) is transient: the event is redelivered
 // and the steps already stored are skipped.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
-	var steps []audit.Step
+	steps, err := audit.Fold(in)
+	if err != nil {
+		return nil, worker.Permanent(fmt.Errorf("could not fold %s: %w", in.ID, err))
+	}
 	if err := s.claims.Admit(ctx, in); errors.Is(err, events.ErrConflict) {
 		// Not this run's event: recorded as refused, never folded in.
 		steps = []audit.Step{audit.Refuse(in, err)}
 	} else if err != nil {
 		return nil, err // the claims bucket is unreachable: retried
-	} else if steps, err = audit.Fold(in); err != nil {
-		return nil, worker.Permanent(fmt.Errorf("could not fold %s: %w", in.ID, err))
 	}
-	var err error
 	unlock := s.locks.lock(in.RunID())
 	defer unlock()
 	wasRunning := true
