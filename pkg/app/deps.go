@@ -69,7 +69,8 @@ type Deps struct {
 // creates). bundled may be nil when no scripted default is wanted.
 func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script) (*Deps, error) {
 	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
-	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots}
+	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots,
+		AllowedHosts: cfg.Workspace.AllowedHosts}
 	var err error
 	if d.Policy, d.ContractHash, err = LoadGate(cfg); err != nil {
 		return nil, err

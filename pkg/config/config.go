@@ -55,6 +55,11 @@ type Config struct {
 	Events Events `json:"events"`
 	// Memory bounds the project's L1 memory.
 	Memory Memory `json:"memory"`
+	// Projects maps a project id to the repositories (absolute directories,
+	// or URLs) whose runs may name it in options.project; a request naming
+	// any other project is refused (see Project). Relative directories are
+	// resolved against the config file.
+	Projects map[string][]string `json:"projects,omitempty"`
 
 	dir string
 }
@@ -107,6 +112,10 @@ type Workspace struct {
 	// directories inside one of these (after resolving symlinks); other
 	// paths end the run failed. Relative to the config file.
 	AllowedRoots []string `json:"allowedRoots,omitempty"`
+	// AllowedHosts, when not empty, restricts repo.url to these hosts (an
+	// entry "*.example.com" matches every subdomain). With allowedRoots
+	// set, local and file:// URLs must lie inside the roots as well.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
 }
 
 // Librarian bounds the context bundle.
@@ -217,6 +226,14 @@ func Load(path string) (*Config, error) {
 	for i, r := range c.Workspace.AllowedRoots {
 		c.Workspace.AllowedRoots[i] = c.resolve(r)
 	}
+	for name, repos := range c.Projects {
+		for i, r := range repos {
+			if !strings.Contains(r, "://") && !strings.Contains(r, ":") {
+				repos[i] = c.resolve(r)
+			}
+		}
+		c.Projects[name] = repos
+	}
 	for name, p := range c.Providers {
 		p.Script = c.resolve(p.Script)
 		c.Providers[name] = p
@@ -318,6 +335,24 @@ func (c *Config) Validate() error {
 	for i, r := range c.Workspace.AllowedRoots {
 		if r == "" {
 			bad("workspace.allowedRoots[%d] is empty", i)
+		}
+	}
+	for i, h := range c.Workspace.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/: ") {
+			bad("workspace.allowedHosts[%d] %q is not a host name", i, h)
+		}
+	}
+	for name, repos := range c.Projects {
+		if name == "" || len(name) > 512 {
+			bad("projects: project id %q must be 1..512 bytes", name)
+		}
+		if len(repos) == 0 {
+			bad("projects.%s lists no repository", name)
+		}
+		for i, r := range repos {
+			if r == "" {
+				bad("projects.%s[%d] is empty", name, i)
+			}
 		}
 	}
 	for i, p := range c.Redact.Patterns {

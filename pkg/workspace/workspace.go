@@ -27,6 +27,9 @@ type Manager struct {
 	// AllowedRoots, when not empty, are the only directories repository
 	// paths may lie in.
 	AllowedRoots []string
+	// AllowedHosts, when not empty, are the only hosts repository URLs may
+	// name (see CheckRepo).
+	AllowedHosts []string
 }
 
 // CheckPath returns an error wrapping ErrNotAllowed (and ErrRepo) when
@@ -57,6 +60,8 @@ type Workspace struct {
 	Commit string
 	git    string
 	keep   bool
+	// protocols is the GIT_ALLOW_PROTOCOL list of the clone.
+	protocols string
 }
 
 // ExcludedFromChange are paths never part of a change: the agent's
@@ -74,6 +79,9 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	if err := repo.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRepo, err)
 	}
+	if err := m.CheckRepo(repo); err != nil {
+		return nil, err
+	}
 	dir := filepath.Join(m.Root, runID, strconv.Itoa(attempt), role)
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, fmt.Errorf("could not clear workspace %s: %w", dir, err)
@@ -81,7 +89,7 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, fmt.Errorf("could not create workspace root: %w", err)
 	}
-	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep}
+	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep, protocols: cloneProtocols(repo)}
 	if repo.Path != "" {
 		if err := m.CheckPath(repo.Path); err != nil {
 			return nil, err
@@ -184,6 +192,7 @@ func (w *Workspace) runGit(ctx context.Context, dir string, args ...string) (str
 		"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Dir(w.Dir),
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
 		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z",
+		"GIT_ALLOW_PROTOCOL=" + w.allowedProtocols(),
 	}
 	res, err := Run(ctx, dir, full, env, 5*time.Minute, 64<<10)
 	if err != nil {
