@@ -15,8 +15,8 @@ import (
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/codex"
-	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/cognition"
+	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
@@ -509,7 +509,7 @@ func TestProjectIsNotTrustedFromTheRequest(t *testing.T) {
 	}
 	other := copyHello(t)
 	for name, req := range map[string]events.Requested{
-		"another repository":     {Request: helloRequest, Repo: events.RepoRef{Path: other}, Options: events.RunOptions{Project: "hello"}},
+		"another repository":      {Request: helloRequest, Repo: events.RepoRef{Path: other}, Options: events.RunOptions{Project: "hello"}},
 		"an unconfigured project": {Request: helloRequest, Repo: events.RepoRef{Path: repo}, Options: events.RunOptions{Project: "victim"}},
 	} {
 		t.Run(name, func(t *testing.T) {
