@@ -82,7 +82,7 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	if d.Artifacts, err = artifacts.Open(ctx, js); err != nil {
 		return nil, err
 	}
-	if d.Claims, err = runclaim.Open(ctx, js); err != nil {
+	if d.Claims, err = runclaim.Open(ctx, js, runclaim.WithProjects(cfg.Project)); err != nil {
 		return nil, err
 	}
 	kv, err := js.KeyValue(ctx, events.BucketPMState)

@@ -31,16 +31,31 @@ type Claim struct {
 
 // Store reads and writes claims. It is safe for concurrent use.
 type Store struct {
-	kv jetstream.KeyValue
+	kv      jetstream.KeyValue
+	project func(events.Requested) (string, error)
+}
+
+// Option customises a Store.
+type Option func(*Store)
+
+// WithProjects makes Admit also check the project a phase event carries:
+// it must be the one resolve gives for the run's request (config.Project),
+// so no event can point a run at another project's state.
+func WithProjects(resolve func(events.Requested) (string, error)) Option {
+	return func(s *Store) { s.project = resolve }
 }
 
 // Open binds the codali-requests bucket (created by bus.Provision).
-func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
+func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, error) {
 	kv, err := js.KeyValue(ctx, events.BucketRequests)
 	if err != nil {
 		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketRequests, err)
 	}
-	return &Store{kv: kv}, nil
+	s := &Store{kv: kv}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // Get returns the claim of a run; ok is false when the run id is not
@@ -84,7 +99,10 @@ func (s *Store) Admit(ctx context.Context, e events.Envelope) error {
 		return err
 	}
 	if ok {
-		return events.CheckBelongs(e, c.Digest)
+		if err := events.CheckBelongs(e, c.Digest); err != nil {
+			return err
+		}
+		return s.checkProject(e)
 	}
 	switch kind {
 	case events.KindRequested:
@@ -124,4 +142,26 @@ func (s *Store) claim(ctx context.Context, e events.Envelope, digest string) err
 		return fmt.Errorf("could not claim run %s: %w", e.RunID(), err)
 	}
 	return events.CheckBelongs(e, c.Digest)
+}
+
+// checkProject compares a phase event's project with its request's.
+func (s *Store) checkProject(e events.Envelope) error {
+	if s.project == nil {
+		return nil
+	}
+	if k, _ := e.Kind(); k == events.KindRequested {
+		return nil
+	}
+	run := events.RunOf(e)
+	if run.Project == "" {
+		return nil // not resolved yet (a failed event of an unreadable request)
+	}
+	want, err := s.project(run.Request)
+	if err != nil {
+		return fmt.Errorf("%w: %s event of run %s: %w", events.ErrConflict, e.Type, e.RunID(), err)
+	}
+	if run.Project != want {
+		return fmt.Errorf("%w: %s event of run %s carries project %q, its request's project is %q", events.ErrConflict, e.Type, e.RunID(), run.Project, want)
+	}
+	return nil
 }

@@ -101,3 +101,36 @@ func TestConcurrentRequestsOneWinner(t *testing.T) {
 		t.Fatalf("%d requests admitted for one run id, want 1", admitted)
 	}
 }
+
+func TestAdmitChecksTheProject(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(r events.Requested) (string, error) { return "proj-of-" + r.Repo.Path, nil }
+	s, err := runclaim.Open(ctx, js, runclaim.WithProjects(resolve))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	req := events.Requested{Request: "x", Repo: events.RepoRef{Path: "/srv/a"}}
+	mk := func(kind events.Kind, data any) events.Envelope {
+		e, err := events.New("p1", kind, 1, "test", now, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if err := s.Admit(ctx, mk(events.KindRequested, req)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Admit(ctx, mk(events.KindPlan, events.PlanData{Run: events.Run{Request: req, Project: "proj-of-/srv/a"}})); err != nil {
+		t.Fatalf("own project: %v", err)
+	}
+	err = s.Admit(ctx, mk(events.KindPlan, events.PlanData{Run: events.Run{Request: req, Project: "victim"}}))
+	if !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("another project: %v, want ErrConflict", err)
+	}
+}
