@@ -38,7 +38,7 @@ func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 	fs.BoolVar(&o.asJSON, "json", false, "print the terminal event (with --wait) or the run id as JSON")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "with --wait: give up after this long (exit 2)")
 	fs.IntVar(&o.maxRetries, "max-retries", -1, "critic→architect retries for this run (0: none; default: the configured limits.maxRetries)")
-	fs.StringVar(&o.project, "project", "", "project id whose state the run uses (default: derived from the repo)")
+	fs.StringVar(&o.project, "project", "", "project id whose state the run uses (default: derived from the repo; another id must be configured for this repo under projects)")
 	fs.StringVar(&o.requireIntegrity, "require-integrity", "", "with --wait: exit 1 unless the run passed with at least this integrity (green or amber)")
 	pos, code, ok := parse(fs, args)
 	if !ok {
