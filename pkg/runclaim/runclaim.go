@@ -153,8 +153,10 @@ func (s *Store) checkProject(e events.Envelope) error {
 		return nil
 	}
 	run := events.RunOf(e)
-	if run.Project == "" {
-		return nil // not resolved yet (a failed event of an unreadable request)
+	if run.Project == "" || run.Request.IsZero() {
+		// Not resolved yet, or a failed event carrying no request (an
+		// unreadable event, an operator cancel): CheckBelongs accepted it.
+		return nil
 	}
 	want, err := s.project(run.Request)
 	if err != nil {
