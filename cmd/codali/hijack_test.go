@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +136,35 @@ func TestSubmitRefusesATakenRunID(t *testing.T) {
 	err = publishRequested(ctx, cl, late)
 	if !errors.Is(err, ErrRunIDTaken) || !strings.Contains(err.Error(), "already has a request") {
 		t.Fatalf("request for a taken run id: %v, want ErrRunIDTaken", err)
+	}
+}
+
+// TestURLRunPassesWithItsClaim: a repository given by URL is pinned to
+// the indexed commit for the later phases; the run still belongs to its
+// request (the pin is not a change of request) and passes.
+func TestURLRunPassesWithItsClaim(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	src := t.TempDir()
+	if err := os.CopyFS(src, os.DirFS(helloRepo(t))); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	p := startUp(t, fastConfig(t))
+	code, out, errOut := p.run(t, "submit", "--url", "file://"+src, "--ref", "main", "--wait", "--json", "--timeout", "2m", "url run")
+	if code != exitOK {
+		t.Fatalf("submit --url: %d %s %s\n%s", code, out, errOut, p.log.String())
+	}
+	_, v := decodeTerminal(t, out)
+	if v.Run.Request.Repo.Ref != "main" || len(v.Run.Commit) != 40 {
+		t.Fatalf("request %+v, pinned commit %q", v.Run.Request.Repo, v.Run.Commit)
 	}
 }

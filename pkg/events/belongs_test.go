@@ -74,3 +74,17 @@ func TestCheckBelongs(t *testing.T) {
 		})
 	}
 }
+
+func TestRunRepoUsesThePinnedCommit(t *testing.T) {
+	url := events.Run{Request: events.Requested{Repo: events.RepoRef{URL: "https://h/r.git", Ref: "main"}}, Commit: "0123456789012345678901234567890123456789"}
+	if got := url.Repo(); got.Ref != url.Commit || got.URL != "https://h/r.git" {
+		t.Fatalf("pinned repo %+v", got)
+	}
+	if url.Request.Repo.Ref != "main" {
+		t.Fatal("Repo changed the request")
+	}
+	path := events.Run{Request: events.Requested{Repo: events.RepoRef{Path: "/srv/r"}}, Commit: "abc"}
+	if got := path.Repo(); got.Ref != "" || got.Path != "/srv/r" {
+		t.Fatalf("a path repository got a ref: %+v", got)
+	}
+}

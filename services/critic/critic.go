@@ -76,7 +76,7 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		}
 		return nil, "", err
 	}
-	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Request.Repo)
+	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Repo())
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
 			return nil, "", worker.Permanent(err)

@@ -73,7 +73,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		root = ws.Dir
 		// Every later phase works on the commit indexed here, even if the
 		// branch moves during the run.
-		run.Request.Repo.Ref = ws.Commit
+		run.Commit = ws.Commit
 	}
 	idx, err := index.Scan(root, index.Limits{MaxFiles: cfg.Librarian.MaxFiles, MaxFileBytes: cfg.Librarian.MaxFileBytes,
 		// Files the policy protects never reach a bundle.

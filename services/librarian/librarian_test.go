@@ -326,7 +326,10 @@ func TestHandleProducesContext(t *testing.T) {
 				if out.Run.Request.Repo.URL != req.Repo.URL || out.Run.Project != config.DerivedProject(req.Repo) {
 					t.Errorf("run %+v", out.Run)
 				}
-				if ref := out.Run.Request.Repo.Ref; len(ref) != 40 || ref == "main" {
+				if out.Run.Request.Repo.Ref != "main" {
+					t.Errorf("the request was changed: ref %q", out.Run.Request.Repo.Ref)
+				}
+				if ref := out.Run.Repo().Ref; len(ref) != 40 || ref != out.Run.Commit {
 					t.Errorf("ref %q: the branch must be pinned to the indexed commit", ref)
 				}
 				entries, err := os.ReadDir(d.Config.Workspace.Root)
