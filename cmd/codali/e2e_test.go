@@ -495,7 +495,9 @@ func TestOperatorCancelEndsRunOnce(t *testing.T) {
 	p := startUp(t, filepath.Join(dir, "codali.config.json"))
 	_, js := p.js(t)
 	count := terminals(t, js)
-	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "slow run")
+	// The request carries a secret: the recorded request is redacted, and
+	// the cancel must still be accepted as this run's.
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "slow run, token=s3cr3t-value")
 	if code != exitOK {
 		t.Fatalf("submit: %d %s", code, errOut)
 	}

@@ -33,6 +33,10 @@ type follower struct {
 type subscription struct {
 	sub *nats.Subscription
 	ch  chan *nats.Msg
+	// digest, when set, is the digest of the run's request: events of the
+	// run's subjects that carry another request (someone publishing on
+	// this run's subjects) are ignored, never taken as the run's end.
+	digest string
 }
 
 func subscribeRun(cl *client, runID string) (*subscription, error) {
@@ -92,6 +96,12 @@ func (s *subscription) wait(ctx context.Context, f *follower, timeout time.Durat
 			if err != nil {
 				f.println(fmt.Sprintf("(ignoring an invalid event on %s: %v)", m.Subject, err))
 				continue
+			}
+			if s.digest != "" {
+				if err := events.CheckBelongs(env, s.digest); err != nil {
+					f.println(fmt.Sprintf("(ignoring %s from %s: %v)", env.ID, env.Source, err))
+					continue
+				}
 			}
 			f.event(env)
 			if k, _ := env.Kind(); k.Terminal() {

@@ -39,15 +39,16 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"up":      {"run the whole pipeline on an embedded NATS JetStream server", cmdUp},
-		"submit":  {"submit a coding request (and optionally wait for its verdict)", cmdSubmit},
-		"runs":    {"list recent runs with their status", cmdRuns},
-		"watch":   {"follow one run until it ends", cmdWatch},
-		"rao":     {"audit history: replay, show, diff, verify, stats, audit, override", cmdRAO},
-		"codex":   {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
-		"context": {"print the context bundle the librarian would build for a request", cmdContext},
-		"bench":   {"load-test a pipeline: runs/s, latency and where the time goes", cmdBench},
-		"version": {"print the version", cmdVersion},
+		"up":        {"run the whole pipeline on an embedded NATS JetStream server", cmdUp},
+		"submit":    {"submit a coding request (and optionally wait for its verdict)", cmdSubmit},
+		"provision": {"create or update the streams, buckets and consumers (the provisioning identity's job)", cmdProvision},
+		"runs":      {"list recent runs with their status", cmdRuns},
+		"watch":     {"follow one run until it ends", cmdWatch},
+		"rao":       {"audit history: replay, show, diff, verify, stats, audit, override", cmdRAO},
+		"codex":     {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
+		"context":   {"print the context bundle the librarian would build for a request", cmdContext},
+		"bench":     {"load-test a pipeline: runs/s, latency and where the time goes", cmdBench},
+		"version":   {"print the version", cmdVersion},
 	}
 }
 

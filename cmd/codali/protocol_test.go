@@ -28,7 +28,8 @@ func TestAgentProtocolFromREADME(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sub.Unsubscribe() //nolint:errcheck
-	// 2. Publish the request with Nats-Msg-Id = <run_id>.requested.1.
+	// 2. Publish the request with Nats-Msg-Id = <run_id>.requested.1 and
+	// Nats-Expected-Last-Subject-Sequence = 0 (one request per run id).
 	request := map[string]any{
 		"specversion": "1.0", "id": runID + ".requested.1", "source": "agent/protocol-test",
 		"type": "dev.codali.run.requested", "subject": runID, "time": time.Now().UTC().Format(time.RFC3339Nano),
@@ -39,6 +40,7 @@ func TestAgentProtocolFromREADME(t *testing.T) {
 	msg := nats.NewMsg("codali.run." + runID + ".requested")
 	msg.Data = body
 	msg.Header.Set("Nats-Msg-Id", runID+".requested.1")
+	msg.Header.Set("Nats-Expected-Last-Subject-Sequence", "0")
 	if err := nc.PublishMsg(msg); err != nil {
 		t.Fatal(err)
 	}

@@ -583,10 +583,10 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 	// as an override.
 	data := events.VerdictData{Status: events.StatusFailed, Phase: "operator", Reason: fmt.Sprintf("cancelled by %s: %s", orDash(by), reason),
 		Attempts: max(st.Attempt, 1), Integrity: events.IntegrityRed}
-	if st.Request != nil {
-		data.Run.Request = *st.Request
-		data.Run.Project = st.Project
-	}
+	// The recorded request is redacted, so it is not the run's request
+	// byte for byte: the cancel carries none (a failed event without a
+	// request belongs to any run) and only the project.
+	data.Run.Project = st.Project
 	env, err := events.New(runID, events.KindFailed, max(st.Attempt, 1), audit.OperatorSource, time.Now(), data)
 	if err != nil {
 		e.c.errorf("rao override: %v", err)

@@ -39,7 +39,7 @@ func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 	fs.BoolVar(&o.asJSON, "json", false, "print the terminal event (with --wait) or the run id as JSON")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "with --wait: give up after this long (exit 2)")
 	fs.IntVar(&o.maxRetries, "max-retries", -1, "critic→architect retries for this run (0: none; default: the configured limits.maxRetries)")
-	fs.StringVar(&o.project, "project", "", "project id whose state the run uses (default: derived from the repo)")
+	fs.StringVar(&o.project, "project", "", "project id whose state the run uses (default: derived from the repo; another id must be configured for this repo under projects)")
 	fs.StringVar(&o.requireIntegrity, "require-integrity", "", "with --wait: exit 1 unless the run passed with at least this integrity (green or amber)")
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -137,6 +137,7 @@ func (c *cli) submit(ctx context.Context, o submitOptions, data events.Requested
 			return exitFailure
 		}
 		defer sub.close()
+		sub.digest = data.Digest()
 	}
 	if err := publishRequested(ctx, cl, env); err != nil {
 		c.errorf("submit: %v", err)
@@ -182,8 +183,30 @@ func publishRequested(ctx context.Context, cl *client, env events.Envelope) erro
 		}
 		return fmt.Errorf("could not reach JetStream: %w", err)
 	}
-	return publishEvent(ctx, cl, env)
+	raw, err := env.Encode(events.DefaultMaxEventBytes)
+	if err != nil {
+		return err
+	}
+	m := nats.NewMsg(events.KindRequested.Subject(env.RunID()))
+	m.Data = raw
+	m.Header.Set(events.HeaderMsgID, env.ID)
+	// A run id takes one request: the server refuses this one if the
+	// run's subject already holds a request.
+	ack, err := cl.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(0))
+	switch {
+	case bus.IsWrongLastSequence(err):
+		return fmt.Errorf("%w: run %s already has a request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
+	case err != nil:
+		return fmt.Errorf("could not publish %s: %w", env.ID, err)
+	case ack.Duplicate:
+		// The server kept an earlier request with this message id.
+		return fmt.Errorf("%w: run %s already has a request (duplicate message id %s); submit again (a new run id)", ErrRunIDTaken, env.RunID(), env.ID)
+	}
+	return nil
 }
+
+// ErrRunIDTaken: a request was published for a run id that already has one.
+var ErrRunIDTaken = errors.New("run id already taken")
 
 // publishEvent publishes an event with its deterministic message id.
 func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {

@@ -25,6 +25,7 @@ import (
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
+	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/codali-dev/codali/pkg/sandbox"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/nats-io/nats.go/jetstream"
@@ -59,6 +60,9 @@ type Deps struct {
 	Redactor *redact.Redactor
 	// PM is the project state store (goal tree and L1 memory).
 	PM *pmstate.Store
+	// Claims says which request each run id belongs to; every phase admits
+	// only the events of a run's recorded request.
+	Claims *runclaim.Store
 	// Bundled is the bundled example script of the scripted provider.
 	Bundled *llm.Script
 	// Docdex is the Docdex daemon's client, nil when no daemon is
@@ -83,7 +87,7 @@ type Deps struct {
 func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script) (*Deps, error) {
 	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
 	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots,
-		MaxBases: cfg.Workspace.MaxBases}
+		MaxBases: cfg.Workspace.MaxBases, AllowedHosts: cfg.Workspace.AllowedHosts}
 	var err error
 	if d.Sandbox, err = NewSandbox(cfg); err != nil {
 		return nil, err
@@ -100,6 +104,9 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
 	if d.Artifacts, err = artifacts.Open(ctx, js); err != nil {
+		return nil, err
+	}
+	if d.Claims, err = runclaim.Open(ctx, js, runclaim.WithProjects(cfg.Project)); err != nil {
 		return nil, err
 	}
 	kv, err := js.KeyValue(ctx, events.BucketPMState)

@@ -61,8 +61,12 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			}
 			return fmt.Errorf("could not start %s: %w", c.Name, err)
 		}
+		var guard worker.Guard
 		if c.Name != events.ServiceRecorder {
 			h = skipEnded(runs, d.Log, c.Name, h)
+			if d.Claims != nil {
+				guard = d.Claims // the recorder records refusals instead
+			}
 		}
 		rt, err := worker.New(d.JS, worker.Config{
 			Service:         c.Name,
@@ -72,6 +76,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			EndRunOnFailure: c.Name != events.ServiceRecorder,
 			CompleteFailure: d.completeFailure(c.Name),
 			Concurrency:     concurrencyFor(c.Name),
+			Guard:           guard,
 		}, h, worker.WithLogger(d.Log), worker.WithMetrics(metrics), worker.WithClock(d.Now))
 		if err != nil {
 			return fmt.Errorf("could not configure %s: %w", c.Name, err)

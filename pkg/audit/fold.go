@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -22,6 +24,43 @@ type Step struct {
 	// PMRev is the project state revision the event saw, if known.
 	PMRev  uint64
 	Mutate func(*State)
+	// Check, when set on an event's first step, decides against the run's
+	// state whether the event belongs to the run; when it does not, the
+	// recorder records Refuse(reason) in place of the event's steps.
+	Check func(*State) error
+	// Refuse builds the step recording the event's refusal.
+	Refuse func(reason error) Step
+}
+
+// Refuse is the step recording that e was refused because it does not
+// belong to its run (for instance a second request for the run id). The
+// run's state is unchanged but for the refusal.
+func Refuse(e events.Envelope, reason error) Step {
+	ts := e.Time.UTC().Format("2006-01-02T15:04:05Z")
+	// The cause names the refused content, not only its id: a forged event
+	// may reuse the id of the run's own event, which must still be recorded.
+	sum := sha256.Sum256(e.Data)
+	return Step{
+		Cause: e.ID + "#refused-" + hex.EncodeToString(sum[:8]), Kind: rao.KindRun,
+		Summary: fmt.Sprintf("refused %s from %s: %s", e.ID, oneLine(e.Source, 60), oneLine(reason.Error(), 160)),
+		Mutate: func(s *State) {
+			s.Refused = append(s.Refused, Refusal{Event: e.ID, Source: e.Source, Reason: oneLine(reason.Error(), 300), TS: ts})
+		},
+	}
+}
+
+// belongs checks e against the run's recorded request: a request must be
+// attempt 1, and once the run has a request every event must carry it.
+func belongs(e events.Envelope) func(*State) error {
+	return func(s *State) error {
+		if s.RequestDigest == "" {
+			if k, _ := e.Kind(); k == events.KindRequested && e.Attempt != 1 {
+				return fmt.Errorf("%w: a run's request is attempt 1, got attempt %d for run %s", events.ErrConflict, e.Attempt, e.RunID())
+			}
+			return nil
+		}
+		return events.CheckBelongs(e, s.RequestDigest)
+	}
 }
 
 // OperatorSource is the CloudEvents source of operator actions (cancel).
@@ -32,7 +71,22 @@ const OperatorSource = "codali/operator"
 // `run` step for the change; a `failed` event from an operator becomes an
 // `override` step. It returns an error for an event whose data cannot be
 // decoded.
+//
+// The event's first step carries a check against the run's recorded
+// request (see Step.Check): a second request, a request with an attempt
+// other than 1, or a phase event carrying another request is recorded as
+// refused and changes nothing else.
 func Fold(e events.Envelope) ([]Step, error) {
+	steps, err := fold(e)
+	if err != nil || len(steps) == 0 {
+		return steps, err
+	}
+	steps[0].Check = belongs(e)
+	steps[0].Refuse = func(reason error) Step { return Refuse(e, reason) }
+	return steps, nil
+}
+
+func fold(e events.Envelope) ([]Step, error) {
 	kind, err := e.Kind()
 	if err != nil {
 		return nil, err
@@ -62,7 +116,10 @@ func Fold(e events.Envelope) ([]Step, error) {
 			base.Summary = "invalid request received: " + oneLine(err.Error(), 100)
 		}
 		base.Mutate = func(s *State) {
-			s.Request, s.Phase, s.Attempt = &d, "requested", 1
+			if s.Request == nil {
+				s.Request, s.RequestDigest = &d, d.Digest()
+			}
+			s.Phase, s.Attempt = "requested", 1
 		}
 		return []Step{base}, nil
 	case events.KindContext:
@@ -83,7 +140,7 @@ func Fold(e events.Envelope) ([]Step, error) {
 			withRun(s)
 			if s.Request == nil {
 				req := d.Run.Request
-				s.Request = &req
+				s.Request, s.RequestDigest = &req, req.Digest()
 			}
 			s.Phase = events.ServiceLibrarian
 			var calls []events.ToolExecution

@@ -142,7 +142,19 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		return "", State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
 	before := st.Status
+	refusing := false
 	for _, step := range steps {
+		// An event's first step carries its check (see Fold); steps may hold
+		// several events (earlier events of the run folded first), each
+		// judged against the state its predecessors left.
+		if step.Check != nil {
+			refusing = false
+			if err := step.Check(&st); err != nil && step.Refuse != nil {
+				step, refusing = step.Refuse(err), true
+			}
+		} else if refusing {
+			continue
+		}
 		if st.HasCause(step.Cause) {
 			continue
 		}

@@ -23,18 +23,25 @@ const (
 // State is a run's state document: what the RAO history records, one
 // delta at a time.
 type State struct {
-	RunID     string            `json:"run_id"`
-	Project   string            `json:"project,omitempty"`
-	Status    string            `json:"status"`
-	Phase     string            `json:"phase,omitempty"`
-	Attempt   int               `json:"attempt"`
-	Request   *events.Requested `json:"request,omitempty"`
-	Context   *ContextSummary   `json:"context,omitempty"`
-	Attempts  []Attempt         `json:"attempts"`
-	Verdict   *Verdict          `json:"verdict,omitempty"`
-	Codex     string            `json:"codex,omitempty"`
-	Overrides []Override        `json:"overrides"`
-	Notes     []Note            `json:"notes"`
+	RunID   string            `json:"run_id"`
+	Project string            `json:"project,omitempty"`
+	Status  string            `json:"status"`
+	Phase   string            `json:"phase,omitempty"`
+	Attempt int               `json:"attempt"`
+	Request *events.Requested `json:"request,omitempty"`
+	// RequestDigest is the digest of the run's request (taken before
+	// redaction): every later event must carry the same request.
+	RequestDigest string          `json:"request_digest,omitempty"`
+	Context       *ContextSummary `json:"context,omitempty"`
+	Attempts      []Attempt       `json:"attempts"`
+	Verdict       *Verdict        `json:"verdict,omitempty"`
+	Codex         string          `json:"codex,omitempty"`
+	Overrides     []Override      `json:"overrides"`
+	Notes         []Note          `json:"notes"`
+	// Refused lists the events that did not belong to the run (a second
+	// request for its id, another request's phase event): recorded, never
+	// folded in.
+	Refused []Refusal `json:"refused,omitempty"`
 	// Causes lists the pipeline events and operator actions already folded
 	// in, so redeliveries are recognised even after compaction.
 	Causes []string `json:"causes"`
@@ -87,6 +94,18 @@ type Verdict struct {
 type Override struct {
 	Action string `json:"action"`
 	By     string `json:"by"`
+	Reason string `json:"reason"`
+	TS     string `json:"ts"`
+}
+
+// Refusal records an event that was refused because it does not belong
+// to the run.
+type Refusal struct {
+	// Event is the refused event's id.
+	Event string `json:"event"`
+	// Source is its CloudEvents source (who published it).
+	Source string `json:"source"`
+	// Reason says why it was refused.
 	Reason string `json:"reason"`
 	TS     string `json:"ts"`
 }

@@ -36,6 +36,10 @@ type EmbeddedConfig struct {
 	ClusterPort int
 	// Routes are the other members' route URLs, nats-route://host:port.
 	Routes []string
+	// ConfigFile, when set, is a nats-server configuration file (accounts,
+	// users and their permissions) read first; the fields above override
+	// its listen address, store and payload settings.
+	ConfigFile string
 }
 
 func (c *EmbeddedConfig) setDefaults() {
@@ -92,16 +96,16 @@ func StartEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	opts := &server.Options{
-		ServerName: cfg.ServerName,
-		Host:       cfg.Host,
-		Port:       cfg.Port,
-		JetStream:  true,
-		StoreDir:   cfg.StoreDir,
-		MaxPayload: cfg.MaxPayload,
-		NoSigs:     true,
-		NoLog:      true,
+	opts := &server.Options{}
+	if cfg.ConfigFile != "" {
+		var err error
+		if opts, err = server.ProcessConfigFile(cfg.ConfigFile); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrInvalidConfig, cfg.ConfigFile, err)
+		}
 	}
+	opts.ServerName, opts.Host, opts.Port = cfg.ServerName, cfg.Host, cfg.Port
+	opts.JetStream, opts.StoreDir, opts.MaxPayload = true, cfg.StoreDir, cfg.MaxPayload
+	opts.NoSigs, opts.NoLog = true, true
 	if cfg.ClusterName != "" {
 		opts.Cluster = server.ClusterOpts{Name: cfg.ClusterName, Host: cfg.Host, Port: cfg.ClusterPort}
 		for _, r := range cfg.Routes {

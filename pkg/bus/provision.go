@@ -199,6 +199,12 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 	}); err != nil {
 		return fmt.Errorf("could not provision bucket %s: %w", events.BucketRuns, err)
 	}
+	if err := t.bucket(ctx, js, events.BucketRequests, jetstream.KeyValueConfig{
+		Bucket: events.BucketRequests, Description: "Codali run ids and the digest of the request that claimed each", History: 1,
+		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
+	}); err != nil {
+		return fmt.Errorf("could not provision bucket %s: %w", events.BucketRequests, err)
+	}
 	if !t.Update {
 		if _, err := js.ObjectStore(ctx, events.BucketArtifacts); err == nil {
 			return nil

@@ -63,6 +63,11 @@ type Config struct {
 	// Docdex, when set, points the librarian, the builder's retrieval
 	// tools and the memory hooks at a Docdex daemon (see docdex.go).
 	Docdex *Docdex `json:"docdex,omitempty"`
+	// Projects maps a project id to the repositories (absolute directories,
+	// or URLs) whose runs may name it in options.project; a request naming
+	// any other project is refused (see Project). Relative directories are
+	// resolved against the config file.
+	Projects map[string][]string `json:"projects,omitempty"`
 
 	dir string
 }
@@ -118,6 +123,10 @@ type Workspace struct {
 	// MaxBases bounds the prepared repository states cached under
 	// Root/.bases (the least recently used go first). Default 32.
 	MaxBases int `json:"maxBases,omitempty"`
+	// AllowedHosts, when not empty, restricts repo.url to these hosts (an
+	// entry "*.example.com" matches every subdomain). With allowedRoots
+	// set, local and file:// URLs must lie inside the roots as well.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
 }
 
 // Sandbox configures command isolation. In the file it is either a mode
@@ -269,6 +278,14 @@ func Load(path string) (*Config, error) {
 	for i, r := range c.Workspace.AllowedRoots {
 		c.Workspace.AllowedRoots[i] = c.resolve(r)
 	}
+	for name, repos := range c.Projects {
+		for i, r := range repos {
+			if !strings.Contains(r, "://") && !strings.Contains(r, ":") {
+				repos[i] = c.resolve(r)
+			}
+		}
+		c.Projects[name] = repos
+	}
 	for name, p := range c.Providers {
 		p.Script = c.resolve(p.Script)
 		c.Providers[name] = p
@@ -382,6 +399,24 @@ func (c *Config) Validate() error {
 	for i, r := range c.Workspace.AllowedRoots {
 		if r == "" {
 			bad("workspace.allowedRoots[%d] is empty", i)
+		}
+	}
+	for i, h := range c.Workspace.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/: ") {
+			bad("workspace.allowedHosts[%d] %q is not a host name", i, h)
+		}
+	}
+	for name, repos := range c.Projects {
+		if name == "" || len(name) > 512 {
+			bad("projects: project id %q must be 1..512 bytes", name)
+		}
+		if len(repos) == 0 {
+			bad("projects.%s lists no repository", name)
+		}
+		for i, r := range repos {
+			if r == "" {
+				bad("projects.%s[%d] is empty", name, i)
+			}
 		}
 	}
 	for i, p := range c.Redact.Patterns {

@@ -37,6 +37,11 @@ const (
 	// BucketRuns is the key-value bucket holding one summary per run, kept by
 	// the recorder for `codali runs`.
 	BucketRuns = "codali-runs"
+	// BucketRequests is the key-value bucket holding, per run id, the
+	// digest of the request the run was started with: the first accepted
+	// `requested` claims the run id, and every later event of the run must
+	// carry that request.
+	BucketRequests = "codali-requests"
 )
 
 // Service (and durable consumer) names.

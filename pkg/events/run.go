@@ -107,7 +107,22 @@ type Run struct {
 	Failures []string `json:"failures,omitempty"`
 	// Codex is the run's current RL4-CODEX payload.
 	Codex string `json:"codex,omitempty"`
+	// Commit is the commit a URL repository was pinned to by the librarian:
+	// later phases check out exactly this commit (see Repo), even if the
+	// request's ref moves during the run. The request itself is unchanged,
+	// so every event still carries the run's request.
+	Commit string `json:"commit,omitempty"`
 	// PMRev is the revision of the project state (in the codali-pm bucket)
 	// after the last phase that changed it; audit events carry it as pm_rev.
 	PMRev uint64 `json:"pm_rev,omitempty"`
+}
+
+// Repo is the repository the phases work on: the request's, with a URL
+// repository's ref replaced by the pinned commit.
+func (r Run) Repo() RepoRef {
+	repo := r.Request.Repo
+	if r.Commit != "" && repo.URL != "" {
+		repo.Ref = r.Commit
+	}
+	return repo
 }

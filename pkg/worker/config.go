@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -45,6 +46,22 @@ type Config struct {
 	// the runtime publishes (for instance with the run's RL4-CODEX payload
 	// at integrity red) before it is sent.
 	CompleteFailure func(runID string, attempt int, v *events.VerdictData)
+	// Guard, when set, decides whether each event belongs to its run
+	// before the handler sees it (runclaim.Store). A refused event is
+	// dead-lettered with the reason and never ends or changes its run.
+	Guard Guard
+}
+
+// Guard decides whether an event belongs to its run.
+type Guard interface {
+	// Admit returns nil for an event of its run, an error wrapping
+	// events.ErrConflict for one that is not (refused), and any other
+	// error when it cannot tell yet (retried).
+	Admit(ctx context.Context, e events.Envelope) error
+	// Claimed reports whether a request was accepted for the run: a
+	// malformed request on a claimed run is then refused instead of ending
+	// the run.
+	Claimed(ctx context.Context, runID string) (bool, error)
 }
 
 // Backoff is an exponential backoff: the n-th redelivery waits about

@@ -13,6 +13,9 @@ const (
 	outcomePermanent  = "permanent"
 	outcomeDeadLetter = "dead_letter"
 	outcomeMalformed  = "malformed"
+	// outcomeRefused: the event does not belong to its run (a second
+	// request for a run id, or another request's phase event).
+	outcomeRefused = "refused"
 )
 
 // Metrics are the Prometheus collectors the runtime updates. One Metrics
@@ -33,7 +36,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		handled: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "codali", Name: "events_handled_total",
-			Help: "Events handled, by service, event kind and outcome (ok, transient, permanent, dead_letter, malformed).",
+			Help: "Events handled, by service, event kind and outcome (ok, transient, permanent, dead_letter, malformed, refused).",
 		}, []string{"service", "event", "outcome"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "codali", Name: "handler_failures_total",

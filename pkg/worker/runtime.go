@@ -248,6 +248,21 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 	d.env, d.kind = env, kind
 	log = log.With("run_id", env.RunID(), "event", string(kind), "attempt", env.Attempt)
 
+	if r.cfg.Guard != nil {
+		if err := r.cfg.Guard.Admit(ctx, env); err != nil {
+			if errors.Is(err, events.ErrConflict) {
+				r.refuse(ctx, log, d, err)
+				return
+			}
+			if deliveries >= uint64(r.cfg.MaxDeliver) {
+				r.deadLetter(ctx, log, d, fmt.Sprintf("gave up after %d deliveries: could not check the event belongs to its run: %v", deliveries, err))
+				return
+			}
+			r.retryLater(log, d, fmt.Errorf("could not check the event belongs to its run: %w", err))
+			return
+		}
+	}
+
 	if deliveries > uint64(r.cfg.MaxDeliver) {
 		r.deadLetter(ctx, log, d, fmt.Sprintf("delivered %d times (max %d) without completing: the handler crashed or timed out", deliveries, r.cfg.MaxDeliver))
 		return
@@ -435,6 +450,20 @@ func (r *Runtime) rejectMalformed(ctx context.Context, log *slog.Logger, d deliv
 	if errors.As(cause, &de) {
 		runID = de.RunID
 	}
+	if runID != "" && r.cfg.Guard != nil {
+		if _, kind, err := events.ParseSubject(d.msg.Subject()); err == nil && kind == events.KindRequested {
+			claimed, err := r.cfg.Guard.Claimed(ctx, runID)
+			if err != nil {
+				r.retryLater(log, d, fmt.Errorf("could not check whether run %s has a request: %w", runID, err))
+				return
+			}
+			if claimed {
+				// Someone else's run: a malformed second request must not end it.
+				r.refuse(ctx, log, d, fmt.Errorf("%w: run %s already has a request; this one is malformed: %w", events.ErrConflict, runID, cause))
+				return
+			}
+		}
+	}
 	if runID == "" || !r.cfg.EndRunOnFailure {
 		if err := r.publishDeadLetter(ctx, d, cause.Error()); err != nil {
 			r.retryLater(log, d, err)
@@ -454,6 +483,19 @@ func (r *Runtime) rejectMalformed(ctx context.Context, log *slog.Logger, d deliv
 	r.count(d.kind, outcomeMalformed)
 	r.failure(outcomeMalformed)
 	log.Error("malformed event; run ended", "run_id", runID, "err", cause)
+}
+
+// refuse dead-letters an event that does not belong to its run, without
+// ending or changing the run, and terminates the message.
+func (r *Runtime) refuse(ctx context.Context, log *slog.Logger, d delivery, cause error) {
+	if err := r.publishDeadLetter(ctx, d, "refused: "+cause.Error()); err != nil {
+		r.retryLater(log, d, err)
+		return
+	}
+	_ = d.msg.Term()
+	r.count(d.kind, outcomeRefused)
+	r.failure(outcomeRefused)
+	log.Warn("event refused: it does not belong to its run", "err", cause)
 }
 
 // deadLetter copies the message to the dead-letter subject with the reason,

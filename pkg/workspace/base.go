@@ -124,7 +124,7 @@ func (m *Manager) urlBase(ctx context.Context, root string, repo events.RepoRef)
 	defer func() { _ = os.RemoveAll(scratch) }()
 	work, cloneDir := filepath.Join(scratch, "work"), filepath.Join(scratch, "git")
 	const small = 64 << 10
-	g := gitRun{git: m.git(), scratch: scratch}
+	g := gitRun{git: m.git(), scratch: scratch, protocols: cloneProtocols(repo)}
 	if _, err := g.run(ctx, scratch, small, "clone", "--quiet", "--no-recurse-submodules", "--separate-git-dir="+cloneDir, "--", repo.URL, work); err != nil {
 		return nil, fmt.Errorf("%w: %w: %s: %w", ErrRepo, ErrClone, repo.URL, err)
 	}

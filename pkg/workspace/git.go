@@ -39,6 +39,9 @@ type gitRun struct {
 	gitDir   string // GIT_DIR; empty for none (clone)
 	workTree string // GIT_WORK_TREE, with gitDir
 	scratch  string // HOME and XDG_CONFIG_HOME
+	// protocols is the GIT_ALLOW_PROTOCOL list (see cloneProtocols);
+	// empty means the remote transports only.
+	protocols string
 }
 
 // run runs git in dir with gitSafeConfig, no user or system configuration
@@ -55,6 +58,7 @@ func (g gitRun) run(ctx context.Context, dir string, limit int64, args ...string
 		"PATH=" + os.Getenv("PATH"), "HOME=" + g.scratch, "XDG_CONFIG_HOME=" + g.scratch,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
 		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z",
+		"GIT_ALLOW_PROTOCOL=" + g.allowedProtocols(),
 	}
 	if g.gitDir != "" {
 		cmd.Env = append(cmd.Env, "GIT_DIR="+g.gitDir, "GIT_WORK_TREE="+g.workTree)

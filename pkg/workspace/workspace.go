@@ -31,6 +31,9 @@ type Manager struct {
 	// MaxBases bounds the cached bases (prepared repository states) kept
 	// under Root/.bases; default DefaultMaxBases.
 	MaxBases int
+	// AllowedHosts, when not empty, are the only hosts repository URLs may
+	// name (see CheckRepo).
+	AllowedHosts []string
 }
 
 // CheckPath returns an error wrapping ErrNotAllowed (and ErrRepo) when
@@ -114,6 +117,9 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	root, err := filepath.Abs(m.Root)
 	if err != nil {
 		return nil, fmt.Errorf("could not resolve the workspace root: %w", err)
+	}
+	if err := m.CheckRepo(repo); err != nil {
+		return nil, err
 	}
 	dir := filepath.Join(root, runID, strconv.Itoa(attempt), role)
 	if err := removeAll(dir); err != nil {

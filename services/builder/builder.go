@@ -78,7 +78,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, worker.Permanent(err)
 	}
 	wsDone := worker.Step(ctx, worker.StepWorkspace)
-	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Request.Repo)
+	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Repo())
 	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {

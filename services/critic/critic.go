@@ -82,7 +82,7 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		return nil, "", nil, err
 	}
 	wsDone := worker.Step(ctx, worker.StepWorkspace)
-	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Request.Repo)
+	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Repo())
 	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {

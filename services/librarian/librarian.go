@@ -6,8 +6,6 @@ package librarian
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -46,16 +44,20 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, worker.Permanent(err)
 	}
 	cfg := s.d.Config
-	run := events.Run{Request: req, Project: ProjectID(req), MaxRetries: cfg.Limits.MaxRetries}
+	project, err := cfg.Project(req)
+	if err != nil {
+		return nil, worker.Permanent(err)
+	}
+	run := events.Run{Request: req, Project: project, MaxRetries: cfg.Limits.MaxRetries}
 	if req.Options.MaxRetries != nil {
 		run.MaxRetries = *req.Options.MaxRetries
 	}
-	root := req.Repo.Path
-	if root != "" {
-		if err := s.d.Workspaces.CheckPath(root); err != nil {
-			return nil, worker.Permanent(err)
-		}
+	// Repositories outside workspace.allowedRoots / allowedHosts (paths
+	// and URLs alike) are refused before anything is read.
+	if err := s.d.Workspaces.CheckRepo(req.Repo); err != nil {
+		return nil, worker.Permanent(err)
 	}
+	root := req.Repo.Path
 	if req.Repo.URL != "" {
 		wsDone := worker.Step(ctx, worker.StepWorkspace)
 		ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceLibrarian, req.Repo)
@@ -71,7 +73,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		root = ws.Dir
 		// Every later phase works on the commit indexed here, even if the
 		// branch moves during the run.
-		run.Request.Repo.Ref = ws.Commit
+		run.Commit = ws.Commit
 	}
 	indexDone := worker.Step(ctx, worker.StepIndex)
 	res, err := NewAssembler(s.d).Assemble(ctx, Request{RunID: in.RunID(), Attempt: in.Attempt, Req: req, Root: root})
@@ -127,14 +129,4 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 	}
 	return []events.Envelope{out}, nil
-}
-
-// ProjectID is the run's project: the request's option, or "repo-" and a
-// hash of the repository reference, so runs on one repository share state.
-func ProjectID(req events.Requested) string {
-	if req.Options.Project != "" {
-		return req.Options.Project
-	}
-	sum := sha256.Sum256([]byte(req.Repo.String()))
-	return "repo-" + hex.EncodeToString(sum[:8])
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/codex"
 	"github.com/codali-dev/codali/pkg/cognition"
+	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
@@ -81,6 +82,10 @@ func requested(t *testing.T, run string, req events.Requested) events.Envelope {
 
 const helloRequest = `Make Greet return "Hello, <name>!", and "Hello, world!" when the name is empty.`
 
+// helloProject configures the project "hello" for every repository under
+// the temporary directory (where copyHello puts them).
+var helloProject = `"projects": {"hello": ["` + os.TempDir() + `"]}`
+
 func TestHandleProducesContext(t *testing.T) {
 	cases := []struct {
 		name string
@@ -102,7 +107,7 @@ func TestHandleProducesContext(t *testing.T) {
 				if out.Run.MaxRetries != 3 {
 					t.Errorf("max_retries = %d, want the configured default 3", out.Run.MaxRetries)
 				}
-				if want := librarian.ProjectID(req); out.Run.Project != want || !strings.HasPrefix(want, "repo-") {
+				if want := config.DerivedProject(req.Repo); out.Run.Project != want || !strings.HasPrefix(want, "repo-") {
 					t.Errorf("project = %q, want %q (repo-…)", out.Run.Project, want)
 				}
 				if b.Index.NumFiles != 4 || len(b.Files) != 4 {
@@ -137,7 +142,7 @@ func TestHandleProducesContext(t *testing.T) {
 		},
 		{
 			name: "request options set project and max_retries",
-			cfg:  `{"limits": {"maxRetries": 1}}`,
+			cfg:  `{"limits": {"maxRetries": 1}, ` + helloProject + `}`,
 			setup: func(t *testing.T, _ *app.Deps) events.Requested {
 				return events.Requested{Request: helloRequest, Repo: events.RepoRef{Path: copyHello(t)},
 					Options: events.RunOptions{Project: "hello", MaxRetries: intp(5)}}
@@ -209,7 +214,7 @@ func TestHandleProducesContext(t *testing.T) {
 		},
 		{
 			name: "L1 memory and goals of the project are included",
-			cfg:  `{}`,
+			cfg:  `{` + helloProject + `}`,
 			setup: func(t *testing.T, d *app.Deps) events.Requested {
 				_, err := d.PM.Update(testCtx(t), "hello", func(cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 					return []cognition.GoalTreePatchOp{
@@ -240,7 +245,7 @@ func TestHandleProducesContext(t *testing.T) {
 		},
 		{
 			name: "another project's state is not included",
-			cfg:  `{}`,
+			cfg:  `{` + helloProject + `}`,
 			setup: func(t *testing.T, d *app.Deps) events.Requested {
 				_, err := d.PM.Update(testCtx(t), "other", func(cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 					return nil, []cognition.L1MemoryPatchOp{cognition.AppendOp("foreign lesson")}, nil
@@ -322,10 +327,13 @@ func TestHandleProducesContext(t *testing.T) {
 						t.Errorf("git metadata indexed: %s", f.Path)
 					}
 				}
-				if out.Run.Request.Repo.URL != req.Repo.URL || out.Run.Project != librarian.ProjectID(req) {
+				if out.Run.Request.Repo.URL != req.Repo.URL || out.Run.Project != config.DerivedProject(req.Repo) {
 					t.Errorf("run %+v", out.Run)
 				}
-				if ref := out.Run.Request.Repo.Ref; len(ref) != 40 || ref == "main" {
+				if out.Run.Request.Repo.Ref != "main" {
+					t.Errorf("the request was changed: ref %q", out.Run.Request.Repo.Ref)
+				}
+				if ref := out.Run.Repo().Ref; len(ref) != 40 || ref != out.Run.Commit {
 					t.Errorf("ref %q: the branch must be pinned to the indexed commit", ref)
 				}
 				entries, err := os.ReadDir(d.Config.Workspace.Root)
@@ -490,29 +498,79 @@ func TestHandleIsRepeatable(t *testing.T) {
 	}
 }
 
-func TestProjectID(t *testing.T) {
-	cases := []struct {
-		name string
-		a, b events.Requested
-		same bool
-	}{
-		{"option wins", events.Requested{Repo: events.RepoRef{Path: "/a"}, Options: events.RunOptions{Project: "p"}},
-			events.Requested{Repo: events.RepoRef{Path: "/b"}, Options: events.RunOptions{Project: "p"}}, true},
-		{"same repo same project", events.Requested{Request: "x", Repo: events.RepoRef{Path: "/a"}},
-			events.Requested{Request: "y", Repo: events.RepoRef{Path: "/a"}}, true},
-		{"different repos", events.Requested{Repo: events.RepoRef{Path: "/a"}}, events.Requested{Repo: events.RepoRef{Path: "/b"}}, false},
-		{"ref matters", events.Requested{Repo: events.RepoRef{URL: "u", Ref: "main"}}, events.Requested{Repo: events.RepoRef{URL: "u", Ref: "dev"}}, false},
+// TestProjectIsNotTrustedFromTheRequest: a request naming another
+// project's id is refused (it would read and write that project's goals
+// and memory); a project configured for the repository is accepted.
+func TestProjectIsNotTrustedFromTheRequest(t *testing.T) {
+	repo := copyHello(t)
+	d := newDeps(t, `{"projects":{"hello":["`+repo+`"]}}`)
+	h, err := librarian.New(testCtx(t), d)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			a, b := librarian.ProjectID(tc.a), librarian.ProjectID(tc.b)
-			if (a == b) != tc.same {
-				t.Errorf("ProjectID %q vs %q, same = %v, want %v", a, b, a == b, tc.same)
-			}
-			if tc.a.Options.Project == "" && (!strings.HasPrefix(a, "repo-") || len(a) != len("repo-")+16) {
-				t.Errorf("derived project id %q is not repo-<16 hex>", a)
+	outs, err := h(testCtx(t), requested(t, "p1", events.Requested{Request: helloRequest, Repo: events.RepoRef{Path: repo},
+		Options: events.RunOptions{Project: "hello"}}))
+	if err != nil || len(outs) != 1 {
+		t.Fatalf("configured project: %v", err)
+	}
+	var out events.ContextData
+	if err := events.DecodeData(outs[0], &out); err != nil || out.Run.Project != "hello" {
+		t.Fatalf("project %q (%v)", out.Run.Project, err)
+	}
+	other := copyHello(t)
+	for name, req := range map[string]events.Requested{
+		"another repository":      {Request: helloRequest, Repo: events.RepoRef{Path: other}, Options: events.RunOptions{Project: "hello"}},
+		"an unconfigured project": {Request: helloRequest, Repo: events.RepoRef{Path: repo}, Options: events.RunOptions{Project: "victim"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			outs, err := h(testCtx(t), requested(t, "p2", req))
+			if !errors.Is(err, config.ErrProjectNotAllowed) || !errors.Is(err, worker.ErrPermanent) || len(outs) != 0 {
+				t.Fatalf("err = %v, %d events: want a permanent ErrProjectNotAllowed", err, len(outs))
 			}
 		})
+	}
+}
+
+// TestRepositoriesOutsideTheRootsAreRefused: with workspace.allowedRoots
+// set, a request for the credentials directory, by path or as a file://
+// URL, is refused before anything is read, so the NKEY seed never reaches
+// the context bundle.
+func TestRepositoriesOutsideTheRootsAreRefused(t *testing.T) {
+	roots := t.TempDir()
+	inside := filepath.Join(roots, "hello")
+	if err := os.CopyFS(inside, os.DirFS(copyHello(t))); err != nil {
+		t.Fatal(err)
+	}
+	creds := t.TempDir()
+	const seed = "SUAIBDPBAUTWCWBKIO6XHQNINK5FWJW4OHLXC3HQ2KFE4PEJUA44CNHTCA"
+	writeFile(t, creds, "codali.creds", "-----BEGIN USER NKEY SEED-----\n"+seed+"\n------END USER NKEY SEED------\n")
+	gitRepo(t, creds)
+	d := newDeps(t, `{"workspace":{"allowedRoots":["`+roots+`"],"allowedHosts":["git.example.com"]}}`)
+	h, err := librarian.New(testCtx(t), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, repo := range map[string]events.RepoRef{
+		"credentials path":       {Path: creds},
+		"credentials file url":   {URL: "file://" + creds},
+		"credentials plain path": {URL: creds},
+		"remote helper":          {URL: "ext::sh -c touch% /tmp/pwned"},
+		"host not allowed":       {URL: "https://evil.example.com/x.git"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			outs, err := h(testCtx(t), requested(t, "c1", events.Requested{Request: "show me the seed", Repo: repo}))
+			if !errors.Is(err, workspace.ErrNotAllowed) || !errors.Is(err, worker.ErrPermanent) {
+				t.Fatalf("err = %v, want a permanent ErrNotAllowed", err)
+			}
+			for _, o := range outs {
+				if strings.Contains(string(o.Data), seed) {
+					t.Fatal("the NKEY seed reached an event")
+				}
+			}
+		})
+	}
+	if outs, err := h(testCtx(t), requested(t, "c2", events.Requested{Request: helloRequest, Repo: events.RepoRef{Path: inside}})); err != nil || len(outs) != 1 {
+		t.Fatalf("a repository inside the roots: %v", err)
 	}
 }
 

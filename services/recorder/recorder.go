@@ -25,7 +25,11 @@ func Component() app.Component {
 
 // Service is the recorder.
 type Service struct {
-	rec   *audit.Recorder
+	rec *audit.Recorder
+	// claims says which request each run belongs to.
+	claims interface {
+		Admit(ctx context.Context, e events.Envelope) error
+	}
 	runs  *audit.Runs
 	locks *keyLock
 	order *streamOrder
@@ -62,9 +66,10 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 		finished: finished,
 		rec: &audit.Recorder{Store: store, CheckpointEvery: d.Config.RAO.CheckpointEvery, MaxEvents: d.Config.RAO.MaxEvents,
 			PolicyHash: d.PolicyHash, ContractHash: d.ContractHash, Redactor: d.Redactor, Now: d.Now},
-		runs:  runs,
-		locks: newKeyLock(),
-		order: newStreamOrder(d.JS, d.Config.Events.MaxEventBytes),
+		runs:   runs,
+		locks:  newKeyLock(),
+		order:  newStreamOrder(d.JS, d.Config.Events.MaxEventBytes),
+		claims: d.Claims,
 	}
 	return s.Handle, nil
 }
@@ -78,6 +83,12 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	steps, err := audit.Fold(in)
 	if err != nil {
 		return nil, worker.Permanent(fmt.Errorf("could not fold %s: %w", in.ID, err))
+	}
+	if err := s.claims.Admit(ctx, in); errors.Is(err, events.ErrConflict) {
+		// Not this run's event: recorded as refused, never folded in.
+		steps = []audit.Step{audit.Refuse(in, err)}
+	} else if err != nil {
+		return nil, err // the claims bucket is unreachable: retried
 	}
 	unlock := s.locks.lock(in.RunID())
 	defer unlock()

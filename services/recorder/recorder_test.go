@@ -126,7 +126,7 @@ func gated(t testing.TB, step int, call policy.ToolCall) events.ToolExecution {
 // runEvents is a run that fails attempt 1 and passes attempt 2.
 func runEvents(t testing.TB, run string) []events.Envelope {
 	t.Helper()
-	r := events.Run{Request: events.Requested{Request: "Make Greet greet", Repo: events.RepoRef{Path: "/srv/hello"}}, Project: "hello", MaxRetries: 3, PMRev: 2}
+	r := events.Run{Request: events.Requested{Request: "Make Greet greet", Repo: events.RepoRef{Path: "/srv/hello"}}, Project: helloProject, MaxRetries: 3, PMRev: 2}
 	plan := events.Plan{Summary: "p", Steps: []events.PlanStep{{ID: "s1", Description: "d"}}, Verify: []events.VerifyCommand{{Name: "t", Command: []string{"go", "test"}}}}
 	ref := &events.ArtifactRef{Bucket: events.BucketArtifacts, Name: run + "/1/bundle.json", Size: 1, SHA256: "x"}
 	ch := events.Change{Files: []events.FileChange{{Path: "greet.go", Op: "modify"}}, Added: 2, Removed: 1}
@@ -223,7 +223,7 @@ func TestRecordsARun(t *testing.T) {
 	hist := c.history(t, "run1")
 	checkRun(t, hist, stepCount(t, evs))
 	s := c.summary(t, "run1")
-	if s.Status != audit.StatusPassed || s.Integrity != "green" || s.Attempt != 2 || s.Events != len(hist) || s.Project != "hello" ||
+	if s.Status != audit.StatusPassed || s.Integrity != "green" || s.Attempt != 2 || s.Events != len(hist) || s.Project != helloProject ||
 		!s.Created.Equal(hist[0].TS) || !s.Updated.Equal(hist[len(hist)-1].TS) {
 		t.Errorf("final summary %+v", s)
 	}
@@ -357,6 +357,10 @@ func TestCapAndCompaction(t *testing.T) {
 		t.Error("a compacted event was recorded again")
 	}
 }
+
+// helloProject is the project of the test runs' repository (the
+// recorder refuses events carrying another).
+var helloProject = config.DerivedProject(events.RepoRef{Path: "/srv/hello"})
 
 func TestHandleRejects(t *testing.T) {
 	c := newCluster(t, `{}`)

@@ -1,0 +1,228 @@
+# Generated from pkg/natsauth (Identities); do not edit. Regenerate with
+#   go test ./pkg/natsauth -run TestDeployPermissionsMatch -update
+# Sourced by nsc-codali.sh, which defines add_user NAME PUB... -- SUB...
+
+# librarian: claims run ids, indexes repositories, publishes context
+add_user librarian \
+  '$JS.API.STREAM.INFO.CODALI' \
+  '$JS.API.STREAM.INFO.CODALI_DLQ' \
+  '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.KV_codali-pm' \
+  '$JS.API.STREAM.INFO.KV_codali-runs' \
+  '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.INFO.CODALI.librarian' \
+  '$JS.API.CONSUMER.MSG.NEXT.CODALI.librarian' \
+  '$JS.ACK.CODALI.librarian.>' \
+  '$JS.ACK.*.*.CODALI.librarian.>' \
+  'codali.dlq.librarian' \
+  '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  'codali.run.*.context' \
+  'codali.run.*.failed' \
+  '$KV.codali-requests.>' \
+  '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$O.codali-artifacts.>' \
+  '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
+  -- \
+  '_INBOX.>'
+
+# architect: plans; publishes plan
+add_user architect \
+  '$JS.API.STREAM.INFO.CODALI' \
+  '$JS.API.STREAM.INFO.CODALI_DLQ' \
+  '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.KV_codali-pm' \
+  '$JS.API.STREAM.INFO.KV_codali-runs' \
+  '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.INFO.CODALI.architect' \
+  '$JS.API.CONSUMER.MSG.NEXT.CODALI.architect' \
+  '$JS.ACK.CODALI.architect.>' \
+  '$JS.ACK.*.*.CODALI.architect.>' \
+  'codali.dlq.architect' \
+  '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  'codali.run.*.plan' \
+  'codali.run.*.failed' \
+  '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$KV.codali-pm.>' \
+  '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.INFO.OBJ_codali-artifacts.>' \
+  '$JS.FC.OBJ_codali-artifacts.>' \
+  '$JS.FC.*.*.OBJ_codali-artifacts.>' \
+  -- \
+  '_INBOX.>'
+
+# builder: edits workspaces; publishes built
+add_user builder \
+  '$JS.API.STREAM.INFO.CODALI' \
+  '$JS.API.STREAM.INFO.CODALI_DLQ' \
+  '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.KV_codali-pm' \
+  '$JS.API.STREAM.INFO.KV_codali-runs' \
+  '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.INFO.CODALI.builder' \
+  '$JS.API.CONSUMER.MSG.NEXT.CODALI.builder' \
+  '$JS.ACK.CODALI.builder.>' \
+  '$JS.ACK.*.*.CODALI.builder.>' \
+  'codali.dlq.builder' \
+  '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  'codali.run.*.built' \
+  'codali.run.*.failed' \
+  '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.INFO.OBJ_codali-artifacts.>' \
+  '$JS.FC.OBJ_codali-artifacts.>' \
+  '$JS.FC.*.*.OBJ_codali-artifacts.>' \
+  '$O.codali-artifacts.>' \
+  '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
+  -- \
+  '_INBOX.>'
+
+# critic: verifies; publishes the verdict or a retry
+add_user critic \
+  '$JS.API.STREAM.INFO.CODALI' \
+  '$JS.API.STREAM.INFO.CODALI_DLQ' \
+  '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.KV_codali-pm' \
+  '$JS.API.STREAM.INFO.KV_codali-runs' \
+  '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.INFO.CODALI.critic' \
+  '$JS.API.CONSUMER.MSG.NEXT.CODALI.critic' \
+  '$JS.ACK.CODALI.critic.>' \
+  '$JS.ACK.*.*.CODALI.critic.>' \
+  'codali.dlq.critic' \
+  '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  'codali.run.*.passed' \
+  'codali.run.*.retry' \
+  'codali.run.*.failed' \
+  '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$KV.codali-pm.>' \
+  '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.INFO.OBJ_codali-artifacts.>' \
+  '$JS.FC.OBJ_codali-artifacts.>' \
+  '$JS.FC.*.*.OBJ_codali-artifacts.>' \
+  -- \
+  '_INBOX.>'
+
+# recorder: writes the audit history and run summaries; ends no run
+add_user recorder \
+  '$JS.API.STREAM.INFO.CODALI' \
+  '$JS.API.STREAM.INFO.CODALI_DLQ' \
+  '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.KV_codali-pm' \
+  '$JS.API.STREAM.INFO.KV_codali-runs' \
+  '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.INFO.CODALI.recorder' \
+  '$JS.API.CONSUMER.MSG.NEXT.CODALI.recorder' \
+  '$JS.ACK.CODALI.recorder.>' \
+  '$JS.ACK.*.*.CODALI.recorder.>' \
+  'codali.dlq.recorder' \
+  '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  'rao.>' \
+  '$JS.API.STREAM.PURGE.RAO' \
+  '$JS.API.STREAM.MSG.GET.RAO' \
+  '$JS.API.DIRECT.GET.RAO.>' \
+  '$JS.API.CONSUMER.CREATE.RAO.>' \
+  '$JS.API.CONSUMER.MSG.NEXT.RAO.>' \
+  '$JS.API.CONSUMER.DELETE.RAO.>' \
+  '$JS.API.CONSUMER.INFO.RAO.>' \
+  '$KV.codali-runs.>' \
+  '$KV.codali-requests.>' \
+  -- \
+  '_INBOX.>'
+
+# provisioner: creates and updates streams, buckets and durable consumers (a Job, or the operator)
+add_user provisioner \
+  '$JS.API.INFO' \
+  '$JS.API.STREAM.INFO.CODALI' \
+  '$JS.API.STREAM.CREATE.CODALI' \
+  '$JS.API.STREAM.UPDATE.CODALI' \
+  '$JS.API.STREAM.INFO.CODALI_DLQ' \
+  '$JS.API.STREAM.CREATE.CODALI_DLQ' \
+  '$JS.API.STREAM.UPDATE.CODALI_DLQ' \
+  '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.CREATE.RAO' \
+  '$JS.API.STREAM.UPDATE.RAO' \
+  '$JS.API.STREAM.INFO.KV_codali-pm' \
+  '$JS.API.STREAM.CREATE.KV_codali-pm' \
+  '$JS.API.STREAM.UPDATE.KV_codali-pm' \
+  '$JS.API.STREAM.INFO.KV_codali-runs' \
+  '$JS.API.STREAM.CREATE.KV_codali-runs' \
+  '$JS.API.STREAM.UPDATE.KV_codali-runs' \
+  '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.CREATE.KV_codali-requests' \
+  '$JS.API.STREAM.UPDATE.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
+  '$JS.API.STREAM.CREATE.OBJ_codali-artifacts' \
+  '$JS.API.STREAM.UPDATE.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.CREATE.CODALI.librarian' \
+  '$JS.API.CONSUMER.CREATE.CODALI.librarian.>' \
+  '$JS.API.CONSUMER.INFO.CODALI.librarian' \
+  '$JS.API.CONSUMER.CREATE.CODALI.architect' \
+  '$JS.API.CONSUMER.CREATE.CODALI.architect.>' \
+  '$JS.API.CONSUMER.INFO.CODALI.architect' \
+  '$JS.API.CONSUMER.CREATE.CODALI.builder' \
+  '$JS.API.CONSUMER.CREATE.CODALI.builder.>' \
+  '$JS.API.CONSUMER.INFO.CODALI.builder' \
+  '$JS.API.CONSUMER.CREATE.CODALI.critic' \
+  '$JS.API.CONSUMER.CREATE.CODALI.critic.>' \
+  '$JS.API.CONSUMER.INFO.CODALI.critic' \
+  '$JS.API.CONSUMER.CREATE.CODALI.recorder' \
+  '$JS.API.CONSUMER.CREATE.CODALI.recorder.>' \
+  '$JS.API.CONSUMER.INFO.CODALI.recorder' \
+  -- \
+  '_INBOX.>'
+
+# cli: agents and the CLI: submit requests, follow runs, read histories
+add_user cli \
+  '$JS.API.INFO' \
+  '$JS.API.STREAM.INFO.*' \
+  '$JS.API.CONSUMER.INFO.CODALI.librarian' \
+  'codali.run.*.requested' \
+  '$JS.API.STREAM.MSG.GET.RAO' \
+  '$JS.API.DIRECT.GET.RAO.>' \
+  '$JS.API.CONSUMER.CREATE.RAO.>' \
+  '$JS.API.CONSUMER.MSG.NEXT.RAO.>' \
+  '$JS.API.CONSUMER.DELETE.RAO.>' \
+  '$JS.API.CONSUMER.INFO.RAO.>' \
+  '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  '$JS.API.CONSUMER.CREATE.KV_codali-runs' \
+  '$JS.API.CONSUMER.CREATE.KV_codali-runs.>' \
+  '$JS.API.CONSUMER.DELETE.KV_codali-runs.>' \
+  '$JS.API.CONSUMER.INFO.KV_codali-runs.>' \
+  '$JS.FC.KV_codali-runs.>' \
+  '$JS.FC.*.*.KV_codali-runs.>' \
+  '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
+  '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
+  '$JS.API.CONSUMER.INFO.OBJ_codali-artifacts.>' \
+  '$JS.FC.OBJ_codali-artifacts.>' \
+  '$JS.FC.*.*.OBJ_codali-artifacts.>' \
+  -- \
+  '_INBOX.>' \
+  'codali.run.>'
+
+# admin: the operator (people only): everything in the account
+add_user admin \
+  '>' \
+  -- \
+  '>'

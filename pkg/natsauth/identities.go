@@ -1,0 +1,197 @@
+// Package natsauth is the one definition of who may do what on NATS: one
+// identity per Codali service, a provisioning identity, the agent/CLI
+// identity and the operator. Each identity is a pair of publish and
+// subscribe allow lists (everything else is denied). The deploy files are
+// rendered from it (RenderNSC for nsc-codali.sh, ServerAccounts for a
+// nats-server configuration), and its tests connect as each identity to a
+// real server to prove what it can and cannot do.
+package natsauth
+
+import (
+	"fmt"
+
+	"github.com/codali-dev/codali/pkg/events"
+)
+
+// Identity is one NATS user: its name and allow lists.
+type Identity struct {
+	// Name is the user name (and the creds file's name).
+	Name string
+	// Doc says what the identity is for.
+	Doc string
+	// Publish lists the subjects it may publish to.
+	Publish []string
+	// Subscribe lists the subjects it may subscribe to.
+	Subscribe []string
+}
+
+// Identity names beside the services.
+const (
+	// Provisioner creates and updates the streams, buckets and durable
+	// consumers; nothing else may.
+	Provisioner = "provisioner"
+	// CLI is agents and `codali submit|watch|runs|rao show`.
+	CLI = "cli"
+	// Admin is the operator: people, never a service.
+	Admin = "admin"
+)
+
+// Streams are the JetStream streams behind Codali's streams and buckets.
+func Streams() []string {
+	return []string{events.StreamWork, events.StreamDeadLetter, events.StreamRAO,
+		"KV_" + events.BucketPMState, "KV_" + events.BucketRuns, "KV_" + events.BucketRequests,
+		"OBJ_" + events.BucketArtifacts}
+}
+
+const (
+	inbox = "_INBOX.>"
+	api   = "$JS.API."
+)
+
+// consume is what a service needs to read its own durable consumer: look
+// it up, pull, and acknowledge (ack, nak, term and in-progress publish to
+// the ack reply subject; the second form is the v2 ack format).
+func consume(service string) []string {
+	w := events.StreamWork
+	return []string{
+		api + "CONSUMER.INFO." + w + "." + service,
+		api + "CONSUMER.MSG.NEXT." + w + "." + service,
+		"$JS.ACK." + w + "." + service + ".>",
+		"$JS.ACK.*.*." + w + "." + service + ".>",
+	}
+}
+
+// streamInfo lets a service bind the streams and buckets (read-only).
+func streamInfo() []string {
+	var out []string
+	for _, s := range Streams() {
+		out = append(out, api+"STREAM.INFO."+s)
+	}
+	return out
+}
+
+func kvRead(bucket string) []string { return []string{api + "DIRECT.GET.KV_" + bucket + ".>"} }
+
+func kvWrite(bucket string) []string {
+	return append(kvRead(bucket), "$KV."+bucket+".>")
+}
+
+// kvList lists a bucket's keys through an ephemeral ordered consumer.
+func kvList(bucket string) []string {
+	s := "KV_" + bucket
+	return []string{api + "CONSUMER.CREATE." + s, api + "CONSUMER.CREATE." + s + ".>",
+		api + "CONSUMER.DELETE." + s + ".>", api + "CONSUMER.INFO." + s + ".>",
+		"$JS.FC." + s + ".>", "$JS.FC.*.*." + s + ".>"}
+}
+
+// artifactsRead reads objects: metadata by direct get, chunks through an
+// ephemeral ordered consumer with flow control.
+func artifactsRead() []string {
+	s := "OBJ_" + events.BucketArtifacts
+	return []string{api + "DIRECT.GET." + s + ".>",
+		api + "CONSUMER.CREATE." + s, api + "CONSUMER.CREATE." + s + ".>",
+		api + "CONSUMER.DELETE." + s + ".>", api + "CONSUMER.INFO." + s + ".>",
+		"$JS.FC." + s + ".>", "$JS.FC.*.*." + s + ".>"}
+}
+
+// artifactsWrite writes objects (chunks and metadata) and purges the old
+// chunks of a replaced object.
+func artifactsWrite() []string {
+	s := "OBJ_" + events.BucketArtifacts
+	return []string{api + "DIRECT.GET." + s + ".>", "$O." + events.BucketArtifacts + ".>", api + "STREAM.PURGE." + s}
+}
+
+// raoRead reads histories: the last entry of a run, or a replay through an
+// ephemeral ordered pull consumer.
+func raoRead() []string {
+	s := events.StreamRAO
+	return []string{api + "STREAM.MSG.GET." + s, api + "DIRECT.GET." + s + ".>",
+		api + "CONSUMER.CREATE." + s + ".>", api + "CONSUMER.MSG.NEXT." + s + ".>",
+		api + "CONSUMER.DELETE." + s + ".>", api + "CONSUMER.INFO." + s + ".>"}
+}
+
+func runSubject(k events.Kind) string { return k.FilterSubject() }
+
+// join concatenates subject lists, dropping repeats.
+func join(parts ...[]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range parts {
+		for _, s := range p {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// service is the identity of a phase or the recorder: bind the streams,
+// read its own consumer, dead-letter, check run claims and run summaries,
+// plus its own outputs and stores.
+func service(name, doc string, own ...[]string) Identity {
+	return Identity{
+		Name: name, Doc: doc,
+		Publish: join(streamInfo(), consume(name), []string{events.DeadLetterSubject(name)},
+			kvRead(events.BucketRequests), kvRead(events.BucketRuns), join(own...)),
+		Subscribe: []string{inbox},
+	}
+}
+
+// Identities returns every identity, services in pipeline order first.
+func Identities() []Identity {
+	pm := events.BucketPMState
+	return []Identity{
+		service(events.ServiceLibrarian, "claims run ids, indexes repositories, publishes context",
+			[]string{runSubject(events.KindContext), runSubject(events.KindFailed)},
+			kvWrite(events.BucketRequests), kvRead(pm), artifactsWrite()),
+		service(events.ServiceArchitect, "plans; publishes plan",
+			[]string{runSubject(events.KindPlan), runSubject(events.KindFailed)},
+			kvWrite(pm), artifactsRead()),
+		service(events.ServiceBuilder, "edits workspaces; publishes built",
+			[]string{runSubject(events.KindBuilt), runSubject(events.KindFailed)},
+			kvRead(pm), artifactsRead(), artifactsWrite()),
+		service(events.ServiceCritic, "verifies; publishes the verdict or a retry",
+			[]string{runSubject(events.KindPassed), runSubject(events.KindRetry), runSubject(events.KindFailed)},
+			kvWrite(pm), artifactsRead()),
+		service(events.ServiceRecorder, "writes the audit history and run summaries; ends no run",
+			[]string{events.SubjectRAOAll, api + "STREAM.PURGE." + events.StreamRAO},
+			raoRead(), kvWrite(events.BucketRuns), kvWrite(events.BucketRequests)),
+		provisioner(),
+		{
+			Name: CLI, Doc: "agents and the CLI: submit requests, follow runs, read histories",
+			Publish: join([]string{api + "INFO", api + "STREAM.INFO.*",
+				api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
+				runSubject(events.KindRequested)},
+				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), artifactsRead()),
+			Subscribe: []string{inbox, events.SubjectWorkAll},
+		},
+		{Name: Admin, Doc: "the operator (people only): everything in the account", Publish: []string{">"}, Subscribe: []string{">"}},
+	}
+}
+
+// provisioner creates and updates streams, buckets and the services'
+// durable consumers. It deletes nothing and reads no event.
+func provisioner() Identity {
+	pub := []string{api + "INFO"}
+	for _, s := range Streams() {
+		pub = append(pub, api+"STREAM.INFO."+s, api+"STREAM.CREATE."+s, api+"STREAM.UPDATE."+s)
+	}
+	for _, svc := range events.Services() {
+		w := events.StreamWork
+		pub = append(pub, api+"CONSUMER.CREATE."+w+"."+svc, api+"CONSUMER.CREATE."+w+"."+svc+".>", api+"CONSUMER.INFO."+w+"."+svc)
+	}
+	return Identity{Name: Provisioner, Doc: "creates and updates streams, buckets and durable consumers (a Job, or the operator)",
+		Publish: pub, Subscribe: []string{inbox}}
+}
+
+// Lookup returns the identity called name.
+func Lookup(name string) (Identity, error) {
+	for _, id := range Identities() {
+		if id.Name == name {
+			return id, nil
+		}
+	}
+	return Identity{}, fmt.Errorf("natsauth: no identity %q", name)
+}

@@ -1,0 +1,312 @@
+package natsauth_test
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natsauth"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+var update = flag.Bool("update", false, "rewrite deploy/k8s/nats/permissions.sh from the identities")
+
+// TestDeployPermissionsMatch: the permissions nsc-codali.sh gives each
+// user are the ones defined here.
+func TestDeployPermissionsMatch(t *testing.T) {
+	path := filepath.Join("..", "..", "deploy", "k8s", "nats", "permissions.sh")
+	want := natsauth.RenderNSC()
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Fatalf("%s differs from natsauth.Identities(); regenerate it with go test ./pkg/natsauth -run TestDeployPermissionsMatch -update", path)
+	}
+	script, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", "nats", "nsc-codali.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "permissions.sh") || strings.Contains(string(script), "add_user librarian") {
+		t.Fatal("nsc-codali.sh must take its users from permissions.sh, not define its own")
+	}
+}
+
+// identity is a connection as one user, recording permission violations.
+type identity struct {
+	name string
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	mu   sync.Mutex
+	errs []string
+	// got is signalled on every asynchronous error.
+	got chan struct{}
+}
+
+func (id *identity) violated(subject string) bool {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	for _, e := range id.errs {
+		if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, subject) {
+			return true
+		}
+	}
+	return false
+}
+
+type cluster struct {
+	url       string
+	passwords map[string]string
+}
+
+func start(t *testing.T) cluster {
+	t.Helper()
+	pw := map[string]string{}
+	for _, id := range natsauth.Identities() {
+		pw[id.Name] = "pw-" + id.Name
+	}
+	conf := filepath.Join(t.TempDir(), "nats.conf")
+	if err := os.WriteFile(conf, []byte(natsauth.ServerAccounts(pw)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Port: -1, StoreDir: t.TempDir(), ConfigFile: conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	return cluster{url: srv.ClientURL(), passwords: pw}
+}
+
+func (c cluster) as(t *testing.T, name string) *identity {
+	t.Helper()
+	id := &identity{name: name, got: make(chan struct{}, 1)}
+	nc, err := nats.Connect(c.url, nats.UserInfo(name, c.passwords[name]), nats.Timeout(10*time.Second),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			id.mu.Lock()
+			id.errs = append(id.errs, err.Error())
+			id.mu.Unlock()
+			select {
+			case id.got <- struct{}{}:
+			default:
+			}
+		}))
+	if err != nil {
+		t.Fatalf("connect as %s: %v", name, err)
+	}
+	t.Cleanup(nc.Close)
+	id.nc = nc
+	if id.js, err = jetstream.New(nc); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func ctx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return c
+}
+
+// denied runs op, which must fail, and waits for the server's permission
+// violation on subject.
+func (id *identity) denied(t *testing.T, what, subject string, op func(context.Context) error) {
+	t.Helper()
+	t.Run(what, func(t *testing.T) {
+		t.Parallel()
+		id.check(t, what, subject, op)
+	})
+}
+
+func (id *identity) check(t *testing.T, what, subject string, op func(context.Context) error) {
+	t.Helper()
+	// A denied request gets no reply: it fails at the deadline, whatever
+	// its length, and the server's violation report is what proves the
+	// denial, so the deadline can be short.
+	if err := op(ctx(t, 500*time.Millisecond)); err == nil {
+		t.Errorf("%s could %s", id.name, what)
+		return
+	}
+	deadline := time.After(30 * time.Second)
+	for !id.violated(subject) {
+		select {
+		case <-id.got:
+		case <-deadline:
+			t.Errorf("%s: %s failed, but the server reported no permission violation on %s (errors: %v)", id.name, what, subject, id.errs)
+			return
+		}
+	}
+}
+
+func publish(id *identity, subject string, e events.Envelope) func(context.Context) error {
+	return func(c context.Context) error {
+		raw, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		m := nats.NewMsg(subject)
+		m.Data = raw
+		m.Header.Set(events.HeaderMsgID, e.ID)
+		_, err = id.js.PublishMsg(c, m)
+		return err
+	}
+}
+
+func event(t *testing.T, kind events.Kind, data any) events.Envelope {
+	t.Helper()
+	e, err := events.New("run1", kind, 1, "test", time.Now(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestEachIdentityCanDoItsJobAndNothingElse connects as every identity
+// generated from Identities: the provisioner provisions; each service binds
+// without provisioning rights, consumes its own consumer and publishes its
+// own output, which the next phase consumes; nobody else may change a
+// stream, publish another phase's output or read another's consumer.
+func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
+	c := start(t)
+	prov := c.as(t, natsauth.Provisioner)
+	if err := bus.Provision(ctx(t, 30*time.Second), prov.js, bus.Topology{Update: true}, nil); err != nil {
+		t.Fatalf("provisioner could not provision: %v (errors %v)", err, prov.errs)
+	}
+	req := events.Requested{Request: "x", Repo: events.RepoRef{Path: "/srv/x"}}
+	run := events.Run{Request: req}
+	plan := events.Plan{Steps: []events.PlanStep{{Description: "s"}}, Verify: []events.VerifyCommand{{Name: "t", Command: []string{"true"}}}}
+	outputs := map[string]events.Envelope{
+		natsauth.CLI:            event(t, events.KindRequested, req),
+		events.ServiceLibrarian: event(t, events.KindContext, events.ContextData{Run: run, BundleRef: &events.ArtifactRef{}}),
+		events.ServiceArchitect: event(t, events.KindPlan, events.PlanData{Run: run, Plan: plan}),
+		events.ServiceBuilder:   event(t, events.KindBuilt, events.BuiltData{Run: run, Plan: plan}),
+		events.ServiceCritic:    event(t, events.KindPassed, events.VerdictData{Run: run, Status: "passed", Integrity: "green"}),
+	}
+	cli := c.as(t, natsauth.CLI)
+	if err := publish(cli, events.KindRequested.Subject("run1"), outputs[natsauth.CLI])(ctx(t, 10*time.Second)); err != nil {
+		t.Fatalf("cli could not submit a request: %v", err)
+	}
+	cfg := config.Default()
+	cfg.Workspace.Root = t.TempDir()
+	for _, svc := range []string{events.ServiceLibrarian, events.ServiceArchitect, events.ServiceBuilder, events.ServiceCritic, events.ServiceRecorder} {
+		t.Run(svc, func(t *testing.T) {
+			id := c.as(t, svc)
+			// Bind every store as the service does at start-up.
+			d, err := app.NewDeps(ctx(t, 30*time.Second), cfg, id.js, slog.New(slog.DiscardHandler), time.Now, func(string) string { return "" }, nil)
+			if err != nil {
+				t.Fatalf("%s could not bind its stores: %v (errors %v)", svc, err, id.errs)
+			}
+			// Consume its own consumer: the previous phase's output.
+			cons, err := id.js.Consumer(ctx(t, 10*time.Second), events.StreamWork, svc)
+			if err != nil {
+				t.Fatalf("%s could not look up its consumer: %v", svc, err)
+			}
+			m, err := cons.Next(jetstream.FetchMaxWait(10 * time.Second))
+			if err != nil {
+				t.Fatalf("%s could not read its consumer: %v (errors %v)", svc, err, id.errs)
+			}
+			if err := d.Claims.Admit(ctx(t, 10*time.Second), mustDecode(t, m)); err != nil {
+				t.Fatalf("%s could not check the run claim of %s: %v (errors %v)", svc, m.Subject(), err, id.errs)
+			}
+			if err := m.DoubleAck(ctx(t, 10*time.Second)); err != nil {
+				t.Fatalf("%s could not ack: %v", svc, err)
+			}
+			if out, ok := outputs[svc]; ok {
+				subject, _ := out.NATSSubject()
+				if err := publish(id, subject, out)(ctx(t, 10*time.Second)); err != nil {
+					t.Fatalf("%s could not publish its own output: %v", svc, err)
+				}
+			}
+			// What it must not do.
+			id.denied(t, "shrink the RAO stream", "$JS.API.STREAM.UPDATE.RAO", func(c context.Context) error {
+				_, err := id.js.UpdateStream(c, jetstream.StreamConfig{Name: events.StreamRAO, Subjects: []string{events.SubjectRAOAll}, MaxMsgs: 1})
+				return err
+			})
+			id.denied(t, "create streams", "$JS.API.STREAM.CREATE.EVIL", func(c context.Context) error {
+				_, err := id.js.CreateStream(c, jetstream.StreamConfig{Name: "EVIL", Subjects: []string{"evil.>"}})
+				return err
+			})
+			id.denied(t, "delete the work stream", "$JS.API.STREAM.DELETE.CODALI", func(c context.Context) error {
+				return id.js.DeleteStream(c, events.StreamWork)
+			})
+			id.denied(t, "reconfigure its consumer", "$JS.API.CONSUMER.CREATE.CODALI."+svc, func(c context.Context) error {
+				_, err := id.js.CreateOrUpdateConsumer(c, events.StreamWork, jetstream.ConsumerConfig{Durable: svc, AckPolicy: jetstream.AckExplicitPolicy})
+				return err
+			})
+			other := events.ServiceCritic
+			forged := events.KindPassed
+			if svc == events.ServiceCritic {
+				other, forged = events.ServiceBuilder, events.KindBuilt
+			}
+			id.denied(t, "read another service's consumer", "$JS.API.CONSUMER.INFO.CODALI."+other, func(c context.Context) error {
+				_, err := id.js.Consumer(c, events.StreamWork, other)
+				return err
+			})
+			fake := event(t, forged, events.VerdictData{Run: run, Status: "passed", Integrity: "green"})
+			id.denied(t, "publish another phase's "+string(forged), forged.Subject("run1"), publish(id, forged.Subject("run1"), fake))
+			id.denied(t, "publish a request", events.KindRequested.Subject("run2"), publish(id, events.KindRequested.Subject("run2"), event(t, events.KindRequested, req)))
+			if svc != events.ServiceLibrarian && svc != events.ServiceRecorder {
+				id.denied(t, "claim a run id", "$KV.codali-requests.run9", func(c context.Context) error {
+					kv, err := id.js.KeyValue(c, events.BucketRequests)
+					if err != nil {
+						return err
+					}
+					_, err = kv.Create(c, "run9", []byte(`{}`))
+					return err
+				})
+			}
+		})
+	}
+	t.Run("cli", func(t *testing.T) {
+		fake := event(t, events.KindPassed, events.VerdictData{Run: run, Status: "passed", Integrity: "green"})
+		cli.denied(t, "publish a verdict", events.KindPassed.Subject("run1"), publish(cli, events.KindPassed.Subject("run1"), fake))
+		cli.denied(t, "shrink the RAO stream", "$JS.API.STREAM.UPDATE.RAO", func(c context.Context) error {
+			_, err := cli.js.UpdateStream(c, jetstream.StreamConfig{Name: events.StreamRAO, Subjects: []string{events.SubjectRAOAll}, MaxMsgs: 1})
+			return err
+		})
+		cli.denied(t, "write history", "rao.run1", func(c context.Context) error {
+			_, err := cli.js.Publish(c, "rao.run1", []byte(`{}`))
+			return err
+		})
+		cli.denied(t, "read the librarian's consumer", "$JS.API.CONSUMER.MSG.NEXT.CODALI.librarian", func(c context.Context) error {
+			cons, err := cli.js.Consumer(c, events.StreamWork, events.ServiceLibrarian)
+			if err != nil {
+				return err
+			}
+			_, err = cons.Next(jetstream.FetchMaxWait(time.Second))
+			return err
+		})
+	})
+	t.Run("provisioner", func(t *testing.T) {
+		prov.denied(t, "publish a request", events.KindRequested.Subject("run3"), publish(prov, events.KindRequested.Subject("run3"), event(t, events.KindRequested, req)))
+		prov.denied(t, "delete a stream", "$JS.API.STREAM.DELETE.RAO", func(c context.Context) error {
+			return prov.js.DeleteStream(c, events.StreamRAO)
+		})
+	})
+}
+
+func mustDecode(t *testing.T, m jetstream.Msg) events.Envelope {
+	t.Helper()
+	e, err := events.Decoder{}.Decode(m.Subject(), m.Data())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}

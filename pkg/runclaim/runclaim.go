@@ -1,0 +1,169 @@
+// Package runclaim makes a run id belong to one request. The first
+// accepted `requested` event of a run claims its id in the codali-requests
+// bucket with the request's digest; every later event of the run must carry
+// that request. A second request for the same run id (whatever its
+// attempt), or a phase event carrying another request, is refused with an
+// error wrapping events.ErrConflict, so nobody can take over someone else's
+// run by publishing on its subjects.
+package runclaim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Claim is what the bucket keeps per run id.
+type Claim struct {
+	// Digest is the digest of the run's request (events.Requested.Digest).
+	Digest string `json:"digest"`
+	// Source is the CloudEvents source of the request that claimed the run.
+	Source string `json:"source"`
+	// Time is when the request was produced.
+	Time time.Time `json:"time"`
+}
+
+// Store reads and writes claims. It is safe for concurrent use.
+type Store struct {
+	kv      jetstream.KeyValue
+	project func(events.Requested) (string, error)
+}
+
+// Option customises a Store.
+type Option func(*Store)
+
+// WithProjects makes Admit also check the project a phase event carries:
+// it must be the one resolve gives for the run's request (config.Project),
+// so no event can point a run at another project's state.
+func WithProjects(resolve func(events.Requested) (string, error)) Option {
+	return func(s *Store) { s.project = resolve }
+}
+
+// Open binds the codali-requests bucket (created by bus.Provision).
+func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, error) {
+	kv, err := js.KeyValue(ctx, events.BucketRequests)
+	if err != nil {
+		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketRequests, err)
+	}
+	s := &Store{kv: kv}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// Get returns the claim of a run; ok is false when the run id is not
+// claimed.
+func (s *Store) Get(ctx context.Context, runID string) (Claim, bool, error) {
+	e, err := s.kv.Get(ctx, runID)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return Claim{}, false, nil
+	}
+	if err != nil {
+		return Claim{}, false, fmt.Errorf("could not read the claim of run %s: %w", runID, err)
+	}
+	var c Claim
+	if err := json.Unmarshal(e.Value(), &c); err != nil {
+		return Claim{}, false, fmt.Errorf("claim of run %s is unreadable: %w", runID, err)
+	}
+	return c, true, nil
+}
+
+// Claimed reports whether the run id is claimed by a request.
+func (s *Store) Claimed(ctx context.Context, runID string) (bool, error) {
+	_, ok, err := s.Get(ctx, runID)
+	return ok, err
+}
+
+// Admit decides whether e belongs to its run. A readable `requested` of
+// attempt 1 claims an unclaimed run id (an unreadable one claims nothing:
+// the librarian ends that run with the reason); a redelivered request is
+// admitted again. A phase event needs a claimed run and the claimed
+// request; a `failed` event of an unclaimed run is admitted (it ends a run
+// whose request could not be read). Refusals wrap events.ErrConflict;
+// other errors are transient (the bucket could not be reached).
+func (s *Store) Admit(ctx context.Context, e events.Envelope) error {
+	kind, err := e.Kind()
+	if err != nil {
+		return err
+	}
+	runID := e.RunID()
+	c, ok, err := s.Get(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := events.CheckBelongs(e, c.Digest); err != nil {
+			return err
+		}
+		return s.checkProject(e)
+	}
+	switch kind {
+	case events.KindRequested:
+		if e.Attempt != 1 {
+			return events.CheckBelongs(e, "")
+		}
+		req, readable := events.RequestOf(e)
+		if !readable {
+			return nil
+		}
+		return s.claim(ctx, e, req.Digest())
+	case events.KindFailed:
+		return nil
+	}
+	return fmt.Errorf("%w: no request was accepted for run %s, so its %s event belongs to no run", events.ErrConflict, runID, kind)
+}
+
+// claim creates the run's claim; losing a race to another claimant falls
+// back to comparing with the winner.
+func (s *Store) claim(ctx context.Context, e events.Envelope, digest string) error {
+	raw, err := json.Marshal(Claim{Digest: digest, Source: e.Source, Time: e.Time.UTC()})
+	if err != nil {
+		return fmt.Errorf("could not encode the claim of run %s: %w", e.RunID(), err)
+	}
+	_, err = s.kv.Create(ctx, e.RunID(), raw)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, jetstream.ErrKeyExists) && !bus.IsWrongLastSequence(err) {
+		return fmt.Errorf("could not claim run %s: %w", e.RunID(), err)
+	}
+	c, ok, gerr := s.Get(ctx, e.RunID())
+	if gerr != nil {
+		return gerr
+	}
+	if !ok {
+		return fmt.Errorf("could not claim run %s: %w", e.RunID(), err)
+	}
+	return events.CheckBelongs(e, c.Digest)
+}
+
+// checkProject compares a phase event's project with its request's.
+func (s *Store) checkProject(e events.Envelope) error {
+	if s.project == nil {
+		return nil
+	}
+	if k, _ := e.Kind(); k == events.KindRequested {
+		return nil
+	}
+	run := events.RunOf(e)
+	if run.Project == "" || run.Request.IsZero() {
+		// Not resolved yet, or a failed event carrying no request (an
+		// unreadable event, an operator cancel): CheckBelongs accepted it.
+		return nil
+	}
+	want, err := s.project(run.Request)
+	if err != nil {
+		return fmt.Errorf("%w: %s event of run %s: %w", events.ErrConflict, e.Type, e.RunID(), err)
+	}
+	if run.Project != want {
+		return fmt.Errorf("%w: %s event of run %s carries project %q, its request's project is %q", events.ErrConflict, e.Type, e.RunID(), run.Project, want)
+	}
+	return nil
+}

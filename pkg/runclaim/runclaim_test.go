@@ -1,0 +1,136 @@
+package runclaim_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/codali-dev/codali/pkg/runclaim"
+)
+
+func TestAdmitOneRequestPerRunID(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runclaim.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	mk := func(run string, kind events.Kind, attempt int, source string, data any) events.Envelope {
+		e, err := events.New(run, kind, attempt, source, now, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	own := events.Requested{Request: "fix it", Repo: events.RepoRef{Path: "/srv/own"}}
+	evil := events.Requested{Request: "steal", Repo: events.RepoRef{URL: "https://evil.example/x.git"}}
+	ownRun := events.Run{Request: own}
+
+	steps := []struct {
+		name     string
+		e        events.Envelope
+		conflict bool
+	}{
+		{"plan before any request", mk("r1", events.KindPlan, 1, "codali/architect", events.PlanData{Run: ownRun}), true},
+		{"request as attempt 2 on a fresh id", mk("r1", events.KindRequested, 2, "agent/evil", evil), true},
+		{"first request claims", mk("r1", events.KindRequested, 1, "agent/own", own), false},
+		{"redelivered request", mk("r1", events.KindRequested, 1, "agent/own", own), false},
+		{"second request", mk("r1", events.KindRequested, 1, "agent/evil", evil), true},
+		{"second request as attempt 2", mk("r1", events.KindRequested, 2, "agent/evil", evil), true},
+		{"own plan", mk("r1", events.KindPlan, 1, "codali/architect", events.PlanData{Run: ownRun}), false},
+		{"plan of another request", mk("r1", events.KindPlan, 1, "codali/architect", events.PlanData{Run: events.Run{Request: evil}}), true},
+		{"failed of an unclaimed run", mk("r2", events.KindFailed, 1, "codali/librarian", events.VerdictData{Status: "failed", Integrity: "red"}), false},
+	}
+	for _, st := range steps {
+		err := s.Admit(ctx, st.e)
+		if got := errors.Is(err, events.ErrConflict); got != st.conflict {
+			t.Fatalf("%s: conflict = %v (%v), want %v", st.name, got, err, st.conflict)
+		}
+	}
+	c, ok, err := s.Get(ctx, "r1")
+	if err != nil || !ok || c.Digest != own.Digest() || c.Source != "agent/own" {
+		t.Fatalf("claim %+v %v %v", c, ok, err)
+	}
+	if claimed, _ := s.Claimed(ctx, "r2"); claimed {
+		t.Fatal("a failed event claimed a run")
+	}
+}
+
+func TestConcurrentRequestsOneWinner(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, _, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	const n = 8
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		_, js := natstest.Connect(t, srv)
+		s, err := runclaim.Open(ctx, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := events.New("race", events.KindRequested, 1, "agent", now, events.Requested{Request: string(rune('a' + i)), Repo: events.RepoRef{Path: "/x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() { errs <- s.Admit(ctx, e) }()
+	}
+	admitted := 0
+	for i := 0; i < n; i++ {
+		err := <-errs
+		switch {
+		case err == nil:
+			admitted++
+		case !errors.Is(err, events.ErrConflict):
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+	if admitted != 1 {
+		t.Fatalf("%d requests admitted for one run id, want 1", admitted)
+	}
+}
+
+func TestAdmitChecksTheProject(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(r events.Requested) (string, error) { return "proj-of-" + r.Repo.Path, nil }
+	s, err := runclaim.Open(ctx, js, runclaim.WithProjects(resolve))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	req := events.Requested{Request: "x", Repo: events.RepoRef{Path: "/srv/a"}}
+	mk := func(kind events.Kind, data any) events.Envelope {
+		e, err := events.New("p1", kind, 1, "test", now, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if err := s.Admit(ctx, mk(events.KindRequested, req)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Admit(ctx, mk(events.KindPlan, events.PlanData{Run: events.Run{Request: req, Project: "proj-of-/srv/a"}})); err != nil {
+		t.Fatalf("own project: %v", err)
+	}
+	err = s.Admit(ctx, mk(events.KindPlan, events.PlanData{Run: events.Run{Request: req, Project: "victim"}}))
+	if !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("another project: %v, want ErrConflict", err)
+	}
+}
