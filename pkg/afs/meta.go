@@ -1,6 +1,10 @@
 package afs
 
-import "time"
+import (
+	"runtime/debug"
+	"strings"
+	"time"
+)
 
 // SchemaVersion is the protocol version every canonical file declares.
 const SchemaVersion = "0.3"
@@ -61,3 +65,13 @@ func checkMeta(m Meta) []string {
 }
 
 func quote(s string) string { return "\"" + s + "\"" }
+
+// DefaultProducer is Codali as producer: the main module's version when the
+// binary was built from a tagged module, "0.0.0-dev" otherwise.
+func DefaultProducer(instanceID string) Producer {
+	v := "0.0.0-dev"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = strings.TrimPrefix(bi.Main.Version, "v")
+	}
+	return Producer{Name: ProducerName, Version: v, InstanceID: instanceID}
+}

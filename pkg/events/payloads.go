@@ -220,6 +220,8 @@ type BuiltData struct {
 	Tools     []ToolExecution `json:"tools"`
 	// Summary is the builder model's own summary of what it did.
 	Summary string `json:"summary,omitempty"`
+	// Cognition is the builder's Cognitive Protocol record of the attempt.
+	Cognition *BuildCognition `json:"cognition,omitempty"`
 }
 
 // Validate checks the plan is present.

@@ -81,6 +81,12 @@ func (x *executor) execute(ctx context.Context, step int, tool string, args json
 		rec.Result = events.ToolResult{OK: false, Error: err.Error(), DurationMS: time.Since(start).Milliseconds()}
 		return rec, "error: " + err.Error()
 	}
+	if reason := protocolRefusal(call); reason != "" {
+		rec.Gate = events.GateDecision{Stage: events.GateStageProtocol, Blocked: true, Reasons: []string{reason}, PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
+		msg := "refused by the cognitive protocol's file policy: " + reason
+		rec.Result = events.ToolResult{OK: false, Error: msg, DurationMS: time.Since(start).Milliseconds()}
+		return rec, "error: " + msg
+	}
 	d := x.policy.Evaluate(call)
 	rec.Gate = events.GateDecision{Stage: events.GateStagePolicy, Blocked: d.Blocked, Reasons: d.Reasons, Warnings: d.Warnings, PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
 	if d.Blocked {

@@ -65,6 +65,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 // verify applies the change and runs the checks. A non-empty reason means
 // the attempt failed; an error means the critic itself could not work.
 func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) ([]events.CheckResult, string, error) {
+	if reason := bd.EarlyStop(); reason != "" {
+		return nil, reason, nil
+	}
 	if bd.Change.Empty() {
 		return nil, "the builder made no change", nil
 	}
@@ -154,6 +157,8 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if len(warnings) > 0 {
 		integrity = events.IntegrityAmber
 	}
+	// Help-seeking is reported, but does not lower integrity.
+	warnings = append(warnings, bd.CognitionWarnings()...)
 	goal := pmstate.RunGoalID(in.RunID())
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); !ok {
@@ -226,6 +231,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 		Run: run, Status: events.StatusFailed, Phase: events.ServiceCritic,
 		Reason:   fmt.Sprintf("verification failed after %d attempts (retry limit %d): %s", in.Attempt, run.MaxRetries, reason),
 		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan,
+		Warnings: bd.CognitionWarnings(),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
