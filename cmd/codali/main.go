@@ -45,6 +45,7 @@ func commands() map[string]command {
 		"watch":   {"follow one run until it ends", cmdWatch},
 		"rao":     {"audit history: replay, show, diff, verify, stats, audit, override", cmdRAO},
 		"codex":   {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
+		"context": {"Cognitive Protocol .context/: export a run's or a project's", cmdContext},
 		"version": {"print the version", cmdVersion},
 	}
 }

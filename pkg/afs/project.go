@@ -1,6 +1,7 @@
 package afs
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/cognition"
@@ -57,6 +58,11 @@ func Project(in ProjectInput) (Files, []Conflict) {
 		g := GoalsFromCognition(*in.Cognition)
 		g.Meta = meta
 		out.Goals = &g
+		// L1 memory entries are the project's working facts.
+		for i, m := range in.Cognition.L1Memory.Entries {
+			out.Epistemic.Add(EpistemicItem{ID: fmt.Sprintf("l1-%d", i+1), Kind: KindWorkingFact, Statement: m, Confidence: 0.6,
+				Source: "cortex l1 memory", UpdatedAt: Timestamp(now)})
+		}
 	}
 	out.History = mergeHistory(in.Base.History, in.Entries)
 	snap := f.snapshot(nil, Timestamp(now))
