@@ -61,6 +61,10 @@ type RunOptions struct {
 	Project string `json:"project,omitempty"`
 	// Labels are free-form key/values carried to the terminal event.
 	Labels map[string]string `json:"labels,omitempty"`
+	// WriteContext adds the run's Cognitive Protocol scratchpad and
+	// history files (.context/scratchpad, .context/history) to the change,
+	// for repositories that keep .context/ under version control.
+	WriteContext bool `json:"write_context,omitempty"`
 }
 
 // Requested is the data of codali.run.<id>.requested.

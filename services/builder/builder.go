@@ -90,7 +90,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, err
 	}
-	change, err := ws.Change(ctx)
+	change, err := s.change(ctx, ws, pd.Run.Request.Options.WriteContext)
 	if err != nil {
 		return nil, fmt.Errorf("could not take the change: %w", err)
 	}

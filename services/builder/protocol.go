@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
+	"github.com/codali-dev/codali/pkg/workspace"
 )
 
 // protocol runs the Cognitive Protocol v0.3 compliance steps (§6) around
@@ -255,4 +257,13 @@ func writeFile0(path, content string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(content), 0o644)
+}
+
+// change takes the attempt's change; with options.write_context the run's
+// .context/scratchpad and .context/history files are part of it.
+func (s *Service) change(ctx context.Context, ws *workspace.Workspace, writeContext bool) (events.Change, error) {
+	if writeContext {
+		return ws.ChangeWith(ctx, workspace.ContextChangePaths...)
+	}
+	return ws.Change(ctx)
 }
