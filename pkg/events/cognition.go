@@ -62,3 +62,20 @@ func (d BuiltData) CognitionWarnings() []string {
 // call (a write into a read-only, system-append or executable-only
 // .context/ directory); this counts as a block.
 const GateStageProtocol = "protocol"
+
+// CortexReport says what the architect did with the Cortex output IR of
+// its model's answer: the acts carried out, the patch ops proposed, and
+// every diagnostic (a missing or broken output IR, a discarded section, a
+// skipped op, an unknown act). A missing or invalid output IR changes
+// nothing.
+type CortexReport struct {
+	// Found is set when the answer carried an output IR.
+	Found bool `json:"found"`
+	// Acts are the acts carried out, by name.
+	Acts []string `json:"acts,omitempty"`
+	// GoalOps and MemoryOps count the proposed patch ops.
+	GoalOps   int `json:"goal_ops"`
+	MemoryOps int `json:"memory_ops"`
+	// Diagnostics explain everything that was not applied.
+	Diagnostics []string `json:"diagnostics,omitempty"`
+}

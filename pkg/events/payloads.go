@@ -137,6 +137,8 @@ type PlanData struct {
 	Plan      Plan           `json:"plan"`
 	Bundle    *ContextBundle `json:"bundle,omitempty"`
 	BundleRef *ArtifactRef   `json:"bundle_ref,omitempty"`
+	// Cortex reports what became of the model's Cortex output IR.
+	Cortex *CortexReport `json:"cortex,omitempty"`
 }
 
 // Validate checks the plan.
