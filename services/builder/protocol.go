@@ -267,3 +267,34 @@ func (s *Service) change(ctx context.Context, ws *workspace.Workspace, writeCont
 	}
 	return ws.Change(ctx)
 }
+
+// confirmDestructive reports whether the emotions call for approval of
+// destructive operations (high anxiety).
+func (p *protocol) confirmDestructive() bool {
+	return p.sess.Emotions().Heuristics().ConfirmDestructive
+}
+
+// WarningAnxiousDestructive is the approval warning added to a destructive
+// call the policy lets through while anxiety is high.
+const WarningAnxiousDestructive = policy.WarningRequiresApproval + ": destructive operation during a troubled attempt (cognitive protocol §3.1)"
+
+// heuristicGate adds the build-mode emotion heuristics to a gate
+// decision: while anxiety is high, a destructive call the policy allows
+// (silently or with a warning) requires approval. Emotions never block.
+func (x *executor) heuristicGate(call policy.ToolCall, d policy.Decision) policy.Decision {
+	if d.Blocked || x.confirmDestructive == nil || !x.confirmDestructive() {
+		return d
+	}
+	probe := *x.policy
+	probe.Destructive = policy.DestructiveWarn
+	destructive := false
+	for _, w := range probe.Evaluate(call).Warnings {
+		if strings.HasPrefix(w, policy.ReasonDestructive) {
+			destructive = true
+		}
+	}
+	if destructive {
+		d.Warnings = append(append([]string(nil), d.Warnings...), WarningAnxiousDestructive)
+	}
+	return d
+}

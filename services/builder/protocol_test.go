@@ -17,6 +17,7 @@ import (
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/policy"
 )
 
 // recorder is a scripted provider that keeps every request.
@@ -253,3 +254,25 @@ func TestBrokenContextReported(t *testing.T) {
 }
 
 func t0() time.Time { return time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC) }
+
+// High anxiety makes a destructive call the policy allows need approval;
+// calm, it does not; emotions never block.
+func TestAnxietyMakesDestructiveCallsNeedApproval(t *testing.T) {
+	for _, anxious := range []bool{false, true} {
+		x, _ := newExecutor(t)
+		x.policy.Destructive = policy.DestructiveAllow
+		x.confirmDestructive = func() bool { return anxious }
+		rec, out := x.execute(context.Background(), 1, ToolDeleteFile, json.RawMessage(`{"path":"main.go"}`))
+		if rec.Gate.Blocked || !rec.Result.OK {
+			t.Fatalf("anxious=%v: delete blocked or failed: %s", anxious, out)
+		}
+		has := strings.Contains(strings.Join(rec.Gate.Warnings, "|"), WarningAnxiousDestructive)
+		if has != anxious {
+			t.Errorf("anxious=%v: warnings %v", anxious, rec.Gate.Warnings)
+		}
+		// A read is never destructive.
+		if rec, _ := x.execute(context.Background(), 1, ToolListDir, json.RawMessage(`{}`)); len(rec.Gate.Warnings) != 0 {
+			t.Errorf("list_dir warnings %v", rec.Gate.Warnings)
+		}
+	}
+}

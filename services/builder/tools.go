@@ -59,6 +59,9 @@ type executor struct {
 	totalLines int
 	// realPath is the real relative path of the last decoded path argument.
 	realPath string
+	// confirmDestructive, when set and true, makes destructive calls need
+	// approval (high anxiety, protocol §3.1).
+	confirmDestructive func() bool
 }
 
 // execute runs one tool call and returns its record and the full output
@@ -88,6 +91,7 @@ func (x *executor) execute(ctx context.Context, step int, tool string, args json
 		return rec, "error: " + msg
 	}
 	d := x.policy.Evaluate(call)
+	d = x.heuristicGate(call, d)
 	rec.Gate = events.GateDecision{Stage: events.GateStagePolicy, Blocked: d.Blocked, Reasons: d.Reasons, Warnings: d.Warnings, PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
 	if d.Blocked {
 		msg := "blocked by policy: " + strings.Join(d.Reasons, "; ")

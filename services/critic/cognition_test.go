@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codali-dev/codali/pkg/afs"
 	"github.com/codali-dev/codali/pkg/events"
 )
 
@@ -63,5 +64,39 @@ func TestHelpSeekingInVerdict(t *testing.T) {
 	}
 	if vd.Integrity != events.IntegrityGreen || len(vd.Warnings) != 1 || !strings.Contains(vd.Warnings[0], "help-seeking: the builder had 3 consecutive failed tool calls") {
 		t.Errorf("verdict integrity %s warnings %v", vd.Integrity, vd.Warnings)
+	}
+}
+
+// High anxiety at the end of the build adds the repository's extra checks
+// (go vet for a Go module); a calm build gets only the plan's checks.
+func TestAnxiousBuildGetsExtraChecks(t *testing.T) {
+	repo := copyHello(t)
+	good := change(t, repo, map[string]string{"greet.go": goodGreet})
+	for _, anxious := range []bool{false, true} {
+		d := newDeps(t, `{}`)
+		in := built(t, "anx", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)
+		in = builtWith(t, in, &events.BuildCognition{Heuristics: afs.Heuristics{ExtraChecks: anxious, ConfirmDestructive: anxious}})
+		outs, err := handler(t, d)(testCtx(t), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vd events.VerdictData
+		if err := json.Unmarshal(output(t, outs, in, events.KindPassed, 1), &vd); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range vd.Checks {
+			names = append(names, c.Name)
+			if !c.OK {
+				t.Errorf("check %s failed: %s", c.Name, c.Output)
+			}
+		}
+		want := "ok"
+		if anxious {
+			want = "ok,extra: go vet"
+		}
+		if strings.Join(names, ",") != want {
+			t.Errorf("anxious=%v: checks %v, want %s", anxious, names, want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 	cfg := s.d.Config.Critic
 	var checks []events.CheckResult
 	var failed []string
-	for _, v := range bd.Plan.Verify {
+	for _, v := range slices.Concat(bd.Plan.Verify, s.extraChecks(ws.Dir, bd)) {
 		c := events.CheckResult{Name: v.Name, Command: v.Command}
 		d := s.d.Policy.Evaluate(policy.ToolCall{Tool: "run_command", Command: v.Command})
 		if d.Blocked {
