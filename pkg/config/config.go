@@ -55,6 +55,8 @@ type Config struct {
 	Events Events `json:"events"`
 	// Memory bounds the project's L1 memory.
 	Memory Memory `json:"memory"`
+	// Context configures the Cognitive Protocol's user and global scopes.
+	Context Context `json:"context"`
 
 	dir string
 }
@@ -214,6 +216,8 @@ func Load(path string) (*Config, error) {
 	c.Policy = c.resolve(c.Policy)
 	c.Contract = c.resolve(c.Contract)
 	c.Workspace.Root = c.resolve(c.Workspace.Root)
+	c.Context.UserDir = c.resolve(c.Context.UserDir)
+	c.Context.GlobalDir = c.resolve(c.Context.GlobalDir)
 	for i, r := range c.Workspace.AllowedRoots {
 		c.Workspace.AllowedRoots[i] = c.resolve(r)
 	}

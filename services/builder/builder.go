@@ -85,7 +85,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
 		env: workspace.CommandEnv(s.d.Getenv), cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond}
 
-	proto := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable)
+	proto := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context)
 	x.confirmDestructive = proto.confirmDestructive
 	tools, summary, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, pd, bundle, x, proto)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/afs"
+	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
@@ -34,6 +35,7 @@ type protocol struct {
 	// readable says whether the policy lets the model read a path;
 	// hivemind/ is read only when it does.
 	readable func(string) bool
+	scopes   config.Context
 	base     afs.Files
 	hazards  []afs.HazardMatch
 	flushed  int
@@ -50,8 +52,8 @@ type protocol struct {
 // newProtocol starts the attempt's session and records what the plan
 // says: the request, the plan and its steps as state, risks as unknowns,
 // verification commands as assumptions, the plan summary as strategy.
-func newProtocol(wsDir string, in events.Envelope, pd events.PlanData, model string, now func() time.Time, red *redact.Redactor, log *slog.Logger, readable func(string) bool) *protocol {
-	p := &protocol{dir: filepath.Join(wsDir, afs.Root), redactor: red, log: log, readable: readable}
+func newProtocol(wsDir string, in events.Envelope, pd events.PlanData, model string, now func() time.Time, red *redact.Redactor, log *slog.Logger, readable func(string) bool, scopes config.Context) *protocol {
+	p := &protocol{dir: filepath.Join(wsDir, afs.Root), redactor: red, log: log, readable: readable, scopes: scopes}
 	p.base = p.read()
 	p.sess = afs.NewSession(afs.SessionConfig{SessionID: fmt.Sprintf("%s.a%d", in.RunID(), in.Attempt), ProjectID: pd.Run.Project,
 		AgentID: events.ServiceBuilder, ModelID: model, Producer: afs.DefaultProducer(events.ServiceBuilder), Now: now, Base: p.base})
@@ -81,12 +83,17 @@ func newProtocol(wsDir string, in events.Envelope, pd events.PlanData, model str
 	return p
 }
 
-// read reads the workspace's .context/; problems are kept for the built
-// event and logged, and whatever could be read is used.
+// read reads the workspace's .context/ merged with the configured user
+// and global scopes (which fill in only what the project lacks); problems
+// are kept for the built event and logged, and whatever could be read is
+// used.
 func (p *protocol) read() afs.Files {
-	f, err := afs.ReadDir(p.dir)
+	f, conflicts, err := afs.ReadScopes(p.dir, p.scopes.UserDir, p.scopes.GlobalDir)
 	if err != nil {
 		p.problem("read .context: " + err.Error())
+	}
+	for _, c := range conflicts {
+		p.log.Debug("cognitive protocol scope conflict", "file", c.File, "key", c.Key, "rule", c.Rule)
 	}
 	for name := range f.Hivemind {
 		if p.readable == nil || !p.readable(afs.Root+"/"+afs.DirHivemind+"/"+name) {

@@ -68,7 +68,7 @@ func loopHarness(t *testing.T, p llm.Provider) (*Service, *executor, *protocol, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable)
+	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
 	return s, x, proto, dir, in
 }
 
@@ -214,7 +214,7 @@ func TestHazardPlaybookMatched(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".context", "memory", "fears.json"), []byte(fears), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable)
+	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
 	if _, _, err := s.loop(context.Background(), rec, "m", 0, in, testPlan(), nil, x, proto); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestBrokenContextReported(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".context", "scratchpad", "goals.json"), []byte("{broken"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable)
+	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
 	errs := proto.record().ContextErrors
 	if len(errs) != 1 || !strings.Contains(errs[0], "goals.json") {
 		t.Errorf("context errors = %v", errs)
@@ -274,5 +274,49 @@ func TestAnxietyMakesDestructiveCallsNeedApproval(t *testing.T) {
 		if rec, _ := x.execute(context.Background(), 1, ToolListDir, json.RawMessage(`{}`)); len(rec.Gate.Warnings) != 0 {
 			t.Errorf("list_dir warnings %v", rec.Gate.Warnings)
 		}
+	}
+}
+
+// A configured user scope fills in what the repository's .context/ lacks
+// (here: the hazard playbooks), and the project's own data wins.
+func TestUserScopeFillsIn(t *testing.T) {
+	rec := scripted(t, map[int]string{
+		1: `{"tool_calls":[{"tool":"run_command","args":{"command":["rm","-rf","build"]}}],"done":false}`,
+		2: `{"done":true,"summary":"ok"}`})
+	s, x, _, dir, in := loopHarness(t, rec)
+	user := t.TempDir()
+	write := func(root, rel, body string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(user, "memory/fears.json", `[{"id":"rm","trigger":"rm -rf","mitigation":"delete single files"}]`)
+	meta := `"schema_version":"0.3","producer":{"name":"hafs","version":"1"},"last_updated":"2026-01-01T00:00:00Z"`
+	write(user, "scratchpad/state.json", `{`+meta+`,"entries":[{"section":"facts","key":"lang","value":"from user","updated_at":"2026-11-23T00:00:00Z"},{"section":"facts","key":"editor","value":"vim","updated_at":"2026-01-01T00:00:00Z"}]}`)
+	write(dir, ".context/scratchpad/state.json", `{`+meta+`,"entries":[{"section":"facts","key":"lang","value":"Go","updated_at":"2026-01-01T00:00:00Z"}]}`)
+	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{UserDir: user, GlobalDir: filepath.Join(t.TempDir(), "missing")})
+	if _, _, err := s.loop(context.Background(), rec, "m", 0, in, testPlan(), nil, x, proto); err != nil {
+		t.Fatal(err)
+	}
+	if msg := rec.reqs[1].Messages[len(rec.reqs[1].Messages)-1].Content; !strings.Contains(msg, "delete single files") {
+		t.Errorf("the user scope's hazard was not matched: %q", msg)
+	}
+	got, err := afs.ReadDir(filepath.Join(dir, ".context"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := got.State.Get("facts", "lang"); v != "Go" {
+		t.Errorf("facts/lang = %q: the project's value must win over a newer user value", v)
+	}
+	if v, _ := got.State.Get("facts", "editor"); v != "vim" {
+		t.Errorf("facts/editor = %q: the user scope must fill in", v)
+	}
+	if errs := proto.record().ContextErrors; len(errs) != 0 {
+		t.Errorf("a missing global scope is not an error: %v", errs)
 	}
 }
