@@ -68,3 +68,46 @@ func checkContextExport(t *testing.T, p *pipeline, runID string) {
 		t.Errorf("second export into the same place: %d %s", code, errOut)
 	}
 }
+
+// checkPromotion promotes a finished run's learnings to a configured user
+// scope: refused without a reason or an unconfigured scope; with both, the
+// approval is an override event of the run's (still verifiable) history
+// and every promoted entry carries it.
+func checkPromotion(t *testing.T, p *pipeline, runID string) {
+	t.Helper()
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user-context")
+	cfg := filepath.Join(dir, "codali.config.json")
+	if err := os.WriteFile(cfg, []byte(`{"context":{"userDir":"user-context"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := p.run(t, "rao", "override", "promote", runID, "--config", cfg, "--to", "user"); code != exitUsage || !strings.Contains(errOut, "usage") {
+		t.Errorf("promote without a reason: %d %s", code, errOut)
+	}
+	if code, _, errOut := p.run(t, "rao", "override", "promote", runID, "--config", cfg, "--to", "global", "--reason", "r"); code != exitUsage || !strings.Contains(errOut, "not configured") {
+		t.Errorf("promote to an unconfigured scope: %d %s", code, errOut)
+	}
+	code, out, errOut := p.run(t, "rao", "override", "promote", runID, "--config", cfg, "--to", "user", "--reason", "greeting lessons are general", "--by", "alice")
+	if code != exitOK || !strings.Contains(out, "promoted") {
+		t.Fatalf("promote: %d %s %s", code, out, errOut)
+	}
+	got, err := afs.ReadDir(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Hivemind) == 0 {
+		t.Fatal("nothing promoted")
+	}
+	for name, raw := range got.Hivemind {
+		if !strings.Contains(string(raw), `"by": "alice"`) || !strings.Contains(string(raw), "override.promote."+runID) {
+			t.Errorf("%s lacks the approval:\n%s", name, raw)
+		}
+	}
+	code, out, _ = p.run(t, "rao", "replay", runID)
+	if code != exitOK || !strings.Contains(out, "override") || !strings.Contains(out, "promoted to the user scope by alice") {
+		t.Errorf("the approval is not in the history:\n%s", out)
+	}
+	if code, out, _ := p.run(t, "rao", "verify", runID); code != exitOK || !strings.Contains(out, "ok") {
+		t.Errorf("rao verify after the override: %d %s", code, out)
+	}
+}

@@ -239,6 +239,7 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 		t.Fatalf("rao verify: %d %s", code, out)
 	}
 	checkContextExport(t, p, runID)
+	checkPromotion(t, p, runID)
 	if m := p.metrics(t); !strings.Contains(m, `codali_runs_finished_total{integrity="green",status="passed"} 1`) ||
 		!strings.Contains(m, `codali_events_handled_total{event="built",outcome="ok",service="critic"}`) {
 		t.Fatalf("metrics missing run or handler series:\n%s", m)
