@@ -112,7 +112,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	out, err := in.Follow(events.KindBuilt, in.Attempt, events.SourceFor(events.ServiceBuilder), s.d.Now(), events.BuiltData{
 		Run: run, BundleRef: pd.BundleRef, Plan: pd.Plan, Change: change, Tools: tools, Summary: s.d.Redactor.String(summary),
-		Cognition: proto.record(),
+		Cognition: proto.recordWithin(s.d.Config.Events.MaxEventBytes / 4),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)

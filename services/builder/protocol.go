@@ -305,3 +305,42 @@ func (x *executor) heuristicGate(call policy.ToolCall, d policy.Decision) policy
 	}
 	return d
 }
+
+// recordWithin is record with its entries kept under budget bytes (a share
+// of the event size limit): thought texts are elided first, then tool
+// errors, each replaced by its size. What the projection folds (tool
+// inputs, success, files touched, hazards, system events) is kept, so the
+// .context/ projected from the event is unchanged apart from those texts.
+func (p *protocol) recordWithin(budget int) *events.BuildCognition {
+	rec := p.record()
+	size := func() int {
+		b, _ := json.Marshal(rec.Entries)
+		return len(b)
+	}
+	if budget <= 0 || size() <= budget {
+		return rec
+	}
+	elided := 0
+	for i := range rec.Entries {
+		e := &rec.Entries[i]
+		if e.Operation.Type == afs.OpThoughtTrace {
+			e.Operation.Input = json.RawMessage(fmt.Sprintf(`{"elided_bytes":%d}`, len(e.Operation.Input)))
+			elided++
+		}
+	}
+	if size() > budget {
+		for i := range rec.Entries {
+			e := &rec.Entries[i]
+			if e.Operation.Error != "" {
+				e.Operation.Error = fmt.Sprintf("[%d bytes elided]", len(e.Operation.Error))
+				elided++
+			}
+		}
+	}
+	msg := fmt.Sprintf("%d entry texts elided to keep the record under %d bytes", elided, budget)
+	if size() > budget {
+		msg += fmt.Sprintf("; it is still %d bytes", size())
+	}
+	rec.ContextErrors = append(rec.ContextErrors, msg)
+	return rec
+}

@@ -320,3 +320,35 @@ func TestUserScopeFillsIn(t *testing.T) {
 		t.Errorf("a missing global scope is not an error: %v", errs)
 	}
 }
+
+// A record over its byte budget loses thought texts first, then tool
+// errors, and says so; what the projection folds is kept.
+func TestRecordWithinBudget(t *testing.T) {
+	long := strings.Repeat("think ", 2000)
+	rec := scripted(t, map[int]string{0: `{"thought":"` + long + `","tool_calls":[{"tool":"read_file","args":{"path":"missing.go"}}],"done":false}`})
+	s, x, proto, _, in := loopHarness(t, rec)
+	if _, _, err := s.loop(context.Background(), rec, "m", 0, in, testPlan(), nil, x, proto); err != nil {
+		t.Fatal(err)
+	}
+	full := proto.record()
+	if got := proto.recordWithin(1 << 20); len(got.ContextErrors) != 0 {
+		t.Fatalf("a record within budget was trimmed: %v", got.ContextErrors)
+	}
+	small := proto.recordWithin(16 << 10)
+	b, _ := json.Marshal(small.Entries)
+	if len(b) > 16<<10 || len(b) >= len(mustJSON(full.Entries)) || len(small.ContextErrors) != 1 || !strings.Contains(small.ContextErrors[0], "elided") {
+		t.Fatalf("trimmed record: %d bytes, %v", len(b), small.ContextErrors)
+	}
+	a, _ := afs.Project(afs.ProjectInput{Entries: full.Entries})
+	c, _ := afs.Project(afs.ProjectInput{Entries: small.Entries})
+	ra, _ := afs.Render(a)
+	rc, _ := afs.Render(c)
+	if string(ra[afs.PathMetacognition]) != string(rc[afs.PathMetacognition]) || string(ra[afs.PathEmotions]) != string(rc[afs.PathEmotions]) {
+		t.Error("trimming changed the projection")
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
