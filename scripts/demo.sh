@@ -62,4 +62,8 @@ echo "== codali rao verify $run"
 echo "== codali rao stats"
 "$codali" rao stats --nats "$url"
 echo
+echo "== codali context export $run (Cognitive Protocol .context/ projected from the audit history)"
+"$codali" context export --nats "$url" "$run" "$data/export"
+(cd "$data/export/.context" && find . -type f | sort)
+echo
 echo "demo: run $run passed after one critic→architect retry"

@@ -18,6 +18,20 @@ func runBare(t *testing.T, stdin string, args ...string) (int, string, string) {
 	return c.main(context.Background(), args), out.String(), errOut.String()
 }
 
+// existingContext is a directory whose .context/ already holds a file.
+func existingContext(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".context", "notes", "mine.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func TestUsageErrorsExit2(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"limits":{"maxSteps":-1}}`), 0o600); err != nil {
@@ -47,6 +61,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"codex no subcommand", []string{"codex"}, "usage"},
 		{"codex unknown subcommand", []string{"codex", "zip", "-"}, "unknown subcommand"},
 		{"rao no subcommand", []string{"rao"}, "replay"},
+		{"context no subcommand", []string{"context"}, "context export"},
+		{"context export without dir", []string{"context", "export", "20261122T100000Z-abcdef12"}, "usage"},
+		{"context export bad run id", []string{"context", "export", "not.a.run", t.TempDir()}, "not a run id"},
+		{"context export run and project", []string{"context", "export", "--project", "p", "20261122T100000Z-abcdef12", t.TempDir()}, "usage"},
+		{"context export over existing files", []string{"context", "export", "--project", "p", existingContext(t)}, "already holds .context files"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,7 +24,12 @@ import (
 
 // cmdContext prints the context bundle the librarian would build for a
 // request, without a message bus or a pipeline run.
+// "codali context export …" writes a run's Cognitive Protocol .context/
+// instead (see cmdContextExport).
 func cmdContext(ctx context.Context, c *cli, args []string) int {
+	if len(args) > 0 && args[0] == "export" {
+		return cmdContextExport(ctx, c, args)
+	}
 	fs := c.newFlags("context", `context --repo PATH [--config FILE] [--agent ID] [--json] "request"`)
 	repo := fs.String("repo", "", "repository directory (required)")
 	cfgPath := fs.String("config", c.getenv("CODALI_CONFIG"), "codali.config.json (env CODALI_CONFIG)")

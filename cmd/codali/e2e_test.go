@@ -129,7 +129,7 @@ func (p *pipeline) run(t *testing.T, args ...string) (int, string, string) {
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: os.Getenv}
 	n := 1
-	if args[0] == "rao" {
+	if args[0] == "rao" || args[0] == "context" {
 		n = 2 // after the subcommand
 	}
 	full := append(append(append([]string{}, args[:n]...), "--nats", p.url), args[n:]...)
@@ -261,6 +261,8 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 	if code, out, _ := p.run(t, "rao", "verify", runID); code != exitOK || !strings.Contains(out, "ok") {
 		t.Fatalf("rao verify: %d %s", code, out)
 	}
+	checkContextExport(t, p, runID)
+	checkPromotion(t, p, runID)
 	if m := p.metrics(t); !strings.Contains(m, `codali_runs_finished_total{integrity="green",status="passed"} 1`) ||
 		!strings.Contains(m, `codali_events_handled_total{event="built",outcome="ok",service="critic"}`) {
 		t.Fatalf("metrics missing run or handler series:\n%s", m)

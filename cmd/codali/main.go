@@ -46,7 +46,7 @@ func commands() map[string]command {
 		"watch":     {"follow one run until it ends", cmdWatch},
 		"rao":       {"audit history: replay, show, diff, verify, stats, audit, override", cmdRAO},
 		"codex":     {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
-		"context":   {"print the context bundle the librarian would build for a request", cmdContext},
+		"context":   {"print the context bundle the librarian would build; export a run's .context/", cmdContext},
 		"bench":     {"load-test a pipeline: runs/s, latency and where the time goes", cmdBench},
 		"version":   {"print the version", cmdVersion},
 	}

@@ -27,7 +27,10 @@ const raoUsage = `codali rao <subcommand>:
   verify [RUN]                             check histories for modified, removed, reordered or inserted events
   stats [--json]                           storage used versus full snapshots
   audit RUN --note TEXT [--by NAME]        record an auditor's note
-  override cancel RUN --reason TEXT        cancel a running run (recorded as an override)`
+  override cancel RUN --reason TEXT        cancel a running run (recorded as an override)
+  override promote RUN --to user|global --reason TEXT
+                                           approve promoting a finished run's learnings to a
+                                           .context scope's hivemind (recorded as an override)`
 
 // raoEnv is what every rao subcommand needs.
 type raoEnv struct {
@@ -60,6 +63,7 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	note := fs.String("note", "", "audit: the note")
 	reason := fs.String("reason", "", "override: why")
 	by := fs.String("by", c.getenv("USER"), "audit/override: who")
+	to := fs.String("to", "", "override promote: the scope, user or global (context.userDir / context.globalDir)")
 	pos, code, ok := parse(fs, rest)
 	if !ok {
 		return code
@@ -107,6 +111,9 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	case "audit":
 		return e.audit(ctx, pos, *note, *by)
 	case "override":
+		if len(pos) == 2 && pos[0] == "promote" {
+			return e.promote(ctx, pos[1], *to, *reason, *by)
+		}
 		return e.override(ctx, pos, *reason, *by)
 	}
 	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)

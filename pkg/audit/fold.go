@@ -195,6 +195,9 @@ func fold(e events.Envelope) ([]Step, error) {
 				files = []events.FileChange{}
 			}
 			s.attempt(e.Attempt).Change = &ChangeSummary{Files: files, Added: d.Change.Added, Removed: d.Change.Removed, Summary: d.Summary}
+			// The builder's Cognitive Protocol entries: a run's .context/
+			// is projected from them (codali context export).
+			s.attempt(e.Attempt).Cognition = d.Cognition
 		}
 		return append(steps, base), nil
 	case events.KindRetry:

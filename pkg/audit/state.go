@@ -62,6 +62,8 @@ type Attempt struct {
 	ToolCalls []events.ToolExecution `json:"tool_calls"`
 	Change    *ChangeSummary         `json:"change,omitempty"`
 	Result    *AttemptResult         `json:"result,omitempty"`
+	// Cognition is the builder's Cognitive Protocol record of the attempt.
+	Cognition *events.BuildCognition `json:"cognition,omitempty"`
 }
 
 // ChangeSummary is what the audit keeps of a change: files and counts, and

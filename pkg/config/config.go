@@ -68,6 +68,8 @@ type Config struct {
 	// any other project is refused (see Project). Relative directories are
 	// resolved against the config file.
 	Projects map[string][]string `json:"projects,omitempty"`
+	// Context configures the Cognitive Protocol's user and global scopes.
+	Context Context `json:"context"`
 
 	dir string
 }
@@ -275,6 +277,8 @@ func Load(path string) (*Config, error) {
 	if c.Librarian.IndexCacheDir != "off" {
 		c.Librarian.IndexCacheDir = c.resolve(c.Librarian.IndexCacheDir)
 	}
+	c.Context.UserDir = c.resolve(c.Context.UserDir)
+	c.Context.GlobalDir = c.resolve(c.Context.GlobalDir)
 	for i, r := range c.Workspace.AllowedRoots {
 		c.Workspace.AllowedRoots[i] = c.resolve(r)
 	}

@@ -179,6 +179,8 @@ type PlanData struct {
 	Plan      Plan           `json:"plan"`
 	Bundle    *ContextBundle `json:"bundle,omitempty"`
 	BundleRef *ArtifactRef   `json:"bundle_ref,omitempty"`
+	// Cortex reports what became of the model's Cortex output IR.
+	Cortex *CortexReport `json:"cortex,omitempty"`
 }
 
 // Validate checks the plan.
@@ -266,6 +268,8 @@ type BuiltData struct {
 	Tools     []ToolExecution `json:"tools"`
 	// Summary is the builder model's own summary of what it did.
 	Summary string `json:"summary,omitempty"`
+	// Cognition is the builder's Cognitive Protocol record of the attempt.
+	Cognition *BuildCognition `json:"cognition,omitempty"`
 }
 
 // Validate checks the plan is present.

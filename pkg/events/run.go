@@ -64,6 +64,10 @@ type RunOptions struct {
 	// AgentID names the agent whose Docdex profile and preferences the run
 	// reads and writes (x-docdex-agent-id). Default: docdex.agentId.
 	AgentID string `json:"agent_id,omitempty"`
+	// WriteContext adds the run's Cognitive Protocol scratchpad and
+	// history files (.context/scratchpad, .context/history) to the change,
+	// for repositories that keep .context/ under version control.
+	WriteContext bool `json:"write_context,omitempty"`
 }
 
 // Requested is the data of codali.run.<id>.requested.

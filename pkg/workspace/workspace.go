@@ -207,6 +207,17 @@ func (w *Workspace) RealRel(rel string) (abs, real string, err error) { return R
 // diff (binary-safe), the changed files and line counts. Paths under
 // .context are excluded.
 func (w *Workspace) Change(ctx context.Context) (events.Change, error) {
+	return w.ChangeWith(ctx)
+}
+
+// ContextChangePaths are the .context/ directories a run may hand on in
+// its change when asked to (options.write_context): its working memory
+// and its history.
+var ContextChangePaths = []string{".context/scratchpad", ".context/history"}
+
+// ChangeWith is Change plus the changes under the given paths inside
+// .context (for example ContextChangePaths), appended to the diff.
+func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (events.Change, error) {
 	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
 		return events.Change{}, err
 	}
@@ -214,6 +225,23 @@ func (w *Workspace) Change(ctx context.Context) (events.Change, error) {
 	for _, ex := range excludedFromChange {
 		pathspec = append(pathspec, ":(exclude)"+ex)
 	}
+	ch, err := w.changeOf(ctx, pathspec)
+	if err != nil || len(contextPaths) == 0 {
+		return ch, err
+	}
+	extra, err := w.changeOf(ctx, append([]string{"--"}, contextPaths...))
+	if err != nil {
+		return events.Change{}, err
+	}
+	ch.Diff += extra.Diff
+	ch.Files = append(ch.Files, extra.Files...)
+	ch.Added += extra.Added
+	ch.Removed += extra.Removed
+	return ch, nil
+}
+
+// changeOf is the staged change restricted to pathspec.
+func (w *Workspace) changeOf(ctx context.Context, pathspec []string) (events.Change, error) {
 	diff, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--full-index"}, pathspec...)...)
 	if err != nil {
 		return events.Change{}, err

@@ -62,16 +62,30 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	plan, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, in, prompt(inp, s.d.Config.Librarian.PromptTokens))
+	cur, _, err := s.d.PM.Get(ctx, inp.run.Project)
+	if err != nil {
+		return nil, fmt.Errorf("could not read the project state: %w", err)
+	}
+	plan, answer, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, in, append(prompt(inp, s.d.Config.Librarian.PromptTokens), cortexMessage(inp, cur)))
 	if err != nil {
 		return nil, err
 	}
+	cortex, report := cortexOutput(answer)
+	applyActs(cortex, &plan, report)
 	run := inp.run
+	nPlan := 0
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
-		return GoalOps(cur, in.RunID(), in.Attempt, plan), nil, nil
+		goals := GoalOps(cur, in.RunID(), in.Attempt, plan)
+		nPlan = len(goals)
+		modelGoals, modelMem := cortexOps(cur, cortex)
+		return append(goals, modelGoals...), modelMem, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("could not record the plan in the project state: %w", err)
+	}
+	cortexDiagnostics(res.Diagnostics, nPlan, report)
+	for _, d := range report.Diagnostics {
+		s.d.Log.Info("cortex output IR", "run", in.RunID(), "attempt", in.Attempt, "diagnostic", d)
 	}
 	run.PMRev = res.Rev
 	actions := []string{"context", "plan"}
@@ -84,7 +98,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef}
+	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef, Cortex: report}
 	out, err := in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data)
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -134,7 +148,7 @@ func (s *Service) read(ctx context.Context, in events.Envelope) (input, error) {
 // ask requests a plan, re-asking with the validation error when the answer
 // is not a valid plan. Model errors that cannot succeed on retry are
 // permanent; others are returned for redelivery with backoff.
-func (s *Service) ask(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, msgs []llm.Message) (events.Plan, error) {
+func (s *Service) ask(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, msgs []llm.Message) (events.Plan, string, error) {
 	var lastErr error
 	for try := 1; try <= maxAsks; try++ {
 		modelDone := worker.Step(ctx, worker.StepModel)
@@ -143,17 +157,17 @@ func (s *Service) ask(ctx context.Context, p llm.Provider, model string, temp fl
 		modelDone()
 		if err != nil {
 			if errors.Is(err, llm.ErrRejected) {
-				return events.Plan{}, worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))
+				return events.Plan{}, "", worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))
 			}
-			return events.Plan{}, fmt.Errorf("model unavailable: %w", err)
+			return events.Plan{}, "", fmt.Errorf("model unavailable: %w", err)
 		}
 		plan, err := ParsePlan(resp.Content)
 		if err == nil {
-			return plan, nil
+			return plan, resp.Content, nil
 		}
 		lastErr = err
 		msgs = append(msgs, llm.Message{Role: "assistant", Content: resp.Content},
 			llm.Message{Role: "user", Content: "That is not a valid plan: " + err.Error() + ". Answer again with only the JSON object."})
 	}
-	return events.Plan{}, worker.Permanent(fmt.Errorf("model gave no valid plan in %d answers: %w", maxAsks, lastErr))
+	return events.Plan{}, "", worker.Permanent(fmt.Errorf("model gave no valid plan in %d answers: %w", maxAsks, lastErr))
 }

@@ -91,12 +91,14 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
 		retrieval: s.newRetrieval(pd.Run)}
 
-	tools, summary, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, pd, bundle, x)
+	proto := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context)
+	x.confirmDestructive = proto.confirmDestructive
+	tools, summary, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, pd, bundle, x, proto)
 	if err != nil {
 		return nil, err
 	}
 	wsDone = worker.Step(ctx, worker.StepWorkspace)
-	change, err := ws.Change(ctx)
+	change, err := s.change(ctx, ws, pd.Run.Request.Options.WriteContext)
 	wsDone()
 	if err != nil {
 		err = fmt.Errorf("could not take the change: %w", err)
@@ -126,6 +128,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	out, err := in.Follow(events.KindBuilt, in.Attempt, events.SourceFor(events.ServiceBuilder), s.d.Now(), events.BuiltData{
 		Run: run, BundleRef: pd.BundleRef, Plan: pd.Plan, Change: change, Tools: tools, Summary: s.d.Redactor.String(summary),
+		Cognition: proto.recordWithin(s.d.Config.Events.MaxEventBytes / 4),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -135,7 +138,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 
 // loop runs the tool loop until the model says it is done or a limit is
 // reached (which is not an error: the critic judges what was built).
-func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, pd events.PlanData, bundle *events.ContextBundle, x *executor) ([]events.ToolExecution, string, error) {
+func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, pd events.PlanData, bundle *events.ContextBundle, x *executor, proto *protocol) ([]events.ToolExecution, string, error) {
 	lim := s.d.Config.Limits
 	msgs := prompt(pd, bundle, s.d.Config.Librarian.PromptTokens)
 	var tools []events.ToolExecution
@@ -156,19 +159,31 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 			msgs = append(msgs, llm.Message{Role: "user", Content: "Your answer was not valid: " + err.Error() + ". Answer with one JSON object."})
 			continue
 		}
+		proto.thought(t.Thought)
 		var results []string
 		for _, c := range t.ToolCalls {
 			if len(tools) >= lim.MaxToolCalls {
 				return tools, fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), nil
 			}
+			id, hazards := proto.before(c.Tool, c.Args)
 			toolDone := worker.Step(ctx, worker.StepTools)
 			rec, out := x.execute(ctx, step, c.Tool, c.Args)
 			toolDone()
+			sig := proto.after(id, rec)
 			tools = append(tools, rec)
+			if hazards != "" {
+				out += "\n" + hazards
+			}
 			results = append(results, fmt.Sprintf("[%s] %s", c.Tool, out))
+			if proto.spin(step, sig) {
+				return tools, "stopped: spinning: " + proto.stopDetail, nil
+			}
 		}
 		if t.Done {
 			return tools, t.Summary, nil
+		}
+		if w := proto.takeWarning(); w != "" {
+			results = append(results, w)
 		}
 		if len(results) == 0 {
 			results = append(results, "No tool calls and not done. Call tools, or answer {\"done\": true, \"summary\": …}.")

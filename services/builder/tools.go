@@ -85,6 +85,9 @@ type executor struct {
 	// retrieval backs search, open, symbols and tree (retrieval.go); nil
 	// uses the built-in index without a disk cache.
 	retrieval *retrieval
+	// confirmDestructive, when set and true, makes destructive calls need
+	// approval (high anxiety, protocol §3.1).
+	confirmDestructive func() bool
 }
 
 // pending is a decoded tool call waiting for the gate: the gate's view of
@@ -121,6 +124,10 @@ func (x *executor) execute(ctx context.Context, step int, tool string, args json
 		}
 		return fail(err)
 	}
+	if reason := protocolRefusal(pc.call); reason != "" {
+		rec.Gate = events.GateDecision{Stage: events.GateStageProtocol, Blocked: true, Reasons: []string{reason}, PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}
+		return fail(errors.New("refused by the cognitive protocol's file policy: " + reason))
+	}
 	d := x.decide(&rec, pc.call)
 	if !d.Blocked && pc.measure != nil {
 		if err := pc.measure(&pc.call); err != nil {
@@ -148,7 +155,7 @@ func (x *executor) execute(ctx context.Context, step int, tool string, args json
 
 // decide evaluates call and records the decision, redacted, in rec.
 func (x *executor) decide(rec *events.ToolExecution, call policy.ToolCall) policy.Decision {
-	d := x.policy.Evaluate(call)
+	d := x.heuristicGate(call, x.policy.Evaluate(call))
 	d.Reasons, d.Warnings = x.redactAll(d.Reasons), x.redactAll(d.Warnings)
 	rec.Gate = events.GateDecision{Stage: events.GateStagePolicy, Blocked: d.Blocked, Reasons: d.Reasons, Warnings: d.Warnings,
 		PolicyHash: x.policyHash, Evaluator: policy.EvaluatorVersion}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +71,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 // checks. A non-empty reason means the attempt failed; an error means the
 // critic itself could not work. The warnings are the gate's on the change.
 func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) ([]events.CheckResult, string, []string, error) {
+	if reason := bd.EarlyStop(); reason != "" {
+		return nil, reason, nil, nil
+	}
 	if bd.Change.Empty() {
 		return nil, "the builder made no change", nil, nil
 	}
@@ -120,7 +124,7 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 	defer worker.Step(ctx, worker.StepChecks)()
 	var checks []events.CheckResult
 	var failed []string
-	for _, v := range bd.Plan.Verify {
+	for _, v := range slices.Concat(bd.Plan.Verify, s.extraChecks(ws.Dir, bd)) {
 		c := events.CheckResult{Name: s.d.Redactor.String(v.Name), Command: s.recordArgv(v.Command)}
 		d := s.d.Policy.Evaluate(policy.ToolCall{Tool: "run_command", Command: v.Command})
 		if d.Blocked {
@@ -192,6 +196,8 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if len(warnings) > 0 {
 		integrity = events.IntegrityAmber
 	}
+	// Help-seeking is reported, but does not lower integrity.
+	warnings = append(warnings, bd.CognitionWarnings()...)
 	goal := pmstate.RunGoalID(in.RunID())
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); !ok {
@@ -267,7 +273,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	out, err := in.Follow(events.KindFailed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
 		Run: run, Status: events.StatusFailed, Phase: events.ServiceCritic,
 		Reason:   fmt.Sprintf("verification failed after %d attempts (retry limit %d): %s", in.Attempt, run.MaxRetries, reason),
-		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan, Warnings: s.sandboxWarnings(),
+		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan, Warnings: append(s.sandboxWarnings(), bd.CognitionWarnings()...),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/events"
+)
+
+// The bundled spinning example: a model repeating a failing call ends its
+// attempt early with reason spinning, and the run fails with that reason.
+func TestSpinningExampleEndsEarly(t *testing.T) {
+	cfg, err := filepath.Abs("../../examples/spinning/codali.config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startUp(t, cfg)
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--max-retries", "0", "--wait", "--json", "--timeout", "5m", "Fix the greeting")
+	if code != exitFailure {
+		t.Fatalf("submit exited %d, want 1\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	env, v := decodeTerminal(t, out)
+	if k, _ := env.Kind(); k != events.KindFailed || !strings.Contains(v.Reason, "the builder stopped early (spinning)") ||
+		!strings.Contains(v.Reason, "read_file:config.go repeated 5 times") {
+		t.Fatalf("terminal %s: %s", env.Type, v.Reason)
+	}
+	if len(v.Checks) != 0 {
+		t.Errorf("checks ran on a spinning attempt: %+v", v.Checks)
+	}
+	joined := strings.Join(v.Warnings, "\n")
+	if !strings.Contains(joined, "help-seeking: the builder had 5 consecutive failed tool calls") {
+		t.Errorf("verdict warnings %v", v.Warnings)
+	}
+}

@@ -1,0 +1,13 @@
+package afs
+
+import "errors"
+
+// Errors of the package; match them with errors.Is.
+var (
+	// ErrShape: a file or history line does not have the protocol's shape.
+	ErrShape = errors.New("afs: shape check failed")
+	// ErrProtected: the file policy table forbids the access.
+	ErrProtected = errors.New("afs: protected by the file policy table")
+	// ErrRead: a .context/ file could not be read or decoded.
+	ErrRead = errors.New("afs: cannot read .context file")
+)

@@ -1,0 +1,290 @@
+package afs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Paths of the canonical files, relative to .context/.
+const (
+	PathState         = "scratchpad/state.json"
+	PathStateMD       = "scratchpad/state.md"
+	PathMetacognition = "scratchpad/metacognition.json"
+	PathGoals         = "scratchpad/goals.json"
+	PathEmotions      = "scratchpad/emotions.json"
+	PathEpistemic     = "scratchpad/epistemic.json"
+	PathHazards       = "memory/fears.json"
+	DirHistory        = "history"
+	DirHivemind       = "hivemind"
+)
+
+// Files is the content of a .context/ directory. A nil file is absent.
+type Files struct {
+	State         *StateFile
+	Metacognition *Metacognition
+	Goals         *GoalsFile
+	Emotions      *Emotions
+	Epistemic     *Epistemic
+	// Hazards is memory/fears.json.
+	Hazards *HazardFile
+	// Hivemind maps a file name under hivemind/ (e.g. "fears.json") to
+	// its JSON, passed through unchanged.
+	Hivemind map[string]json.RawMessage
+	// History holds the entries of history/*.jsonl in file then line order.
+	History []Entry
+	// Snapshot, when set, is the cognitive export rendered into state.md.
+	Snapshot *Snapshot
+}
+
+// Render returns the content of every file, keyed by its path relative to
+// .context/. It is deterministic: JSON is indented by two spaces, and
+// history entries go into history/<UTC day>.jsonl in order.
+func Render(f Files) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	put := func(p string, v any) error {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return fmt.Errorf("render %s: %w", p, err)
+		}
+		out[p] = append(b, '\n')
+		return nil
+	}
+	var errs []error
+	if f.State != nil {
+		errs = append(errs, put(PathState, f.State))
+		out[PathStateMD] = []byte(RenderStateMD(*f.State, f.Snapshot))
+	}
+	if f.Metacognition != nil {
+		errs = append(errs, put(PathMetacognition, f.Metacognition))
+	}
+	if f.Goals != nil {
+		errs = append(errs, put(PathGoals, f.Goals))
+	}
+	if f.Emotions != nil {
+		errs = append(errs, put(PathEmotions, f.Emotions))
+	}
+	if f.Epistemic != nil {
+		errs = append(errs, put(PathEpistemic, f.Epistemic))
+	}
+	if f.Hazards != nil {
+		errs = append(errs, put(PathHazards, f.Hazards))
+	}
+	for name, raw := range f.Hivemind {
+		out[path.Join(DirHivemind, name)] = append(append([]byte{}, raw...), '\n')
+	}
+	for _, e := range f.History {
+		line, err := e.MarshalLine()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("render history entry %s: %w", e.ID, err))
+			continue
+		}
+		p := HistoryPath(e)
+		out[p] = append(append(out[p], line...), '\n')
+	}
+	return out, errors.Join(errs...)
+}
+
+// HistoryPath is the history file of an entry, relative to .context/.
+func HistoryPath(e Entry) string { return path.Join(DirHistory, e.Date()+".jsonl") }
+
+// Write materialises f into dir (the .context directory itself), creating
+// directories as needed and replacing the files it renders; other files
+// are left alone.
+func Write(dir string, f Files) error {
+	files, err := Render(f)
+	if err != nil {
+		return err
+	}
+	for _, p := range sortedKeys(files) {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+		if err := os.WriteFile(full, files[p], 0o644); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// AppendHistory appends entries to their history files under dir (the
+// .context directory): the system-append path of history/.
+func AppendHistory(dir string, entries ...Entry) error {
+	for _, e := range entries {
+		line, err := e.MarshalLine()
+		if err != nil {
+			return fmt.Errorf("history entry %s: %w", e.ID, err)
+		}
+		full := filepath.Join(dir, filepath.FromSlash(HistoryPath(e)))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+		fh, err := os.OpenFile(full, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+		_, werr := fh.Write(append(line, '\n'))
+		cerr := fh.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+	}
+	return nil
+}
+
+// ReadDir reads a .context directory. Missing files stay nil; a file that
+// does not decode is an error wrapping ErrRead naming it. Keys may be
+// snake_case or camelCase. state.md is a view and is not read.
+func ReadDir(dir string) (Files, error) {
+	var f Files
+	var errs []error
+	read := func(p string, v any, idMaps map[string]bool) bool {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		if err == nil {
+			if u, ok := v.(json.Unmarshaler); ok {
+				err = u.UnmarshalJSON(data)
+			} else {
+				err = decodeLoose(data, v, idMaps)
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrRead, p, err))
+			return false
+		}
+		return true
+	}
+	var st StateFile
+	if read(PathState, &st, nil) {
+		f.State = &st
+	}
+	var mc Metacognition
+	if read(PathMetacognition, &mc, nil) {
+		f.Metacognition = &mc
+	}
+	var g GoalsFile
+	if read(PathGoals, &g, nil) {
+		f.Goals = &g
+	}
+	var em Emotions
+	if read(PathEmotions, &em, nil) {
+		f.Emotions = &em
+	}
+	var ep Epistemic
+	if read(PathEpistemic, &ep, nil) {
+		f.Epistemic = &ep
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(PathHazards))); err == nil {
+		hs, herr := ParseHazards(data)
+		var hf HazardFile
+		_ = decodeLoose(data, &hf.Meta, nil) // a bare array has no metadata
+		hf.Playbooks = hs
+		if herr != nil {
+			errs = append(errs, herr)
+		} else {
+			f.Hazards = &hf
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("%w: %s: %w", ErrRead, PathHazards, err))
+	}
+	if names, err := jsonNames(filepath.Join(dir, DirHivemind), ".json"); err != nil {
+		errs = append(errs, err)
+	} else {
+		for _, n := range names {
+			data, err := os.ReadFile(filepath.Join(dir, DirHivemind, n))
+			if err == nil && !json.Valid(data) {
+				err = errors.New("not JSON")
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%w: %s/%s: %w", ErrRead, DirHivemind, n, err))
+				continue
+			}
+			if f.Hivemind == nil {
+				f.Hivemind = map[string]json.RawMessage{}
+			}
+			f.Hivemind[n] = json.RawMessage(strings.TrimSpace(string(data)))
+		}
+	}
+	hist, err := readHistory(filepath.Join(dir, DirHistory))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	f.History = hist
+	return f, errors.Join(errs...)
+}
+
+func readHistory(dir string) ([]Entry, error) {
+	names, err := jsonNames(dir, ".jsonl")
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	var errs []error
+	for _, n := range names {
+		data, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: history/%s: %w", ErrRead, n, err))
+			continue
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			e, err := ParseLine([]byte(line))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("history/%s line %d: %w", n, i+1, err))
+				continue
+			}
+			out = append(out, e)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// jsonNames lists the regular files with the suffix in dir, sorted; a
+// missing dir has none.
+func jsonNames(dir, suffix string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRead, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), suffix) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Producer describes who wrote the state file ("name version instance"),
+// or "" when there is none.
+func (f Files) Producer() string {
+	if f.State == nil {
+		return ""
+	}
+	p := f.State.Producer
+	return strings.TrimSpace(strings.Join([]string{p.Name, p.Version, p.InstanceID}, " "))
+}

@@ -1,0 +1,102 @@
+package critic_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/afs"
+	"github.com/codali-dev/codali/pkg/events"
+)
+
+// builtWith re-encodes a built event with the builder's cognition record.
+func builtWith(t *testing.T, in events.Envelope, cog *events.BuildCognition) events.Envelope {
+	t.Helper()
+	var bd events.BuiltData
+	if err := events.DecodeData(in, &bd); err != nil {
+		t.Fatal(err)
+	}
+	bd.Cognition = cog
+	data, err := json.Marshal(bd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Data = data
+	return in
+}
+
+// An attempt the builder ended because it was spinning fails (and is
+// retried) without running checks, even though it changed something.
+func TestSpinningAttemptIsRetried(t *testing.T) {
+	repo := copyHello(t)
+	good := change(t, repo, map[string]string{"greet.go": goodGreet})
+	d := newDeps(t, `{}`)
+	in := built(t, "spin", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)
+	in = builtWith(t, in, &events.BuildCognition{Stopped: events.StopSpinning, StopDetail: "read_file:x.go repeated 5 times without progress"})
+	outs, err := handler(t, d)(testCtx(t), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rd events.RetryData
+	if err := json.Unmarshal(output(t, outs, in, events.KindRetry, 2), &rd); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rd.Reason, "stopped early (spinning)") || !strings.Contains(rd.Reason, "read_file:x.go") || len(rd.Checks) != 0 {
+		t.Errorf("retry reason %q, checks %+v", rd.Reason, rd.Checks)
+	}
+}
+
+// Help-seeking raised by the builder is reported in the verdict without
+// lowering its integrity.
+func TestHelpSeekingInVerdict(t *testing.T) {
+	repo := copyHello(t)
+	good := change(t, repo, map[string]string{"greet.go": goodGreet})
+	d := newDeps(t, `{}`)
+	in := built(t, "help", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)
+	in = builtWith(t, in, &events.BuildCognition{HelpSeeking: true, MaxConsecutiveFailures: 3})
+	outs, err := handler(t, d)(testCtx(t), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vd events.VerdictData
+	if err := json.Unmarshal(output(t, outs, in, events.KindPassed, 1), &vd); err != nil {
+		t.Fatal(err)
+	}
+	if vd.Integrity != events.IntegrityGreen || len(vd.Warnings) != 1 || !strings.Contains(vd.Warnings[0], "help-seeking: the builder had 3 consecutive failed tool calls") {
+		t.Errorf("verdict integrity %s warnings %v", vd.Integrity, vd.Warnings)
+	}
+}
+
+// High anxiety at the end of the build adds the repository's extra checks
+// (go vet for a Go module); a calm build gets only the plan's checks.
+func TestAnxiousBuildGetsExtraChecks(t *testing.T) {
+	repo := copyHello(t)
+	good := change(t, repo, map[string]string{"greet.go": goodGreet})
+	for _, anxious := range []bool{false, true} {
+		d := newDeps(t, `{}`)
+		in := built(t, "anx", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)
+		in = builtWith(t, in, &events.BuildCognition{Heuristics: afs.Heuristics{ExtraChecks: anxious, ConfirmDestructive: anxious}})
+		outs, err := handler(t, d)(testCtx(t), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vd events.VerdictData
+		if err := json.Unmarshal(output(t, outs, in, events.KindPassed, 1), &vd); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, c := range vd.Checks {
+			names = append(names, c.Name)
+			if !c.OK {
+				t.Errorf("check %s failed: %s", c.Name, c.Output)
+			}
+		}
+		want := "ok"
+		if anxious {
+			want = "ok,extra: go vet"
+		}
+		if strings.Join(names, ",") != want {
+			t.Errorf("anxious=%v: checks %v, want %s", anxious, names, want)
+		}
+	}
+}
