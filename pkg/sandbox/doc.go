@@ -9,8 +9,8 @@
 // bounded, and the whole process tree is killed when the command returns
 // or times out.
 //
-// Mode "none" runs commands directly (still with a reduced environment,
-// limits and process-group kill) and must be chosen explicitly; callers
+// Mode "none" runs commands directly (still with the caller's reduced environment,
+// limits when prlimit is installed, and process-group kill) and must be chosen explicitly; callers
 // are expected to say so wherever results are reported. The package knows
 // nothing of Codali's phases.
 package sandbox

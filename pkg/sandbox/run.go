@@ -88,8 +88,10 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 }
 
 func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
-	argv := append([]string{s.cfg.Prlimit}, s.limits.prlimitArgs()...)
-	argv = append(argv, "--")
+	var argv []string
+	if s.havePrlimit {
+		argv = append(append([]string{s.cfg.Prlimit}, s.limits.prlimitArgs()...), "--")
+	}
 	if s.Isolated() {
 		argv = append(argv, s.bwrapArgs(spec)...)
 	}

@@ -20,6 +20,8 @@ type Sandbox struct {
 	mu       sync.Mutex
 	checked  bool
 	checkErr error
+	// havePrlimit is set by Check (under mu, before any run).
+	havePrlimit bool
 }
 
 // New returns a Sandbox for cfg. It does not probe the host: Check (or
@@ -64,11 +66,13 @@ func (s *Sandbox) Check(ctx context.Context) error {
 }
 
 func (s *Sandbox) probe(ctx context.Context) error {
-	if _, err := exec.LookPath(s.cfg.Prlimit); err != nil {
-		return fmt.Errorf("%w: prlimit (util-linux) not found: %w", ErrUnavailable, err)
-	}
+	_, err := exec.LookPath(s.cfg.Prlimit)
+	s.havePrlimit = err == nil
 	if s.cfg.Mode == ModeNone {
-		return nil
+		return nil // limits too are best effort without a sandbox
+	}
+	if err != nil {
+		return fmt.Errorf("%w: prlimit (util-linux) not found: %w", ErrUnavailable, err)
 	}
 	if _, err := exec.LookPath(s.cfg.Bwrap); err != nil {
 		return fmt.Errorf("%w: bubblewrap (bwrap) not found: %w; install the bubblewrap package, or set sandbox \"none\" to run commands without isolation", ErrUnavailable, err)

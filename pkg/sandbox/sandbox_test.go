@@ -343,6 +343,16 @@ func TestUnavailableRefuses(t *testing.T) {
 	if res.Sandboxed || none.Isolated() || !strings.Contains(res.Output, "plain") {
 		t.Fatalf("%+v", res)
 	}
+	// Without prlimit a bwrap sandbox is refused; mode none runs without
+	// limits.
+	noLimits, _ := sandbox.New(sandbox.Config{Prlimit: "/nonexistent/prlimit"})
+	if _, err := noLimits.Run(context.Background(), sandbox.Spec{Dir: t.TempDir(), Argv: []string{"true"}, Env: env(), Timeout: time.Second}); !errors.Is(err, sandbox.ErrUnavailable) {
+		t.Fatalf("without prlimit: %v", err)
+	}
+	noneNoLimits, _ := sandbox.New(sandbox.Config{Mode: sandbox.ModeNone, Prlimit: "/nonexistent/prlimit"})
+	if res := run(t, noneNoLimits, sandbox.Spec{Argv: sh("echo plain")}); !strings.Contains(res.Output, "plain") {
+		t.Fatalf("%+v", res)
+	}
 	if _, err := sandbox.New(sandbox.Config{Mode: "docker"}); !errors.Is(err, sandbox.ErrInvalid) {
 		t.Fatalf("bad mode: %v", err)
 	}

@@ -23,7 +23,9 @@ type CommandResult struct {
 	TimedOut bool
 }
 
-// Run executes argv (no shell) in dir with env, killing the whole process
+// Run executes argv (no shell) in dir with env without any isolation —
+// for trusted programs only: repository code (tests, builds) runs through
+// package sandbox (app.Deps.RunCommand). It kills the whole process
 // group when timeout passes or ctx ends. A non-zero exit is not an error;
 // an error (wrapping ErrCommand) means the command could not be started.
 func Run(ctx context.Context, dir string, argv []string, env []string, timeout time.Duration, outputLimit int) (CommandResult, error) {
