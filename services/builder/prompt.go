@@ -19,8 +19,9 @@ Tools (paths are relative to the repository root):
 - delete_file {"path"}
 - list_dir {"path"?}
 - search {"query"}  (literal text)
-- run_command {"command": [argv]}  (no shell; only allowlisted commands run)
-A policy gate checks every call; a blocked call returns an error that explains why.`
+- run_command {"command": [argv]}  (no shell; only allowlisted commands and flags run)
+A policy gate checks every call; a blocked call returns an error that explains why.
+When you are done, the whole change (including files your commands wrote) is checked against the same policy.`
 
 func prompt(pd events.PlanData, bundle *events.ContextBundle) []llm.Message {
 	var b strings.Builder
