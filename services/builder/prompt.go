@@ -23,8 +23,9 @@ Tools (paths are relative to the repository root):
 - open {"path", "line"? | "start_line"?, "end_line"?}  (a window of at most 80 numbered lines)
 - symbols {"path"}  (declarations with signatures and doc comments)
 - tree {"path"?, "max_depth"?, "dirs_only"?}  (folder structure)
-- run_command {"command": [argv]}  (no shell; only allowlisted commands run)
-A policy gate checks every call; a blocked call returns an error that explains why.`
+- run_command {"command": [argv]}  (no shell; only allowlisted commands and flags run)
+A policy gate checks every call; a blocked call returns an error that explains why.
+When you are done, the whole change (including files your commands wrote) is checked against the same policy.`
 
 func prompt(pd events.PlanData, bundle *events.ContextBundle, budget int) []llm.Message {
 	var b strings.Builder
