@@ -84,6 +84,12 @@ func kvList(bucket string) []string {
 		"$JS.FC." + s + ".>", "$JS.FC.*.*." + s + ".>"}
 }
 
+// claimWrite claims run ids: it writes the claims bucket and reads the
+// earliest stored request of a run (a stream message get on CODALI).
+func claimWrite() []string {
+	return append(kvWrite(events.BucketRequests), api+"STREAM.MSG.GET."+events.StreamWork)
+}
+
 // artifactsRead reads objects: metadata by direct get, chunks through an
 // ephemeral ordered consumer with flow control.
 func artifactsRead() []string {
@@ -145,7 +151,7 @@ func Identities() []Identity {
 	return []Identity{
 		service(events.ServiceLibrarian, "claims run ids, indexes repositories, publishes context",
 			[]string{runSubject(events.KindContext), runSubject(events.KindFailed)},
-			kvWrite(events.BucketRequests), kvRead(pm), artifactsWrite()),
+			claimWrite(), kvRead(pm), artifactsWrite()),
 		service(events.ServiceArchitect, "plans; publishes plan",
 			[]string{runSubject(events.KindPlan), runSubject(events.KindFailed)},
 			kvWrite(pm), artifactsRead()),
@@ -157,7 +163,7 @@ func Identities() []Identity {
 			kvWrite(pm), artifactsRead()),
 		service(events.ServiceRecorder, "writes the audit history and run summaries; ends no run",
 			[]string{events.SubjectRAOAll, api + "STREAM.PURGE." + events.StreamRAO},
-			raoRead(), kvWrite(events.BucketRuns), kvWrite(events.BucketRequests)),
+			raoRead(), kvWrite(events.BucketRuns), claimWrite()),
 		provisioner(),
 		{
 			Name: CLI, Doc: "agents and the CLI: submit requests, follow runs, read histories",

@@ -32,6 +32,7 @@ type Claim struct {
 // Store reads and writes claims. It is safe for concurrent use.
 type Store struct {
 	kv      jetstream.KeyValue
+	work    jetstream.Stream
 	project func(events.Requested) (string, error)
 }
 
@@ -51,7 +52,11 @@ func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, 
 	if err != nil {
 		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketRequests, err)
 	}
-	s := &Store{kv: kv}
+	work, err := js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		return nil, fmt.Errorf("could not open stream %s: %w", events.StreamWork, err)
+	}
+	s := &Store{kv: kv, work: work}
 	for _, o := range opts {
 		o(s)
 	}
@@ -109,27 +114,67 @@ func (s *Store) Admit(ctx context.Context, e events.Envelope) error {
 		if e.Attempt != 1 {
 			return events.CheckBelongs(e, "")
 		}
-		req, readable := events.RequestOf(e)
-		if !readable {
+		if _, readable := events.RequestOf(e); !readable {
 			return nil
 		}
-		return s.claim(ctx, e, req.Digest())
+		// The earliest request stored for the run id claims it, whichever
+		// request is handled first: handlers run concurrently, and the
+		// order they reach the bucket in is not the stream's.
+		first, found, err := s.firstRequest(ctx, e.RunID())
+		if err != nil {
+			return err
+		}
+		if !found {
+			first = e
+		}
+		return s.claim(ctx, e, first)
 	case events.KindFailed:
 		return nil
 	}
 	return fmt.Errorf("%w: no request was accepted for run %s, so its %s event belongs to no run", events.ErrConflict, runID, kind)
 }
 
-// claim creates the run's claim; losing a race to another claimant falls
-// back to comparing with the winner.
-func (s *Store) claim(ctx context.Context, e events.Envelope, digest string) error {
-	raw, err := json.Marshal(Claim{Digest: digest, Source: e.Source, Time: e.Time.UTC()})
+// maxScan bounds how many stored requests of one run id firstRequest reads.
+const maxScan = 32
+
+// firstRequest returns the digest of the earliest readable attempt-1
+// request stored on the run's requested subject. Requests stored before
+// it were removed only after they were handled, and so after a claim was
+// made: while the run is unclaimed, the earliest one is still stored.
+func (s *Store) firstRequest(ctx context.Context, runID string) (events.Envelope, bool, error) {
+	subject := events.KindRequested.Subject(runID)
+	seq := uint64(1)
+	for range maxScan {
+		m, err := s.work.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return events.Envelope{}, false, nil
+		}
+		if err != nil {
+			return events.Envelope{}, false, fmt.Errorf("could not read the requests of run %s: %w", runID, err)
+		}
+		if e, err := (events.Decoder{MaxBytes: 8 << 20}).Decode(m.Subject, m.Data); err == nil && e.Attempt == 1 {
+			if _, ok := events.RequestOf(e); ok {
+				return e, true, nil
+			}
+		}
+		seq = m.Sequence + 1
+	}
+	return events.Envelope{}, false, nil
+}
+
+// claim creates the run's claim for the request first (the earliest
+// stored, which may not be e) and checks e against it; losing a race to
+// another claimant falls back to comparing with the winner.
+func (s *Store) claim(ctx context.Context, e, first events.Envelope) error {
+	req, _ := events.RequestOf(first)
+	digest := req.Digest()
+	raw, err := json.Marshal(Claim{Digest: digest, Source: first.Source, Time: first.Time.UTC()})
 	if err != nil {
 		return fmt.Errorf("could not encode the claim of run %s: %w", e.RunID(), err)
 	}
 	_, err = s.kv.Create(ctx, e.RunID(), raw)
 	if err == nil {
-		return nil
+		return events.CheckBelongs(e, digest)
 	}
 	if !errors.Is(err, jetstream.ErrKeyExists) && !bus.IsWrongLastSequence(err) {
 		return fmt.Errorf("could not claim run %s: %w", e.RunID(), err)

@@ -134,3 +134,48 @@ func TestAdmitChecksTheProject(t *testing.T) {
 		t.Fatalf("another project: %v, want ErrConflict", err)
 	}
 }
+
+// TestEarliestStoredRequestWins: when the attacker's request is handled
+// before the victim's (concurrent handlers), the claim still goes to the
+// request stored first.
+func TestEarliestStoredRequestWins(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := runclaim.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	store := func(source, text string) events.Envelope {
+		e, err := events.New("race", events.KindRequested, 1, source, now, events.Requested{Request: text, Repo: events.RepoRef{Path: "/x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := e.Encode(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.Publish(ctx, events.KindRequested.Subject("race"), raw); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if _, err := js.Publish(ctx, events.KindRequested.Subject("race"), []byte(`not json`)); err != nil {
+		t.Fatal(err)
+	}
+	victim := store("agent/victim", "victim")
+	evil := store("agent/evil", "evil")
+	if err := s.Admit(ctx, evil); !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("the later request handled first: %v, want ErrConflict", err)
+	}
+	if err := s.Admit(ctx, victim); err != nil {
+		t.Fatalf("the earliest request: %v", err)
+	}
+	if c, _, _ := s.Get(ctx, "race"); c.Digest != (events.Requested{Request: "victim", Repo: events.RepoRef{Path: "/x"}}).Digest() || c.Source != "agent/victim" {
+		t.Fatalf("claim %+v is not the victim's request", c)
+	}
+}

@@ -21,6 +21,7 @@ add_user librarian \
   'codali.run.*.context' \
   'codali.run.*.failed' \
   '$KV.codali-requests.>' \
+  '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$O.codali-artifacts.>' \
@@ -146,6 +147,7 @@ add_user recorder \
   '$JS.API.CONSUMER.INFO.RAO.>' \
   '$KV.codali-runs.>' \
   '$KV.codali-requests.>' \
+  '$JS.API.STREAM.MSG.GET.CODALI' \
   -- \
   '_INBOX.>'
 
