@@ -60,9 +60,13 @@ func (g loadGen) run(ctx context.Context, nc *nats.Conn, d benchDriver) (loadRes
 	if err := nc.Flush(); err != nil {
 		return loadResult{}, err
 	}
+	stop := make(chan struct{})
+	defer close(stop)
 	go func() {
 		for {
 			select {
+			case <-stop:
+				return
 			case <-ctx.Done():
 				return
 			case m, ok := <-ends:

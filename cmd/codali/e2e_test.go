@@ -313,7 +313,11 @@ func fastConfig(t *testing.T) string {
 func terminals(t *testing.T, js jetstream.JetStream) func() map[string]int {
 	t.Helper()
 	ctx := context.Background()
+	// Durable, so that on a cluster it is replicated like the stream and
+	// survives the loss of a server (an ephemeral consumer has one replica).
+	name := fmt.Sprintf("test-terminals-%d", time.Now().UnixNano())
 	cons, err := js.CreateConsumer(ctx, events.StreamWork, jetstream.ConsumerConfig{
+		Durable:        name,
 		FilterSubjects: []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()},
 		AckPolicy:      jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy,
 	})

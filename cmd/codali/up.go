@@ -91,6 +91,9 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 		c.errorf("up: %v", err)
 		return exitUsage
 	}
+	if o.replicas == 0 {
+		o.replicas = 1
+	}
 	if o.replicas < 1 || o.replicas > 5 || (o.nats == "" && o.replicas != 1) {
 		c.errorf("up: --replicas must be 1..5, and other than 1 only with --nats")
 		return exitUsage
