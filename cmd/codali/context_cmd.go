@@ -30,7 +30,8 @@ func cmdContext(ctx context.Context, c *cli, args []string) int {
 	if len(args) > 0 && args[0] == "export" {
 		return cmdContextExport(ctx, c, args)
 	}
-	fs := c.newFlags("context", `context --repo PATH [--config FILE] [--agent ID] [--json] "request"`)
+	fs := c.newFlags("context", `context --repo PATH [--config FILE] [--agent ID] [--json] "request"
+       codali context export (RUN | --project P) DIR [--force]`)
 	repo := fs.String("repo", "", "repository directory (required)")
 	cfgPath := fs.String("config", c.getenv("CODALI_CONFIG"), "codali.config.json (env CODALI_CONFIG)")
 	agent := fs.String("agent", "", "agent id for the Docdex profile (the request's options.agent_id)")

@@ -80,10 +80,16 @@ func (s *Store) Get(ctx context.Context, runID string) (Claim, bool, error) {
 	return c, true, nil
 }
 
-// Claimed reports whether the run id is claimed by a request.
+// Claimed reports whether the run id is claimed by a request, or will be:
+// a readable request stored on the run's subject claims it when handled
+// (handlers run concurrently, so a malformed copy may be handled first).
 func (s *Store) Claimed(ctx context.Context, runID string) (bool, error) {
 	_, ok, err := s.Get(ctx, runID)
-	return ok, err
+	if err != nil || ok {
+		return ok, err
+	}
+	_, found, err := s.firstRequest(ctx, runID)
+	return found, err
 }
 
 // Admit decides whether e belongs to its run. A readable `requested` of

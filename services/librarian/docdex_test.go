@@ -267,7 +267,9 @@ func TestPreferences(t *testing.T) {
 	})
 	t.Run("without docdex: project memory, then the profile", func(t *testing.T) {
 		dir := copyHello(t)
-		d := newDeps(t, `{}`)
+		// The project is named in the configuration for this repository:
+		// a request's options.project alone is not trusted.
+		d := newDeps(t, fmt.Sprintf(`{"projects": {"p": [%q]}}`, dir))
 		if _, _, err := handle(t, d, events.Requested{Request: req, Repo: events.RepoRef{Path: dir}, Options: events.RunOptions{Project: "p"}}); err != nil {
 			t.Fatal(err)
 		}
