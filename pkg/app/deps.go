@@ -57,6 +57,7 @@ type Deps struct {
 
 	mu     sync.Mutex
 	models map[string]llm.Provider
+	usageState
 }
 
 // NewDeps builds the shared dependencies: it loads the policy (or the

@@ -67,7 +67,10 @@ type Route struct {
 	Model string `json:"model,omitempty"`
 	// Temperature is the sampling temperature.
 	Temperature float64 `json:"temperature,omitempty"`
-	// Format is "" or "json".
+	// Format is how the answer's JSON Schema constrains the model: "" or
+	// "json" send the schema in the server's structured-output field
+	// (Ollama format, OpenAI response_format); "gbnf" sends a grammar
+	// generated from the schema (llama.cpp servers).
 	Format string `json:"format,omitempty"`
 }
 
@@ -272,8 +275,8 @@ func (c *Config) Validate() error {
 		} else if _, ok := c.Providers[r.Provider]; !ok && !isProviderType(r.Provider) {
 			bad("routing.%s.provider %q is neither a configured provider nor a provider type", phase, r.Provider)
 		}
-		if r.Format != "" && r.Format != "json" {
-			bad("routing.%s.format %q (want \"\" or \"json\")", phase, r.Format)
+		if r.Format != "" && r.Format != llm.FormatJSON && r.Format != llm.FormatGBNF {
+			bad("routing.%s.format %q (want \"json\" or \"gbnf\")", phase, r.Format)
 		}
 		if r.Temperature < 0 || r.Temperature > 2 {
 			bad("routing.%s.temperature %v (want 0..2)", phase, r.Temperature)

@@ -102,6 +102,9 @@ type Plan struct {
 	Summary     string          `json:"summary"`
 	Steps       []PlanStep      `json:"steps"`
 	TargetFiles []string        `json:"target_files,omitempty"`
+	// Creates lists new files the change may add (the critic's alignment
+	// accepts them besides TargetFiles and the steps' files).
+	Creates []string `json:"creates,omitempty"`
 	Risks       []string        `json:"risks,omitempty"`
 	Verify      []VerifyCommand `json:"verify"`
 }
@@ -137,7 +140,22 @@ type PlanData struct {
 	Plan      Plan           `json:"plan"`
 	Bundle    *ContextBundle `json:"bundle,omitempty"`
 	BundleRef *ArtifactRef   `json:"bundle_ref,omitempty"`
+	// Mode says how the plan was made: "planned" (the model planned),
+	// "fast" (the fast path: no model call) or "reused" (a retry to the
+	// builder: the previous plan, re-emitted without a model call).
+	Mode string `json:"mode,omitempty"`
+	// Feedback is the critic's reasons carried to the builder on a retry.
+	Feedback []string `json:"feedback,omitempty"`
+	// Usage is this phase's model usage.
+	Usage []ModelUsage `json:"usage,omitempty"`
 }
+
+// Plan modes.
+const (
+	PlanModePlanned = "planned"
+	PlanModeFast    = "fast"
+	PlanModeReused  = "reused"
+)
 
 // Validate checks the plan.
 func (d PlanData) Validate() error { return d.Plan.Validate() }
@@ -220,6 +238,8 @@ type BuiltData struct {
 	Tools     []ToolExecution `json:"tools"`
 	// Summary is the builder model's own summary of what it did.
 	Summary string `json:"summary,omitempty"`
+	// Usage is this phase's model usage.
+	Usage []ModelUsage `json:"usage,omitempty"`
 }
 
 // Validate checks the plan is present.

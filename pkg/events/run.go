@@ -107,4 +107,7 @@ type Run struct {
 	// PMRev is the revision of the project state (in the codali-pm bucket)
 	// after the last phase that changed it; audit events carry it as pm_rev.
 	PMRev uint64 `json:"pm_rev,omitempty"`
+	// Usage is the model usage of the run so far, per phase, provider and
+	// model, over every attempt; the terminal event's total sums it.
+	Usage []ModelUsage `json:"usage,omitempty"`
 }

@@ -10,17 +10,16 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/codali-dev/codali/pkg/answers"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/cognition"
+	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 )
-
-// maxAsks bounds how often the model is asked for a valid plan per event.
-const maxAsks = 3
 
 // Component is the architect as a hostable component.
 func Component() app.Component {
@@ -58,15 +57,12 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, err
 	}
-	provider, route, err := s.d.Model(events.ServiceArchitect)
-	if err != nil {
-		return nil, worker.Permanent(err)
-	}
-	plan, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, in, prompt(inp))
+	plan, usage, err := s.ask(ctx, in, prompt(inp))
 	if err != nil {
 		return nil, err
 	}
 	run := inp.run
+	run.Usage = events.MergeUsage(run.Usage, usage...)
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		return GoalOps(cur, in.RunID(), in.Attempt, plan), nil, nil
 	})
@@ -84,7 +80,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef}
+	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef, Mode: events.PlanModePlanned, Usage: usage}
 	out, err := in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data)
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -131,27 +127,26 @@ func (s *Service) read(ctx context.Context, in events.Envelope) (input, error) {
 	return inp, nil
 }
 
-// ask requests a plan, re-asking with the validation error when the answer
-// is not a valid plan. Model errors that cannot succeed on retry are
-// permanent; others are returned for redelivery with backoff.
-func (s *Service) ask(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, msgs []llm.Message) (events.Plan, error) {
-	var lastErr error
-	for try := 1; try <= maxAsks; try++ {
-		resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceArchitect, RunID: in.RunID(), Attempt: in.Attempt,
-			Step: try, Model: model, Temperature: temp, Format: "json", Messages: msgs})
-		if err != nil {
-			if errors.Is(err, llm.ErrRejected) {
-				return events.Plan{}, worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))
-			}
-			return events.Plan{}, fmt.Errorf("model unavailable: %w", err)
-		}
-		plan, err := ParsePlan(resp.Content)
-		if err == nil {
-			return plan, nil
-		}
-		lastErr = err
-		msgs = append(msgs, llm.Message{Role: "assistant", Content: resp.Content},
-			llm.Message{Role: "user", Content: "That is not a valid plan: " + err.Error() + ". Answer again with only the JSON object."})
+// ask requests a plan that satisfies the plan schema and the plan's own
+// rules, with one repair turn (llm.CompleteJSON). A contract failure and
+// other model errors that cannot succeed on retry are permanent; others
+// are returned for redelivery with backoff.
+func (s *Service) ask(ctx context.Context, in events.Envelope, msgs []llm.Message) (events.Plan, []events.ModelUsage, error) {
+	var plan events.Plan
+	a, err := s.d.Ask(ctx, llm.Request{Phase: events.ServiceArchitect, RunID: in.RunID(), Attempt: in.Attempt, Step: 1, Messages: msgs},
+		answers.Plan(), func(doc []byte) error {
+			p, err := ParsePlan(string(doc))
+			plan = p
+			return err
+		})
+	switch {
+	case err == nil:
+		return plan, a.Usage, nil
+	case errors.Is(err, llm.ErrContract):
+		return events.Plan{}, a.Usage, worker.Permanent(fmt.Errorf("model gave no valid plan: %w", err))
+	case errors.Is(err, llm.ErrRejected), errors.Is(err, llm.ErrInvalidConfig), errors.Is(err, config.ErrInvalid):
+		return events.Plan{}, a.Usage, worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))
+	default:
+		return events.Plan{}, a.Usage, fmt.Errorf("model unavailable: %w", err)
 	}
-	return events.Plan{}, worker.Permanent(fmt.Errorf("model gave no valid plan in %d answers: %w", maxAsks, lastErr))
 }
