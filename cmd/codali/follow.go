@@ -258,7 +258,15 @@ func summaryLine(s audit.Summary) string {
 	if !s.Updated.IsZero() {
 		age = time.Since(s.Updated).Round(time.Second).String()
 	}
-	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %s", s.RunID, s.Status, s.Attempt, s.Phase, orDash(s.Integrity), age, short(s.Request, 60))
+	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %-13s  %s", s.RunID, s.Status, s.Attempt, s.Phase, orDash(s.Integrity), age, tokens(s.Usage), short(s.Request, 60))
+}
+
+// tokens shows a run's model tokens as input/output, "-" when none.
+func tokens(u *events.UsageTotal) string {
+	if u == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", u.InputTokens, u.OutputTokens)
 }
 
 func orDash(s string) string {

@@ -23,18 +23,20 @@ const (
 // State is a run's state document: what the RAO history records, one
 // delta at a time.
 type State struct {
-	RunID     string            `json:"run_id"`
-	Project   string            `json:"project,omitempty"`
-	Status    string            `json:"status"`
-	Phase     string            `json:"phase,omitempty"`
-	Attempt   int               `json:"attempt"`
-	Request   *events.Requested `json:"request,omitempty"`
-	Context   *ContextSummary   `json:"context,omitempty"`
-	Attempts  []Attempt         `json:"attempts"`
-	Verdict   *Verdict          `json:"verdict,omitempty"`
-	Codex     string            `json:"codex,omitempty"`
-	Overrides []Override        `json:"overrides"`
-	Notes     []Note            `json:"notes"`
+	RunID    string            `json:"run_id"`
+	Project  string            `json:"project,omitempty"`
+	Status   string            `json:"status"`
+	Phase    string            `json:"phase,omitempty"`
+	Attempt  int               `json:"attempt"`
+	Request  *events.Requested `json:"request,omitempty"`
+	Context  *ContextSummary   `json:"context,omitempty"`
+	Attempts []Attempt         `json:"attempts"`
+	Verdict  *Verdict          `json:"verdict,omitempty"`
+	Codex    string            `json:"codex,omitempty"`
+	// Usage is the run's model usage so far, per phase, provider and model.
+	Usage     []events.ModelUsage `json:"usage,omitempty"`
+	Overrides []Override          `json:"overrides"`
+	Notes     []Note              `json:"notes"`
 	// Causes lists the pipeline events and operator actions already folded
 	// in, so redeliveries are recognised even after compaction.
 	Causes []string `json:"causes"`
@@ -53,6 +55,12 @@ type Attempt struct {
 	ToolCalls []events.ToolExecution `json:"tool_calls"`
 	Change    *ChangeSummary         `json:"change,omitempty"`
 	Result    *AttemptResult         `json:"result,omitempty"`
+	// PlanMode is how the plan was made: planned, fast or reused.
+	PlanMode string `json:"plan_mode,omitempty"`
+	// Feedback is the critic's reasons the reused plan carried.
+	Feedback []string `json:"feedback,omitempty"`
+	// Usage is the attempt's model usage, per phase, provider and model.
+	Usage []events.ModelUsage `json:"usage,omitempty"`
 }
 
 // ChangeSummary is what the audit keeps of a change: files and counts, and
@@ -69,6 +77,11 @@ type AttemptResult struct {
 	Outcome string               `json:"outcome"` // passed, retry, failed
 	Reason  string               `json:"reason"`
 	Checks  []events.CheckResult `json:"checks,omitempty"`
+	// RetryPhase is where a retry went: architect or builder.
+	RetryPhase string `json:"retry_phase,omitempty"`
+	// Alignment and Review are the critic's judgement.
+	Alignment *events.Alignment `json:"alignment,omitempty"`
+	Review    *events.Review    `json:"review,omitempty"`
 }
 
 // Verdict is the run's end.
@@ -79,6 +92,8 @@ type Verdict struct {
 	Integrity string   `json:"integrity"`
 	Attempts  int      `json:"attempts"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// Usage sums the run's model usage.
+	Usage *events.UsageTotal `json:"usage,omitempty"`
 }
 
 // Override is an operator action.

@@ -159,6 +159,12 @@ type Events struct {
 type Memory struct {
 	// MaxL1Entries keeps at most this many lessons. Default 32.
 	MaxL1Entries int `json:"maxL1Entries"`
+	// LessonAfterFailures: a run's Nth failed attempt writes a repository
+	// lesson (spec §6: "3x failures"). Default 3.
+	LessonAfterFailures int `json:"lessonAfterFailures"`
+	// MaxGoldenExamples bounds the golden examples kept per project; the
+	// oldest are evicted. Default 50.
+	MaxGoldenExamples int `json:"maxGoldenExamples"`
 }
 
 // Default returns the configuration used when no file is given.
@@ -192,6 +198,8 @@ func (c *Config) setDefaults() {
 	def(&c.Events.MaxEventBytes, 1<<20)
 	def(&c.Events.ArtifactThresholdBytes, 256<<10)
 	def(&c.Memory.MaxL1Entries, 32)
+	def(&c.Memory.LessonAfterFailures, 3)
+	def(&c.Memory.MaxGoldenExamples, 50)
 	if c.Workspace.Root == "" {
 		c.Workspace.Root = filepath.Join(os.TempDir(), "codali-workspaces")
 	}
@@ -318,6 +326,8 @@ func (c *Config) Validate() error {
 		bad("events.artifactThresholdBytes %d must be between 1 and maxEventBytes", c.Events.ArtifactThresholdBytes)
 	}
 	positive("memory.maxL1Entries", c.Memory.MaxL1Entries)
+	positive("memory.lessonAfterFailures", c.Memory.LessonAfterFailures)
+	positive("memory.maxGoldenExamples", c.Memory.MaxGoldenExamples)
 	for i, r := range c.Workspace.AllowedRoots {
 		if r == "" {
 			bad("workspace.allowedRoots[%d] is empty", i)

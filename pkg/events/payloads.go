@@ -99,14 +99,14 @@ type VerifyCommand struct {
 // Plan is the architect's output: steps, target files, risks and the
 // verification strategy. No code.
 type Plan struct {
-	Summary     string          `json:"summary"`
-	Steps       []PlanStep      `json:"steps"`
-	TargetFiles []string        `json:"target_files,omitempty"`
+	Summary     string     `json:"summary"`
+	Steps       []PlanStep `json:"steps"`
+	TargetFiles []string   `json:"target_files,omitempty"`
 	// Creates lists new files the change may add (the critic's alignment
 	// accepts them besides TargetFiles and the steps' files).
-	Creates []string `json:"creates,omitempty"`
-	Risks       []string        `json:"risks,omitempty"`
-	Verify      []VerifyCommand `json:"verify"`
+	Creates []string        `json:"creates,omitempty"`
+	Risks   []string        `json:"risks,omitempty"`
+	Verify  []VerifyCommand `json:"verify"`
 }
 
 // Validate checks the plan has steps and runnable verification commands.
@@ -263,6 +263,16 @@ type RetryData struct {
 	Reason    string        `json:"reason"`
 	Checks    []CheckResult `json:"checks,omitempty"`
 	Previous  Plan          `json:"previous_plan"`
+	// RetryPhase is where the attempt goes back to: architect (re-plan, the
+	// default) or builder (the same plan, with Reasons attached).
+	RetryPhase string `json:"retry_phase,omitempty"`
+	// Reasons are the critic's reasons, one per problem.
+	Reasons []string `json:"reasons,omitempty"`
+	// Alignment and Review are the critic's judgement of the attempt.
+	Alignment *Alignment `json:"alignment,omitempty"`
+	Review    *Review    `json:"review,omitempty"`
+	// Usage is the critic's model usage for the attempt.
+	Usage []ModelUsage `json:"usage,omitempty"`
 }
 
 // Verdict statuses.
@@ -294,6 +304,13 @@ type VerdictData struct {
 	Change    *Change       `json:"change,omitempty"`
 	Plan      *Plan         `json:"plan,omitempty"`
 	Warnings  []string      `json:"warnings,omitempty"`
+	// Alignment and Review are the critic's judgement of the last attempt.
+	Alignment *Alignment `json:"alignment,omitempty"`
+	Review    *Review    `json:"review,omitempty"`
+	// Usage is the ending phase's own model usage (the critic's review).
+	Usage []ModelUsage `json:"usage,omitempty"`
+	// UsageTotal sums the run's model usage over every phase and attempt.
+	UsageTotal *UsageTotal `json:"usage_total,omitempty"`
 }
 
 // Validate checks the status and integrity values.

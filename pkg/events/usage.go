@@ -76,3 +76,12 @@ func TotalUsage(list []ModelUsage) UsageTotal {
 	}
 	return t
 }
+
+// UsageTotalOf is the total of run's usage, nil when no model was called.
+func UsageTotalOf(run Run) *UsageTotal {
+	if len(run.Usage) == 0 {
+		return nil
+	}
+	t := TotalUsage(run.Usage)
+	return &t
+}

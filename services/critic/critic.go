@@ -46,49 +46,110 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	return (&Service{d: d}).Handle, nil
 }
 
-// Handle turns a `built` event into `passed`, `retry` or `failed`.
+// Handle turns a `built` event into `passed`, `retry` or `failed`: it
+// runs the plan's checks, compares the change with the plan (Align), and,
+// when both pass and the critic has a model route, asks the model for a
+// review.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
 	var bd events.BuiltData
 	if err := events.DecodeData(in, &bd); err != nil {
 		return nil, worker.Permanent(err)
 	}
-	checks, reason, err := s.verify(ctx, in, bd)
+	checks, reason, diff, err := s.verify(ctx, in, bd)
 	if err != nil {
 		return nil, err
 	}
-	if reason == "" {
-		return s.pass(ctx, in, bd, checks)
+	j := judgement{checks: checks, diff: diff, retryPhase: events.RetryArchitect}
+	if reason != "" {
+		j.reasons = append(j.reasons, reason)
 	}
-	return s.reject(ctx, in, bd, checks, reason)
+	if !bd.Change.Empty() {
+		a := Align(bd.Plan, bd.Change)
+		j.alignment = &a
+		if !a.OK {
+			j.reasons = append(j.reasons, a.Reasons...)
+			if reason == "" {
+				// The checks pass but the builder strayed from a plan that
+				// may well be right: the builder tries again.
+				j.retryPhase = events.RetryBuilder
+			}
+		}
+	}
+	if len(j.reasons) > 0 {
+		j.review = &events.Review{Status: events.ReviewSkipped, Skipped: "the attempt already failed its checks or its alignment with the plan"}
+		return s.reject(ctx, in, bd, j)
+	}
+	r, usage, err := s.review(ctx, in, bd, diff, checks, *j.alignment)
+	if err != nil {
+		return nil, err
+	}
+	j.review, j.usage = &r, usage
+	if r.Status == events.ReviewFail {
+		j.reasons = append(j.reasons, prefixed("review: ", r.Reasons, "the review failed the change")...)
+		j.final = !r.Retryable
+		if r.RetryPhase != "" {
+			j.retryPhase = r.RetryPhase
+		}
+		return s.reject(ctx, in, bd, j)
+	}
+	return s.pass(ctx, in, bd, j)
+}
+
+// judgement is the critic's view of one attempt.
+type judgement struct {
+	checks    []events.CheckResult
+	diff      string
+	alignment *events.Alignment
+	review    *events.Review
+	usage     []events.ModelUsage
+	// reasons are why the attempt fails (empty: it passes).
+	reasons []string
+	// retryPhase is where a retry goes: architect or builder.
+	retryPhase string
+	// final ends the run even with retries left (a non-retryable review).
+	final bool
+}
+
+func (j judgement) reason() string { return strings.Join(j.reasons, "; ") }
+
+func prefixed(prefix string, list []string, empty string) []string {
+	if len(list) == 0 {
+		return []string{prefix + empty}
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = prefix + s
+	}
+	return out
 }
 
 // verify applies the change and runs the checks. A non-empty reason means
 // the attempt failed; an error means the critic itself could not work.
-func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) ([]events.CheckResult, string, error) {
+func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) ([]events.CheckResult, string, string, error) {
 	if bd.Change.Empty() {
-		return nil, "the builder made no change", nil
+		return nil, "the builder made no change", "", nil
 	}
 	diff, err := s.d.Artifacts.LoadDiff(ctx, bd.Change)
 	if err != nil {
 		err = fmt.Errorf("could not load the change: %w", err)
 		if artifacts.IsLost(err) {
-			return nil, "", worker.Permanent(err)
+			return nil, "", "", worker.Permanent(err)
 		}
-		return nil, "", err
+		return nil, "", "", err
 	}
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Request.Repo)
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
-			return nil, "", worker.Permanent(err)
+			return nil, "", "", worker.Permanent(err)
 		}
-		return nil, "", err
+		return nil, "", "", err
 	}
 	defer s.d.CloseWorkspace(ws)
 	if err := ws.Apply(ctx, diff); err != nil {
 		if errors.Is(err, workspace.ErrApply) {
-			return nil, fmt.Sprintf("the change does not apply to the repository: %v", err), nil
+			return nil, fmt.Sprintf("the change does not apply to the repository: %v", err), diff, nil
 		}
-		return nil, "", err
+		return nil, "", "", err
 	}
 	env := workspace.CommandEnv(s.d.Getenv)
 	cfg := s.d.Config.Critic
@@ -127,7 +188,7 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		case err != nil:
 			c.ExitCode, c.Output = -1, err.Error()
 		case ctx.Err() != nil:
-			return nil, "", fmt.Errorf("verification interrupted: %w", ctx.Err())
+			return nil, "", "", fmt.Errorf("verification interrupted: %w", ctx.Err())
 		default:
 			c.ExitCode, c.Output, c.OK = res.ExitCode, s.d.Redactor.String(res.Output), res.ExitCode == 0
 		}
@@ -136,11 +197,13 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		}
 		checks = append(checks, c)
 	}
-	return checks, strings.Join(failed, "; "), nil
+	return checks, strings.Join(failed, "; "), diff, nil
 }
 
-func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, checks []events.CheckResult) ([]events.Envelope, error) {
+func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, j judgement) ([]events.Envelope, error) {
 	run := bd.Run
+	run.Usage = events.MergeUsage(run.Usage, j.usage...)
+	checks := j.checks
 	var warnings []string
 	for _, t := range bd.Tools {
 		if t.Gate.Blocked {
@@ -149,6 +212,9 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 		for _, w := range t.Gate.Warnings {
 			warnings = append(warnings, fmt.Sprintf("step %d: %s: %s", t.Step, t.Tool, w))
 		}
+	}
+	if j.review != nil && j.review.Status == events.ReviewConcerns {
+		warnings = append(warnings, prefixed("review concern: ", j.review.Reasons, "the review passed the change with concerns")...)
 	}
 	integrity := events.IntegrityGreen
 	if len(warnings) > 0 {
@@ -167,14 +233,21 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
+	if err := s.learnFromPass(ctx, in, bd, j.diff); err != nil {
+		return nil, err
+	}
 	if run.Codex, err = s.codexRun(in, bd, run, checks, integrity); err != nil {
 		return nil, worker.Permanent(err)
 	}
 	plan, change := bd.Plan, bd.Change
+	reason := fmt.Sprintf("%d of %d checks passed on attempt %d", len(checks), len(checks), in.Attempt)
+	if j.review != nil && j.review.Status != events.ReviewSkipped {
+		reason += "; review: " + j.review.Status
+	}
 	out, err := in.Follow(events.KindPassed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
-		Run: run, Status: events.StatusPassed, Phase: events.ServiceCritic,
-		Reason:   fmt.Sprintf("%d of %d checks passed on attempt %d", len(checks), len(checks), in.Attempt),
+		Run: run, Status: events.StatusPassed, Phase: events.ServiceCritic, Reason: reason,
 		Attempts: in.Attempt, Integrity: integrity, Checks: checks, Change: &change, Plan: &plan, Warnings: warnings,
+		Alignment: j.alignment, Review: j.review, Usage: j.usage, UsageTotal: events.UsageTotalOf(run),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -182,16 +255,21 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	return []events.Envelope{out}, nil
 }
 
-func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.BuiltData, checks []events.CheckResult, reason string) ([]events.Envelope, error) {
+func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.BuiltData, j judgement) ([]events.Envelope, error) {
 	run := bd.Run
+	run.Usage = events.MergeUsage(run.Usage, j.usage...)
+	checks, reason := j.checks, j.reason()
 	run.Failures = append(append([]string(nil), run.Failures...), fmt.Sprintf("attempt %d: %s", in.Attempt, reason))
-	lesson := s.d.Redactor.String(fmt.Sprintf("%s: attempt %d failed: %s", short(run.Request.Request, 80), in.Attempt, short(reason, 240)))
-	final := in.Attempt-1 >= run.MaxRetries
+	final := j.final || in.Attempt-1 >= run.MaxRetries
 	goal := pmstate.RunGoalID(in.RunID())
+	lesson := s.lesson(run, in.Attempt)
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		var goals []cognition.GoalTreePatchOp
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); ok && final {
 			goals = append(goals, cognition.PruneOp(goal)) // the run is over: its goal too
+		}
+		if lesson == "" {
+			return goals, nil, nil
 		}
 		for _, e := range cur.L1Memory.Entries {
 			if e == lesson { // a redelivered event must not learn twice
@@ -206,12 +284,20 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
+	if err := s.learnFromFailure(ctx, in, bd, reason); err != nil {
+		return nil, err
+	}
+	reasons := make([]string, len(j.reasons))
+	for i, r := range j.reasons {
+		reasons[i] = s.d.Redactor.String(r)
+	}
 	if !final {
 		if run.Codex, err = s.codexRun(in, bd, run, checks, ""); err != nil {
 			return nil, worker.Permanent(err)
 		}
 		out, err := in.Follow(events.KindRetry, in.Attempt+1, events.SourceFor(events.ServiceCritic), s.d.Now(), events.RetryData{
 			Run: run, BundleRef: bd.BundleRef, Reason: reason, Checks: checks, Previous: bd.Plan,
+			RetryPhase: j.retryPhase, Reasons: reasons, Alignment: j.alignment, Review: j.review, Usage: j.usage,
 		})
 		if err != nil {
 			return nil, worker.Permanent(err)
@@ -222,10 +308,14 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 		return nil, worker.Permanent(err)
 	}
 	plan, change := bd.Plan, bd.Change
+	why := fmt.Sprintf("verification failed after %d attempts (retry limit %d): %s", in.Attempt, run.MaxRetries, reason)
+	if j.final && in.Attempt-1 < run.MaxRetries {
+		why = fmt.Sprintf("the review failed attempt %d and says another attempt cannot fix it: %s", in.Attempt, reason)
+	}
 	out, err := in.Follow(events.KindFailed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
-		Run: run, Status: events.StatusFailed, Phase: events.ServiceCritic,
-		Reason:   fmt.Sprintf("verification failed after %d attempts (retry limit %d): %s", in.Attempt, run.MaxRetries, reason),
+		Run: run, Status: events.StatusFailed, Phase: events.ServiceCritic, Reason: why,
 		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan,
+		Alignment: j.alignment, Review: j.review, Usage: j.usage, UsageTotal: events.UsageTotalOf(run),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
