@@ -61,6 +61,11 @@ type RunOptions struct {
 	Project string `json:"project,omitempty"`
 	// Labels are free-form key/values carried to the terminal event.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Fast asks for the fast path (spec §2): the architect makes a
+	// one-step plan with the repository's default checks without asking
+	// its model. See the architect's fast-path rule for when it applies
+	// without being asked.
+	Fast bool `json:"fast,omitempty"`
 }
 
 // Requested is the data of codali.run.<id>.requested.

@@ -57,7 +57,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, err
 	}
-	plan, usage, err := s.ask(ctx, in, prompt(inp))
+	plan, mode, feedback, usage, err := s.plan(ctx, in, inp)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef, Mode: events.PlanModePlanned, Usage: usage}
+	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef, Mode: mode, Feedback: feedback, Usage: usage}
 	out, err := in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data)
 	if err != nil {
 		return nil, worker.Permanent(err)

@@ -123,6 +123,11 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 func (s *Service) loop(ctx context.Context, in events.Envelope, pd events.PlanData, bundle *events.ContextBundle, x *executor) ([]events.ToolExecution, string, []events.ModelUsage, error) {
 	lim := s.d.Config.Limits
 	msgs := prompt(pd, bundle)
+	learned, err := s.learning(ctx, in.RunID(), pd, bundle)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	msgs[len(msgs)-1].Content += learned
 	var tools []events.ToolExecution
 	var usage []events.ModelUsage
 	for step := 1; step <= lim.MaxSteps; step++ {
