@@ -45,6 +45,7 @@ func commands() map[string]command {
 		"watch":   {"follow one run until it ends", cmdWatch},
 		"rao":     {"audit history: replay, show, diff, verify, stats, audit, override", cmdRAO},
 		"codex":   {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
+		"config":  {"check a codali.config.json: config validate [FILE]", cmdConfig},
 		"version": {"print the version", cmdVersion},
 	}
 }
