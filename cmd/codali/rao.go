@@ -27,7 +27,8 @@ const raoUsage = `codali rao <subcommand>:
   verify [RUN]                             check histories for modified, removed, reordered or inserted events
   stats [--json]                           storage used versus full snapshots
   audit RUN --note TEXT [--by NAME]        record an auditor's note
-  override cancel RUN --reason TEXT        cancel a running run (recorded as an override)`
+  override cancel RUN --reason TEXT        cancel a running run (recorded as an override)
+  correct RUN --note TEXT [--by NAME]      an explicit correction: a repository lesson for the run's project (recorded as an override)`
 
 // raoEnv is what every rao subcommand needs.
 type raoEnv struct {
@@ -57,7 +58,7 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	simulate := fs.Bool("simulate", false, "re-evaluate today's policy over the recorded tool calls (pure: nothing is executed or written)")
 	cfgPath := fs.String("config", c.getenv("CODALI_CONFIG"), "codali.config.json: today's policy and redaction patterns")
 	policyPath := fs.String("policy", "", "policy file to simulate with (overrides the config's)")
-	note := fs.String("note", "", "audit: the note")
+	note := fs.String("note", "", "audit, correct: the note")
 	reason := fs.String("reason", "", "override: why")
 	by := fs.String("by", c.getenv("USER"), "audit/override: who")
 	pos, code, ok := parse(fs, rest)
@@ -108,6 +109,8 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 		return e.audit(ctx, pos, *note, *by)
 	case "override":
 		return e.override(ctx, pos, *reason, *by)
+	case "correct":
+		return e.correct(ctx, pos, *note, *by)
 	}
 	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
 	return exitUsage

@@ -46,10 +46,21 @@ type ContextBundle struct {
 	Memory []string `json:"memory,omitempty"`
 	// Goals are the project's open goals, one line each.
 	Goals []string `json:"goals,omitempty"`
+	// GoldenExamples are passed runs on the project most like this request
+	// (bounded and redacted), to bias towards known-good patterns.
+	GoldenExamples []GoldenExample `json:"golden_examples,omitempty"`
 	// Index summarises index coverage.
 	Index IndexStats `json:"index"`
 	// Warnings are problems the librarian noticed (truncation, skipped files).
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// GoldenExample is a passed run as the bundle shows it.
+type GoldenExample struct {
+	Intent string   `json:"intent"`
+	Plan   string   `json:"plan,omitempty"`
+	Files  []string `json:"files,omitempty"`
+	Patch  string   `json:"patch"`
 }
 
 // IndexStats summarises what the librarian indexed.

@@ -369,3 +369,20 @@ func TestScriptedRepairTurn(t *testing.T) {
 		t.Fatalf("out %+v err %v", out, err)
 	}
 }
+
+func TestScriptedContains(t *testing.T) {
+	s, err := ParseScript([]byte(`{"responses":[
+	  {"phase":"builder","step":1,"content":"general"},
+	  {"phase":"builder","contains":"Request:\nwrite done.txt","content":"done"},
+	  {"phase":"builder","contains":"Request:\nfix lib.go","content":"lib"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewScripted(s)
+	for req, want := range map[string]string{"Request:\nwrite done.txt": "done", "Request:\nfix lib.go\n": "lib", "Request:\nother": "general"} {
+		got, err := p.Complete(t.Context(), Request{Phase: "builder", Step: 1, Messages: []Message{{Role: "system", Content: "x"}, {Role: "user", Content: req}}})
+		if err != nil || got.Content != want {
+			t.Errorf("%q: %q %v, want %q", req, got.Content, err, want)
+		}
+	}
+}

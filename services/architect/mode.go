@@ -30,7 +30,7 @@ func (s *Service) plan(ctx context.Context, in events.Envelope, inp input) (even
 			return plan, events.PlanModeFast, nil, nil, nil
 		}
 	}
-	learned, err := s.learned(ctx, in.RunID(), inp.run)
+	learned, err := s.learned(ctx, in.RunID(), inp.run, inp.bundle)
 	if err != nil {
 		return events.Plan{}, "", nil, nil, err
 	}
@@ -45,9 +45,10 @@ func (s *Service) plan(ctx context.Context, in events.Envelope, inp input) (even
 // maxFailureSummaries bounds the earlier runs' failures shown.
 const maxFailureSummaries = 5
 
-// learned is the prompt section with the failure summaries of earlier
-// runs on the project ("" when there are none).
-func (s *Service) learned(ctx context.Context, runID string, run events.Run) (string, error) {
+// learned is the prompt section with what the project learned: the golden
+// examples the librarian ranked into the bundle and the failure summaries
+// of earlier runs ("" when there is nothing).
+func (s *Service) learned(ctx context.Context, runID string, run events.Run, bundle *events.ContextBundle) (string, error) {
 	l, err := s.d.PM.Learning(ctx, run.Project)
 	if err != nil {
 		return "", fmt.Errorf("could not read what the project learned: %w", err)
@@ -62,9 +63,17 @@ func (s *Service) learned(ctx context.Context, runID string, run events.Run) (st
 		others = others[len(others)-maxFailureSummaries:]
 	}
 	var b strings.Builder
+	if bundle != nil && len(bundle.GoldenExamples) > 0 {
+		b.WriteString("\nKnown-good changes on this repository (passed runs like this request):\n")
+		for _, g := range bundle.GoldenExamples {
+			fmt.Fprintf(&b, "- request: %s\n  plan: %s\n  files: %s\n  patch: %s\n", g.Intent, g.Plan, strings.Join(g.Files, ", "), g.Patch)
+		}
+	}
+	failed := false
 	for _, f := range others {
-		if b.Len() == 0 {
+		if !failed {
 			b.WriteString("\nEarlier failed attempts on this repository (avoid repeating them):\n")
+			failed = true
 		}
 		b.WriteString("- " + f.Intent + ": attempt " + strconv.Itoa(f.Attempt) + ": " + f.Reason + "\n")
 	}

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/events"

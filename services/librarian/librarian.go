@@ -95,6 +95,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 			bundle.Goals = append(bundle.Goals, g.Summary)
 		}
 	}
+	s.addGolden(ctx, run.Project, req.Request, bundle) // golden examples: see golden.go
 	inline, ref, err := s.d.Artifacts.StoreBundle(ctx, in.RunID(), in.Attempt, bundle, cfg.Events.ArtifactThresholdBytes)
 	if err != nil {
 		return nil, err
