@@ -22,6 +22,7 @@ import (
 //   - "Fix the done marker in lib.go": the fast path (no architect answer
 //     at all matches it); the builder edits lib.go.
 //   - "always fail": every attempt fails its check.
+//   - "broken plan": the architect never answers with a plan.
 const thinkingScript = `{"responses":[
   {"phase":"architect","attempt":1,"contains":"Request:\nwrite done.txt","json":{"summary":"Write the done marker file",
     "steps":[{"description":"write done.txt"}],"creates":["done.txt"],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}},
@@ -35,6 +36,7 @@ const thinkingScript = `{"responses":[
     "creates":["try.txt"],"verify":[{"name":"never","command":["test","-f","never.txt"]}]}},
   {"phase":"builder","step":1,"contains":"Request:\nalways fail","json":{"tool_calls":[{"tool":"write_file","args":{"path":"try.txt","content":"x\n"}}]}},
   {"phase":"builder","step":2,"json":{"done":true,"summary":"ok"}},
+  {"phase":"architect","contains":"Request:\nbroken plan","content":"I would rather not plan."},
   {"phase":"critic","json":{"status":"pass","reasons":[],"retryable":false,"review_notes":"looks right"}}]}`
 
 // thinkingConfig writes a Go repository and a configuration routing every
@@ -180,6 +182,13 @@ func TestPhasesThinkEndToEnd(t *testing.T) {
 	_, replay, _ = p.run(t, "rao", "replay", run3)
 	if !strings.Contains(replay, "override") || !strings.Contains(replay, "correction by ana") {
 		t.Errorf("history lacks the correction override:\n%s", replay)
+	}
+	// 4. A contract failure: the repair turn, then a failed run that still
+	// accounts for both calls.
+	_, v = submitAndWait(t, p, repo, "broken plan")
+	if v.Status != events.StatusFailed || !strings.Contains(v.Reason, "broke its contract") || !strings.Contains(v.Reason, "no JSON object") ||
+		v.UsageTotal == nil || v.UsageTotal.Calls != 2 || usageOf(v.Run.Usage, "architect").Calls != 2 {
+		t.Errorf("run 4: %+v", v)
 	}
 	if m := p.metrics(t); !strings.Contains(m, `codali_model_tokens_total{direction="output",model="scripted",phase="critic",provider="s"}`) {
 		t.Errorf("no critic token metric:\n%s", m)

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"errors"
 	"sort"
 	"time"
 )
@@ -84,4 +85,36 @@ func UsageTotalOf(run Run) *UsageTotal {
 	}
 	t := TotalUsage(run.Usage)
 	return &t
+}
+
+// UsageError carries the model usage of a phase that failed, so the
+// failed event that ends the run still accounts for it.
+type UsageError struct {
+	// Usage is the failed phase's model usage.
+	Usage []ModelUsage
+	// Err is the failure.
+	Err error
+}
+
+// Error is the failure's text.
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the failure.
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// WithUsage attaches usage to err (nil stays nil; no usage returns err).
+func WithUsage(err error, usage []ModelUsage) error {
+	if err == nil || len(usage) == 0 {
+		return err
+	}
+	return &UsageError{Usage: usage, Err: err}
+}
+
+// UsageOfError returns the usage attached to err with WithUsage, if any.
+func UsageOfError(err error) []ModelUsage {
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return ue.Usage
+	}
+	return nil
 }

@@ -143,9 +143,9 @@ func (s *Service) ask(ctx context.Context, in events.Envelope, msgs []llm.Messag
 	case err == nil:
 		return plan, a.Usage, nil
 	case errors.Is(err, llm.ErrContract):
-		return events.Plan{}, a.Usage, worker.Permanent(fmt.Errorf("model gave no valid plan: %w", err))
+		return events.Plan{}, a.Usage, worker.Permanent(events.WithUsage(fmt.Errorf("model gave no valid plan: %w", err), a.Usage))
 	case errors.Is(err, llm.ErrRejected), errors.Is(err, llm.ErrInvalidConfig), errors.Is(err, config.ErrInvalid):
-		return events.Plan{}, a.Usage, worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))
+		return events.Plan{}, a.Usage, worker.Permanent(events.WithUsage(fmt.Errorf("model rejected the plan request: %w", err), a.Usage))
 	default:
 		return events.Plan{}, a.Usage, fmt.Errorf("model unavailable: %w", err)
 	}

@@ -142,9 +142,9 @@ func (s *Service) loop(ctx context.Context, in events.Envelope, pd events.PlanDa
 		switch {
 		case err == nil:
 		case errors.Is(err, llm.ErrContract):
-			return nil, "", usage, worker.Permanent(fmt.Errorf("step %d: %w", step, err))
+			return nil, "", usage, worker.Permanent(events.WithUsage(fmt.Errorf("step %d: %w", step, err), usage))
 		case errors.Is(err, llm.ErrRejected), errors.Is(err, llm.ErrInvalidConfig), errors.Is(err, config.ErrInvalid):
-			return nil, "", usage, worker.Permanent(fmt.Errorf("model rejected step %d: %w", step, err))
+			return nil, "", usage, worker.Permanent(events.WithUsage(fmt.Errorf("model rejected step %d: %w", step, err), usage))
 		default:
 			return nil, "", usage, fmt.Errorf("model unavailable at step %d: %w", step, err)
 		}

@@ -62,9 +62,9 @@ func (s *Service) review(ctx context.Context, in events.Envelope, bd events.Buil
 	switch {
 	case err == nil:
 	case errors.Is(err, llm.ErrContract):
-		return events.Review{}, a.Usage, worker.Permanent(fmt.Errorf("critic model gave no valid review: %w", err))
+		return events.Review{}, a.Usage, worker.Permanent(events.WithUsage(fmt.Errorf("critic model gave no valid review: %w", err), a.Usage))
 	case errors.Is(err, llm.ErrRejected), errors.Is(err, llm.ErrInvalidConfig), errors.Is(err, config.ErrInvalid):
-		return events.Review{}, a.Usage, worker.Permanent(fmt.Errorf("critic model rejected the review request: %w", err))
+		return events.Review{}, a.Usage, worker.Permanent(events.WithUsage(fmt.Errorf("critic model rejected the review request: %w", err), a.Usage))
 	default:
 		return events.Review{}, a.Usage, fmt.Errorf("critic model unavailable: %w", err)
 	}
