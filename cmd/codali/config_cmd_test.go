@@ -83,3 +83,30 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("CODALI_CONFIG: %d %s", code, out)
 	}
 }
+
+// TestREADMEConfigsValidate: the per-role routing examples of the README
+// are valid configurations.
+func TestREADMEConfigsValidate(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	for _, heading := range []string{"### A local Ollama, one model per role", "### An OpenAI-compatible server"} {
+		i := strings.Index(readme, heading)
+		if i < 0 {
+			t.Fatalf("README lacks %q", heading)
+		}
+		rest := readme[i:]
+		start := strings.Index(rest, "```json\n")
+		end := strings.Index(rest[start+8:], "```")
+		if start < 0 || end < 0 {
+			t.Fatalf("no JSON block under %q", heading)
+		}
+		cfg := writeConfig(t, rest[start+8:start+8+end])
+		code, out, errOut := runEnv(t, map[string]string{"OPENAI_API_KEY": "sk-test"}, "config", "validate", cfg)
+		if code != exitOK {
+			t.Errorf("%s: exit %d\n%s%s", heading, code, out, errOut)
+		}
+	}
+}
