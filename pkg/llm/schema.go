@@ -29,9 +29,7 @@ type Schema struct {
 // identifies it on the wire (OpenAI json_schema.name: letters, digits, '_'
 // and '-'). Errors wrap ErrInvalidConfig.
 func CompileSchema(name string, raw []byte) (*Schema, error) {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	}) {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !nameRune(r) }) {
 		return nil, fmt.Errorf("%w: schema name %q (want letters, digits, '_' or '-')", ErrInvalidConfig, name)
 	}
 	var doc map[string]any
@@ -57,6 +55,11 @@ func CompileSchema(name string, raw []byte) (*Schema, error) {
 		return nil, fmt.Errorf("%w: schema %s: %w", ErrInvalidConfig, name, err)
 	}
 	return &Schema{name: name, raw: buf.Bytes(), doc: doc, compiled: compiled}, nil
+}
+
+// nameRune reports whether r may appear in a schema name.
+func nameRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'
 }
 
 // MustCompileSchema is CompileSchema for schemas built into the program; it
