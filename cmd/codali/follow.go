@@ -174,7 +174,14 @@ func describe(env events.Envelope) string {
 	case events.KindPlan:
 		var d events.PlanData
 		if events.DecodeData(env, &d) == nil {
-			return fmt.Sprintf("%d steps, %d checks: %s", len(d.Plan.Steps), len(d.Plan.Verify), short(d.Plan.Summary, 60))
+			line := fmt.Sprintf("%d steps, %d checks: %s", len(d.Plan.Steps), len(d.Plan.Verify), short(d.Plan.Summary, 60))
+			switch d.Mode {
+			case events.PlanModeFast:
+				line = "fast path, " + line
+			case events.PlanModeReused:
+				line = "same plan to the builder, " + line
+			}
+			return line
 		}
 	case events.KindBuilt:
 		var d events.BuiltData
@@ -190,12 +197,19 @@ func describe(env events.Envelope) string {
 	case events.KindRetry:
 		var d events.RetryData
 		if events.DecodeData(env, &d) == nil {
+			if d.RetryPhase == events.RetryBuilder {
+				return "retry via the builder: " + short(d.Reason, 100)
+			}
 			return "retry: " + short(d.Reason, 100)
 		}
 	case events.KindPassed, events.KindFailed:
 		var d events.VerdictData
 		if events.DecodeData(env, &d) == nil {
-			return fmt.Sprintf("%s, integrity %s: %s", strings.ToUpper(d.Status), d.Integrity, short(d.Reason, 100))
+			line := fmt.Sprintf("%s, integrity %s: %s", strings.ToUpper(d.Status), d.Integrity, short(d.Reason, 100))
+			if d.UsageTotal != nil {
+				line += fmt.Sprintf(" (model: %d calls, %d/%d tokens)", d.UsageTotal.Calls, d.UsageTotal.InputTokens, d.UsageTotal.OutputTokens)
+			}
+			return line
 		}
 	}
 	return ""
