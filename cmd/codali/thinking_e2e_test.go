@@ -179,6 +179,12 @@ func TestPhasesThinkEndToEnd(t *testing.T) {
 	if entry, _ = kv.Get(ctx, key); !strings.Contains(string(entry.Value()), "always fail: correction by ana: never.txt is created by make") {
 		t.Errorf("no lesson from the correction in %s", entry.Value())
 	}
+	if code, _, errOut := p.run(t, "rao", "correct", run3); code != exitUsage || !strings.Contains(errOut, "--note") {
+		t.Errorf("correct without a note: %d %s", code, errOut)
+	}
+	if code, _, errOut := p.run(t, "rao", "correct", "01nosuchrun0000000000000000", "--note", "x"); code == exitOK {
+		t.Errorf("correct of an unknown run: %d %s", code, errOut)
+	}
 	_, replay, _ = p.run(t, "rao", "replay", run3)
 	if !strings.Contains(replay, "override") || !strings.Contains(replay, "correction by ana") {
 		t.Errorf("history lacks the correction override:\n%s", replay)
