@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,15 +12,6 @@ import (
 	"github.com/codali-dev/codali/pkg/docdex/docdextest"
 	"github.com/codali-dev/codali/pkg/events"
 )
-
-func writeConfig(t *testing.T, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "codali.config.json")
-	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func TestContextCommand(t *testing.T) {
 	repo := apptest.CopyHello(t)

@@ -267,7 +267,12 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 		!strings.Contains(m, `codali_events_handled_total{event="built",outcome="ok",service="critic"}`) {
 		t.Fatalf("metrics missing run or handler series:\n%s", m)
 	}
-	// The critic taught the project: one lesson from the failed attempt.
+	if m := p.metrics(t); !strings.Contains(m, `codali_model_tokens_total{direction="input",model="scripted",phase="architect"`) ||
+		!strings.Contains(m, `codali_model_request_duration_seconds_count{model="scripted",phase="builder"`) {
+		t.Fatalf("metrics missing model usage series:\n%s", m)
+	}
+	// The critic taught the project: the failed attempt's summary and a
+	// golden example of the pass.
 	_, js := p.js(t)
 	kv, err := js.KeyValue(context.Background(), events.BucketPMState)
 	if err != nil {
@@ -277,10 +282,11 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 	found := false
 	for k := range keys.Keys() {
 		e, _ := kv.Get(context.Background(), k)
-		found = found || strings.Contains(string(e.Value()), "attempt 1 failed")
+		v := string(e.Value())
+		found = found || strings.HasPrefix(k, "learn.") && strings.Contains(v, `"attempt":1`) && strings.Contains(v, `"golden":[{"run_id":"`+runID)
 	}
 	if !found {
-		t.Fatal("no failure lesson in the project's L1 memory")
+		t.Fatal("no failure summary and golden example in the project's learning record")
 	}
 }
 
@@ -290,7 +296,7 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 func fastConfig(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
+	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"creates":["done.txt","notyet.txt"],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
 	script := `{"responses":[
 	  {"phase":"architect","json":` + plan + `},
 	  {"phase":"builder","attempt":1,"step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"notyet.txt","content":"x\n"}}]}},
@@ -483,7 +489,7 @@ func TestMalformedRequestsDoNotDisturbGoodRuns(t *testing.T) {
 
 func TestOperatorCancelEndsRunOnce(t *testing.T) {
 	dir := t.TempDir()
-	plan := `{"summary":"s","steps":[{"description":"slow check"}],"verify":[{"name":"slow","command":["sleep","30"]}]}`
+	plan := `{"summary":"s","steps":[{"description":"slow check"}],"creates":["x.txt"],"verify":[{"name":"slow","command":["sleep","30"]}]}`
 	script := `{"responses":[{"phase":"architect","json":` + plan + `},
 	  {"phase":"builder","step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"x.txt","content":"x\n"}}]}},
 	  {"phase":"builder","step":2,"json":{"done":true}}]}`

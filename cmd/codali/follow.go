@@ -184,7 +184,14 @@ func describe(env events.Envelope) string {
 	case events.KindPlan:
 		var d events.PlanData
 		if events.DecodeData(env, &d) == nil {
-			return fmt.Sprintf("%d steps, %d checks: %s", len(d.Plan.Steps), len(d.Plan.Verify), short(d.Plan.Summary, 60))
+			line := fmt.Sprintf("%d steps, %d checks: %s", len(d.Plan.Steps), len(d.Plan.Verify), short(d.Plan.Summary, 60))
+			switch d.Mode {
+			case events.PlanModeFast:
+				line = "fast path, " + line
+			case events.PlanModeReused:
+				line = "same plan to the builder, " + line
+			}
+			return line
 		}
 	case events.KindBuilt:
 		var d events.BuiltData
@@ -200,12 +207,19 @@ func describe(env events.Envelope) string {
 	case events.KindRetry:
 		var d events.RetryData
 		if events.DecodeData(env, &d) == nil {
+			if d.RetryPhase == events.RetryBuilder {
+				return "retry via the builder: " + short(d.Reason, 100)
+			}
 			return "retry: " + short(d.Reason, 100)
 		}
 	case events.KindPassed, events.KindFailed:
 		var d events.VerdictData
 		if events.DecodeData(env, &d) == nil {
-			return fmt.Sprintf("%s, integrity %s: %s", strings.ToUpper(d.Status), d.Integrity, short(d.Reason, 100))
+			line := fmt.Sprintf("%s, integrity %s: %s", strings.ToUpper(d.Status), d.Integrity, short(d.Reason, 100))
+			if d.UsageTotal != nil {
+				line += fmt.Sprintf(" (model: %d calls, %d/%d tokens)", d.UsageTotal.Calls, d.UsageTotal.InputTokens, d.UsageTotal.OutputTokens)
+			}
+			return line
 		}
 	}
 	return ""
@@ -268,7 +282,15 @@ func summaryLine(s audit.Summary) string {
 	if !s.Updated.IsZero() {
 		age = time.Since(s.Updated).Round(time.Second).String()
 	}
-	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %s", s.RunID, s.Status, s.Attempt, s.Phase, orDash(s.Integrity), age, short(s.Request, 60))
+	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %-13s  %s", s.RunID, s.Status, s.Attempt, s.Phase, orDash(s.Integrity), age, tokens(s.Usage), short(s.Request, 60))
+}
+
+// tokens shows a run's model tokens as input/output, "-" when none.
+func tokens(u *events.UsageTotal) string {
+	if u == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", u.InputTokens, u.OutputTokens)
 }
 
 func orDash(s string) string {

@@ -48,6 +48,7 @@ func commands() map[string]command {
 		"codex":     {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
 		"context":   {"print the context bundle the librarian would build; export a run's .context/", cmdContext},
 		"bench":     {"load-test a pipeline: runs/s, latency and where the time goes", cmdBench},
+		"config":    {"check a codali.config.json: config validate [FILE]", cmdConfig},
 		"version":   {"print the version", cmdVersion},
 	}
 }

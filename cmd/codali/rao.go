@@ -28,6 +28,8 @@ const raoUsage = `codali rao <subcommand>:
   stats [--json]                           storage used versus full snapshots
   audit RUN --note TEXT [--by NAME]        record an auditor's note
   override cancel RUN --reason TEXT        cancel a running run (recorded as an override)
+  correct RUN --note TEXT [--by NAME]      an explicit correction: a repository lesson for the run's project (recorded as an override)
+
   override promote RUN --to user|global --reason TEXT
                                            approve promoting a finished run's learnings to a
                                            .context scope's hivemind (recorded as an override)`
@@ -60,7 +62,7 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	simulate := fs.Bool("simulate", false, "re-evaluate today's policy over the recorded tool calls (pure: nothing is executed or written)")
 	cfgPath := fs.String("config", c.getenv("CODALI_CONFIG"), "codali.config.json: today's policy and redaction patterns")
 	policyPath := fs.String("policy", "", "policy file to simulate with (overrides the config's)")
-	note := fs.String("note", "", "audit: the note")
+	note := fs.String("note", "", "audit, correct: the note")
 	reason := fs.String("reason", "", "override: why")
 	by := fs.String("by", c.getenv("USER"), "audit/override: who")
 	to := fs.String("to", "", "override promote: the scope, user or global (context.userDir / context.globalDir)")
@@ -115,6 +117,8 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 			return e.promote(ctx, pos[1], *to, *reason, *by)
 		}
 		return e.override(ctx, pos, *reason, *by)
+	case "correct":
+		return e.correct(ctx, pos, *note, *by)
 	}
 	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
 	return exitUsage

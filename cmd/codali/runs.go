@@ -52,7 +52,7 @@ func cmdRuns(ctx context.Context, c *cli, args []string) int {
 		_ = enc.Encode(list)
 		return exitOK
 	}
-	fmt.Fprintf(c.stdout, "%-26s  %-9s  %-7s  %-9s  %-5s  %-8s  %s\n", "RUN", "STATUS", "ATTEMPT", "PHASE", "INTEG", "UPDATED", "REQUEST")
+	fmt.Fprintf(c.stdout, "%-26s  %-9s  %-7s  %-9s  %-5s  %-8s  %-13s  %s\n", "RUN", "STATUS", "ATTEMPT", "PHASE", "INTEG", "UPDATED", "TOKENS IN/OUT", "REQUEST")
 	for _, s := range list {
 		fmt.Fprintln(c.stdout, summaryLine(s))
 	}

@@ -26,6 +26,7 @@ type submitOptions struct {
 	maxRetries       int
 	project          string
 	requireIntegrity string
+	fast             bool
 }
 
 func cmdSubmit(ctx context.Context, c *cli, args []string) int {
@@ -40,6 +41,7 @@ func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "with --wait: give up after this long (exit 2)")
 	fs.IntVar(&o.maxRetries, "max-retries", -1, "critic→architect retries for this run (0: none; default: the configured limits.maxRetries)")
 	fs.StringVar(&o.project, "project", "", "project id whose state the run uses (default: derived from the repo; another id must be configured for this repo under projects)")
+	fs.BoolVar(&o.fast, "fast", false, "ask for the fast path: a one-step plan with the repository's default checks, without the architect's model (the request must name one existing file)")
 	fs.StringVar(&o.requireIntegrity, "require-integrity", "", "with --wait: exit 1 unless the run passed with at least this integrity (green or amber)")
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -95,7 +97,7 @@ func (c *cli) requestText(pos []string) (string, error) {
 }
 
 func (o submitOptions) requested(req string) (events.Requested, error) {
-	d := events.Requested{Request: req, Options: events.RunOptions{Project: o.project}}
+	d := events.Requested{Request: req, Options: events.RunOptions{Project: o.project, Fast: o.fast}}
 	if o.maxRetries >= 0 {
 		d.Options.MaxRetries = &o.maxRetries
 	}

@@ -200,7 +200,8 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 	// Model routes are configuration: check them before announcing the
 	// server, so a missing API key is a start-up error (exit 2).
 	for _, n := range names {
-		if n == events.ServiceArchitect || n == events.ServiceBuilder {
+		_, reviews := cfg.Routing[events.ServiceCritic]
+		if n == events.ServiceArchitect || n == events.ServiceBuilder || n == events.ServiceCritic && reviews {
 			if _, _, err := deps.Model(n); err != nil {
 				return err
 			}

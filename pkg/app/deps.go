@@ -78,6 +78,7 @@ type Deps struct {
 
 	mu     sync.Mutex
 	models map[string]llm.Provider
+	usageState
 }
 
 // NewDeps builds the shared dependencies: it loads the policy (or the
@@ -226,4 +227,16 @@ func IndexCacheDir(cfg *config.Config) string {
 	default:
 		return dir
 	}
+}
+
+// SetModel makes every route named name use p instead of the provider the
+// configuration describes (for programs that embed the services with
+// their own provider, and for tests). Safe for concurrent use.
+func (d *Deps) SetModel(name string, p llm.Provider) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.models == nil {
+		d.models = map[string]llm.Provider{}
+	}
+	d.models[name] = p
 }

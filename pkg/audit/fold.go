@@ -100,6 +100,9 @@ func fold(e events.Envelope) ([]Step, error) {
 		if run.Codex != "" {
 			s.Codex = run.Codex
 		}
+		if len(run.Usage) > 0 {
+			s.Usage = run.Usage
+		}
 	}
 	switch kind {
 	case events.KindRequested:
@@ -156,11 +159,19 @@ func fold(e events.Envelope) ([]Step, error) {
 			return nil, err
 		}
 		base.Summary = fmt.Sprintf("architect plan (attempt %d): %d steps, %d checks", e.Attempt, len(d.Plan.Steps), len(d.Plan.Verify))
+		switch d.Mode {
+		case events.PlanModeFast:
+			base.Summary = fmt.Sprintf("architect fast path (attempt %d): one-step plan without a model call, %d checks", e.Attempt, len(d.Plan.Verify))
+		case events.PlanModeReused:
+			base.Summary = fmt.Sprintf("architect re-emitted the plan to the builder (attempt %d) with %d critic reason(s), no model call", e.Attempt, len(d.Feedback))
+		}
 		base.Mutate = func(s *State) {
 			withRun(s)
 			s.Phase, s.Attempt = events.ServiceArchitect, e.Attempt
 			p := d.Plan
-			s.attempt(e.Attempt).Plan = &p
+			a := s.attempt(e.Attempt)
+			a.Plan, a.PlanMode, a.Feedback = &p, d.Mode, d.Feedback
+			a.Usage = events.MergeUsage(a.Usage, d.Usage...)
 		}
 		return []Step{base}, nil
 	case events.KindBuilt:
@@ -194,10 +205,12 @@ func fold(e events.Envelope) ([]Step, error) {
 			if files == nil {
 				files = []events.FileChange{}
 			}
-			s.attempt(e.Attempt).Change = &ChangeSummary{Files: files, Added: d.Change.Added, Removed: d.Change.Removed, Summary: d.Summary}
+			a := s.attempt(e.Attempt)
+			a.Change = &ChangeSummary{Files: files, Added: d.Change.Added, Removed: d.Change.Removed, Summary: d.Summary}
+			a.Usage = events.MergeUsage(a.Usage, d.Usage...)
 			// The builder's Cognitive Protocol entries: a run's .context/
 			// is projected from them (codali context export).
-			s.attempt(e.Attempt).Cognition = d.Cognition
+			a.Cognition = d.Cognition
 		}
 		return append(steps, base), nil
 	case events.KindRetry:
@@ -206,11 +219,17 @@ func fold(e events.Envelope) ([]Step, error) {
 			return nil, err
 		}
 		prev := e.Attempt - 1
-		base.Summary = fmt.Sprintf("critic: attempt %d rejected, retry as attempt %d: %s", prev, e.Attempt, oneLine(d.Reason, 120))
+		phase := d.RetryPhase
+		if phase == "" {
+			phase = events.RetryArchitect
+		}
+		base.Summary = fmt.Sprintf("critic: attempt %d rejected, retry as attempt %d via the %s: %s", prev, e.Attempt, phase, oneLine(d.Reason, 120))
 		base.Mutate = func(s *State) {
 			withRun(s)
 			s.Phase, s.Attempt = events.ServiceCritic, e.Attempt
-			s.attempt(prev).Result = &AttemptResult{Outcome: "retry", Reason: d.Reason, Checks: d.Checks}
+			a := s.attempt(prev)
+			a.Result = &AttemptResult{Outcome: "retry", Reason: d.Reason, Checks: d.Checks, RetryPhase: phase, Alignment: d.Alignment, Review: d.Review}
+			a.Usage = events.MergeUsage(a.Usage, d.Usage...)
 			s.attempt(e.Attempt)
 		}
 		return []Step{base}, nil
@@ -243,9 +262,11 @@ func fold(e events.Envelope) ([]Step, error) {
 				if d.Status == events.StatusFailed {
 					outcome = "failed"
 				}
-				s.attempt(e.Attempt).Result = &AttemptResult{Outcome: outcome, Reason: d.Reason, Checks: d.Checks}
+				a := s.attempt(e.Attempt)
+				a.Result = &AttemptResult{Outcome: outcome, Reason: d.Reason, Checks: d.Checks, Alignment: d.Alignment, Review: d.Review}
+				a.Usage = events.MergeUsage(a.Usage, d.Usage...)
 			}
-			s.Verdict = &Verdict{Status: status, Phase: d.Phase, Reason: d.Reason, Integrity: d.Integrity, Attempts: d.Attempts, Warnings: d.Warnings}
+			s.Verdict = &Verdict{Status: status, Phase: d.Phase, Reason: d.Reason, Integrity: d.Integrity, Attempts: d.Attempts, Warnings: d.Warnings, Usage: d.UsageTotal}
 		}
 		return []Step{base}, nil
 	}

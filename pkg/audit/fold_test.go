@@ -127,7 +127,7 @@ func TestFoldEveryKind(t *testing.T) {
 			name:  "retry",
 			prior: evs[:4],
 			ev:    byID[run+".retry.2"],
-			want:  []stepWant{{run + ".retry.2", rao.KindRun, "critic: attempt 1 rejected, retry as attempt 2: go test exited 1", 3, ""}},
+			want:  []stepWant{{run + ".retry.2", rao.KindRun, "critic: attempt 1 rejected, retry as attempt 2 via the architect: go test exited 1", 3, ""}},
 			check: func(t *testing.T, st audit.State) {
 				if st.Phase != "critic" || st.Attempt != 2 || len(st.Attempts) != 2 || st.Attempts[0].Result == nil ||
 					st.Attempts[0].Result.Outcome != "retry" || len(st.Attempts[0].Result.Checks) != 1 || st.Attempts[1].Attempt != 2 {

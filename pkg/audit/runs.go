@@ -27,7 +27,9 @@ type Summary struct {
 	Repo      string `json:"repo,omitempty"`
 	Integrity string `json:"integrity,omitempty"`
 	Reason    string `json:"reason,omitempty"`
-	Events    int    `json:"events"`
+	// Usage sums the run's model usage so far.
+	Usage  *events.UsageTotal `json:"usage,omitempty"`
+	Events int                `json:"events"`
 	// LastSeq is the seq of the run's last history event; it only grows
 	// (also across compaction), so a summary never goes backwards.
 	LastSeq uint64 `json:"last_seq"`
@@ -50,6 +52,10 @@ func SummaryOf(st State, history []rao.Event) Summary {
 	}
 	if st.Verdict != nil {
 		s.Integrity, s.Reason = st.Verdict.Integrity, oneLine(st.Verdict.Reason, 200)
+	}
+	if len(st.Usage) > 0 {
+		t := events.TotalUsage(st.Usage)
+		s.Usage = &t
 	}
 	if len(history) > 0 {
 		s.Created, s.Updated = history[0].TS, history[len(history)-1].TS

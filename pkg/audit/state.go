@@ -36,8 +36,10 @@ type State struct {
 	Attempts      []Attempt       `json:"attempts"`
 	Verdict       *Verdict        `json:"verdict,omitempty"`
 	Codex         string          `json:"codex,omitempty"`
-	Overrides     []Override      `json:"overrides"`
-	Notes         []Note          `json:"notes"`
+	// Usage is the run's model usage so far, per phase, provider and model.
+	Usage     []events.ModelUsage `json:"usage,omitempty"`
+	Overrides []Override          `json:"overrides"`
+	Notes     []Note              `json:"notes"`
 	// Refused lists the events that did not belong to the run (a second
 	// request for its id, another request's phase event): recorded, never
 	// folded in.
@@ -64,6 +66,12 @@ type Attempt struct {
 	Result    *AttemptResult         `json:"result,omitempty"`
 	// Cognition is the builder's Cognitive Protocol record of the attempt.
 	Cognition *events.BuildCognition `json:"cognition,omitempty"`
+	// PlanMode is how the plan was made: planned, fast or reused.
+	PlanMode string `json:"plan_mode,omitempty"`
+	// Feedback is the critic's reasons the reused plan carried.
+	Feedback []string `json:"feedback,omitempty"`
+	// Usage is the attempt's model usage, per phase, provider and model.
+	Usage []events.ModelUsage `json:"usage,omitempty"`
 }
 
 // ChangeSummary is what the audit keeps of a change: files and counts, and
@@ -80,6 +88,11 @@ type AttemptResult struct {
 	Outcome string               `json:"outcome"` // passed, retry, failed
 	Reason  string               `json:"reason"`
 	Checks  []events.CheckResult `json:"checks,omitempty"`
+	// RetryPhase is where a retry went: architect or builder.
+	RetryPhase string `json:"retry_phase,omitempty"`
+	// Alignment and Review are the critic's judgement.
+	Alignment *events.Alignment `json:"alignment,omitempty"`
+	Review    *events.Review    `json:"review,omitempty"`
 }
 
 // Verdict is the run's end.
@@ -90,6 +103,8 @@ type Verdict struct {
 	Integrity string   `json:"integrity"`
 	Attempts  int      `json:"attempts"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// Usage sums the run's model usage.
+	Usage *events.UsageTotal `json:"usage,omitempty"`
 }
 
 // Override is an operator action.

@@ -82,7 +82,10 @@ type Route struct {
 	Model string `json:"model,omitempty"`
 	// Temperature is the sampling temperature.
 	Temperature float64 `json:"temperature,omitempty"`
-	// Format is "" or "json".
+	// Format is how the answer's JSON Schema constrains the model: "" or
+	// "json" send the schema in the server's structured-output field
+	// (Ollama format, OpenAI response_format); "gbnf" sends a grammar
+	// generated from the schema (llama.cpp servers).
 	Format string `json:"format,omitempty"`
 }
 
@@ -215,6 +218,12 @@ type Events struct {
 type Memory struct {
 	// MaxL1Entries keeps at most this many lessons. Default 32.
 	MaxL1Entries int `json:"maxL1Entries"`
+	// LessonAfterFailures: a run's Nth failed attempt writes a repository
+	// lesson (spec §6: "3x failures"). Default 3.
+	LessonAfterFailures int `json:"lessonAfterFailures"`
+	// MaxGoldenExamples bounds the golden examples kept per project; the
+	// oldest are evicted. Default 50.
+	MaxGoldenExamples int `json:"maxGoldenExamples"`
 }
 
 // Default returns the configuration used when no file is given.
@@ -249,6 +258,8 @@ func (c *Config) setDefaults() {
 	def(&c.Events.MaxEventBytes, 1<<20)
 	def(&c.Events.ArtifactThresholdBytes, 256<<10)
 	def(&c.Memory.MaxL1Entries, 32)
+	def(&c.Memory.LessonAfterFailures, 3)
+	def(&c.Memory.MaxGoldenExamples, 50)
 	if c.Workspace.Root == "" {
 		c.Workspace.Root = filepath.Join(os.TempDir(), "codali-workspaces")
 	}
@@ -345,8 +356,8 @@ func (c *Config) Validate() error {
 		} else if _, ok := c.Providers[r.Provider]; !ok && !isProviderType(r.Provider) {
 			bad("routing.%s.provider %q is neither a configured provider nor a provider type", phase, r.Provider)
 		}
-		if r.Format != "" && r.Format != "json" {
-			bad("routing.%s.format %q (want \"\" or \"json\")", phase, r.Format)
+		if r.Format != "" && r.Format != llm.FormatJSON && r.Format != llm.FormatGBNF {
+			bad("routing.%s.format %q (want \"json\" or \"gbnf\")", phase, r.Format)
 		}
 		if r.Temperature < 0 || r.Temperature > 2 {
 			bad("routing.%s.temperature %v (want 0..2)", phase, r.Temperature)
@@ -400,6 +411,8 @@ func (c *Config) Validate() error {
 	if err := c.Sandbox.Validate(); err != nil {
 		bad("sandbox: %v", err)
 	}
+	positive("memory.lessonAfterFailures", c.Memory.LessonAfterFailures)
+	positive("memory.maxGoldenExamples", c.Memory.MaxGoldenExamples)
 	for i, r := range c.Workspace.AllowedRoots {
 		if r == "" {
 			bad("workspace.allowedRoots[%d] is empty", i)

@@ -141,11 +141,14 @@ type VerifyCommand struct {
 // Plan is the architect's output: steps, target files, risks and the
 // verification strategy. No code.
 type Plan struct {
-	Summary     string          `json:"summary"`
-	Steps       []PlanStep      `json:"steps"`
-	TargetFiles []string        `json:"target_files,omitempty"`
-	Risks       []string        `json:"risks,omitempty"`
-	Verify      []VerifyCommand `json:"verify"`
+	Summary     string     `json:"summary"`
+	Steps       []PlanStep `json:"steps"`
+	TargetFiles []string   `json:"target_files,omitempty"`
+	// Creates lists new files the change may add (the critic's alignment
+	// accepts them besides TargetFiles and the steps' files).
+	Creates []string        `json:"creates,omitempty"`
+	Risks   []string        `json:"risks,omitempty"`
+	Verify  []VerifyCommand `json:"verify"`
 }
 
 // Validate checks the plan has steps and runnable verification commands.
@@ -181,7 +184,22 @@ type PlanData struct {
 	BundleRef *ArtifactRef   `json:"bundle_ref,omitempty"`
 	// Cortex reports what became of the model's Cortex output IR.
 	Cortex *CortexReport `json:"cortex,omitempty"`
+	// Mode says how the plan was made: "planned" (the model planned),
+	// "fast" (the fast path: no model call) or "reused" (a retry to the
+	// builder: the previous plan, re-emitted without a model call).
+	Mode string `json:"mode,omitempty"`
+	// Feedback is the critic's reasons carried to the builder on a retry.
+	Feedback []string `json:"feedback,omitempty"`
+	// Usage is this phase's model usage.
+	Usage []ModelUsage `json:"usage,omitempty"`
 }
+
+// Plan modes.
+const (
+	PlanModePlanned = "planned"
+	PlanModeFast    = "fast"
+	PlanModeReused  = "reused"
+)
 
 // Validate checks the plan.
 func (d PlanData) Validate() error { return d.Plan.Validate() }
@@ -270,6 +288,8 @@ type BuiltData struct {
 	Summary string `json:"summary,omitempty"`
 	// Cognition is the builder's Cognitive Protocol record of the attempt.
 	Cognition *BuildCognition `json:"cognition,omitempty"`
+	// Usage is this phase's model usage.
+	Usage []ModelUsage `json:"usage,omitempty"`
 }
 
 // Validate checks the plan is present.
@@ -293,6 +313,16 @@ type RetryData struct {
 	Reason    string        `json:"reason"`
 	Checks    []CheckResult `json:"checks,omitempty"`
 	Previous  Plan          `json:"previous_plan"`
+	// RetryPhase is where the attempt goes back to: architect (re-plan, the
+	// default) or builder (the same plan, with Reasons attached).
+	RetryPhase string `json:"retry_phase,omitempty"`
+	// Reasons are the critic's reasons, one per problem.
+	Reasons []string `json:"reasons,omitempty"`
+	// Alignment and Review are the critic's judgement of the attempt.
+	Alignment *Alignment `json:"alignment,omitempty"`
+	Review    *Review    `json:"review,omitempty"`
+	// Usage is the critic's model usage for the attempt.
+	Usage []ModelUsage `json:"usage,omitempty"`
 }
 
 // Verdict statuses.
@@ -324,6 +354,13 @@ type VerdictData struct {
 	Change    *Change       `json:"change,omitempty"`
 	Plan      *Plan         `json:"plan,omitempty"`
 	Warnings  []string      `json:"warnings,omitempty"`
+	// Alignment and Review are the critic's judgement of the last attempt.
+	Alignment *Alignment `json:"alignment,omitempty"`
+	Review    *Review    `json:"review,omitempty"`
+	// Usage is the ending phase's own model usage (the critic's review).
+	Usage []ModelUsage `json:"usage,omitempty"`
+	// UsageTotal sums the run's model usage over every phase and attempt.
+	UsageTotal *UsageTotal `json:"usage_total,omitempty"`
 }
 
 // Validate checks the status and integrity values.

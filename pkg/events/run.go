@@ -68,6 +68,11 @@ type RunOptions struct {
 	// history files (.context/scratchpad, .context/history) to the change,
 	// for repositories that keep .context/ under version control.
 	WriteContext bool `json:"write_context,omitempty"`
+	// Fast asks for the fast path (spec §2): the architect makes a
+	// one-step plan with the repository's default checks without asking
+	// its model. See the architect's fast-path rule for when it applies
+	// without being asked.
+	Fast bool `json:"fast,omitempty"`
 }
 
 // Requested is the data of codali.run.<id>.requested.
@@ -119,6 +124,9 @@ type Run struct {
 	// PMRev is the revision of the project state (in the codali-pm bucket)
 	// after the last phase that changed it; audit events carry it as pm_rev.
 	PMRev uint64 `json:"pm_rev,omitempty"`
+	// Usage is the model usage of the run so far, per phase, provider and
+	// model, over every attempt; the terminal event's total sums it.
+	Usage []ModelUsage `json:"usage,omitempty"`
 }
 
 // Repo is the repository the phases work on: the request's, with a URL

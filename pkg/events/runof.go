@@ -32,13 +32,15 @@ func Failed(from Envelope, runID, service, reason string, attempt int, source st
 // FailedVerdict is the verdict of a run a service could not carry on with:
 // status failed, integrity red, the run description of from.
 func FailedVerdict(from Envelope, service, reason string, attempt int) VerdictData {
+	run := RunOf(from)
 	return VerdictData{
-		Run:       RunOf(from),
-		Status:    StatusFailed,
-		Phase:     service,
-		Reason:    reason,
-		Attempts:  max(attempt, 1),
-		Integrity: IntegrityRed,
+		Run:        run,
+		UsageTotal: UsageTotalOf(run),
+		Status:     StatusFailed,
+		Phase:      service,
+		Reason:     reason,
+		Attempts:   max(attempt, 1),
+		Integrity:  IntegrityRed,
 	}
 }
 

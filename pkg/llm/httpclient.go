@@ -341,8 +341,11 @@ func validateRequest(provider string, req Request) error {
 	if len(req.Messages) == 0 {
 		errs = append(errs, errors.New("at least one message is required"))
 	}
-	if req.Format != "" && req.Format != "json" {
-		errs = append(errs, fmt.Errorf("format %q is not supported (want \"\" or \"json\")", req.Format))
+	if req.Format != "" && req.Format != FormatJSON && req.Format != FormatGBNF {
+		errs = append(errs, fmt.Errorf("format %q is not supported (want \"\", \"json\" or \"gbnf\")", req.Format))
+	}
+	if req.Format == FormatGBNF && req.Schema == nil {
+		errs = append(errs, errors.New("format gbnf needs a schema"))
 	}
 	if req.MaxTokens < 0 {
 		errs = append(errs, fmt.Errorf("max tokens %d is negative", req.MaxTokens))

@@ -32,8 +32,17 @@ type Request struct {
 	Model string
 	// Temperature is the sampling temperature.
 	Temperature float64
-	// Format is "" for free text or "json" to ask for a JSON object.
+	// Format is "" for free text, "json" for a JSON object (constrained by
+	// Schema when set) or "gbnf" for a JSON object constrained by a grammar
+	// generated from Schema (llama.cpp servers; other servers get the
+	// schema itself).
 	Format string
+	// Schema, when set, is the JSON Schema the answer must satisfy; the
+	// provider sends it in its server's structured-output field.
+	Schema *Schema
+	// Repair marks the turn that asks the model to fix an answer that
+	// failed its schema (see CompleteJSON).
+	Repair bool
 	// MaxTokens bounds the answer; 0 leaves it to the provider.
 	MaxTokens int
 	// Messages is the conversation so far.
@@ -97,3 +106,13 @@ func (e *RetryAfterError) Unwrap() []error { return []error{ErrUnavailable, e.Er
 // RetryAfter says how long the server asked to wait; the worker runtime
 // delays the redelivery at least that long.
 func (e *RetryAfterError) RetryAfter() time.Duration { return e.After }
+
+// Request formats.
+const (
+	// FormatJSON asks for a JSON object, constrained by the request's
+	// Schema when it has one.
+	FormatJSON = "json"
+	// FormatGBNF asks llama.cpp servers to constrain the answer with a
+	// GBNF grammar generated from the request's Schema.
+	FormatGBNF = "gbnf"
+)

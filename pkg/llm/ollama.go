@@ -39,11 +39,11 @@ func NewOllama(c ProviderConfig, opts ...HTTPOption) (*Ollama, error) {
 
 // ollamaChatRequest is the body of POST /api/chat.
 type ollamaChatRequest struct {
-	Model    string        `json:"model"`
-	Messages []Message     `json:"messages"`
-	Stream   bool          `json:"stream"`
-	Format   string        `json:"format,omitempty"`
-	Options  ollamaOptions `json:"options"`
+	Model    string          `json:"model"`
+	Messages []Message       `json:"messages"`
+	Stream   bool            `json:"stream"`
+	Format   json.RawMessage `json:"format,omitempty"`
+	Options  ollamaOptions   `json:"options"`
 }
 
 // ollamaOptions are the model parameters of a chat request.
@@ -77,7 +77,7 @@ func (p *Ollama) Complete(ctx context.Context, req Request) (Response, error) {
 	body := ollamaChatRequest{
 		Model:    req.Model,
 		Messages: req.Messages,
-		Format:   req.Format,
+		Format:   ollamaFormat(req),
 		Options:  ollamaOptions{Temperature: req.Temperature, NumPredict: req.MaxTokens},
 	}
 	start := time.Now()
@@ -109,3 +109,17 @@ func (p *Ollama) Complete(ctx context.Context, req Request) (Response, error) {
 
 // String describes the provider.
 func (p *Ollama) String() string { return "ollama(" + p.ep.url + ")" }
+
+// ollamaFormat is the request's `format`: the JSON Schema when the request
+// has one (Ollama constrains decoding to it; it has no grammar field, so
+// "gbnf" sends the schema too), "json" for plain JSON mode, else nothing.
+func ollamaFormat(req Request) json.RawMessage {
+	switch {
+	case req.Format == "":
+		return nil
+	case req.Schema != nil:
+		return req.Schema.JSON()
+	default:
+		return json.RawMessage(`"json"`)
+	}
+}

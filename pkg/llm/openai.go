@@ -18,6 +18,9 @@ const DefaultOpenAIURL = "https://api.openai.com/v1"
 // API key never appears in errors, logs or its formatted value.
 type OpenAI struct {
 	ep endpoint
+	// mode is the structured-output mode the server is known to accept
+	// (modeSchema until a refusal says otherwise); shared by all calls.
+	mode *structuredMode
 }
 
 var _ Provider = (*OpenAI)(nil)
@@ -45,7 +48,7 @@ func NewOpenAI(c ProviderConfig, apiKey string, opts ...HTTPOption) (*OpenAI, er
 		timeout:  c.Timeout(),
 		apiKey:   apiKey,
 		settings: newHTTPSettings(opts),
-	}}, nil
+	}, mode: &structuredMode{}}, nil
 }
 
 // openAIChatRequest is the body of POST /chat/completions.
@@ -55,11 +58,24 @@ type openAIChatRequest struct {
 	Temperature    float64               `json:"temperature"`
 	MaxTokens      int                   `json:"max_tokens,omitempty"`
 	ResponseFormat *openAIResponseFormat `json:"response_format,omitempty"`
+	// Grammar is llama.cpp's GBNF constraint (format gbnf).
+	Grammar string `json:"grammar,omitempty"`
+	// JSONSchema is llama.cpp's schema constraint, sent with format gbnf
+	// when the schema has no grammar form.
+	JSONSchema json.RawMessage `json:"json_schema,omitempty"`
 }
 
-// openAIResponseFormat asks for JSON mode.
+// openAIResponseFormat asks for JSON mode or structured outputs.
 type openAIResponseFormat struct {
-	Type string `json:"type"`
+	Type       string            `json:"type"`
+	JSONSchema *openAIJSONSchema `json:"json_schema,omitempty"`
+}
+
+// openAIJSONSchema is response_format.json_schema.
+type openAIJSONSchema struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Strict bool            `json:"strict"`
 }
 
 // openAIChatResponse is a chat.completion object.
@@ -93,17 +109,8 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	if err := validateRequest(TypeOpenAI, req); err != nil {
 		return Response{}, err
 	}
-	body := openAIChatRequest{
-		Model:       req.Model,
-		Messages:    req.Messages,
-		Temperature: req.Temperature,
-		MaxTokens:   req.MaxTokens,
-	}
-	if req.Format == "json" {
-		body.ResponseFormat = &openAIResponseFormat{Type: "json_object"}
-	}
 	start := time.Now()
-	raw, err := p.ep.post(ctx, req.Model, body)
+	raw, err := p.send(ctx, req)
 	if err != nil {
 		return Response{}, err
 	}

@@ -21,13 +21,24 @@ type Script struct {
 }
 
 // ScriptedResponse is one scripted answer. A request matches it when the
-// phase is equal and Attempt and Step are equal or 0 (any). Among matches
-// the most specific wins (attempt and step both set, then attempt, then
-// step, then neither); ties go to the first in the file.
+// phase is equal, Attempt and Step are equal or 0 (any), Repair is false
+// or the request is a repair turn, and Contains is empty or found in one
+// of the request's messages. Among matches the most specific wins (one
+// with Contains, then a repair answer, then attempt and step both set,
+// then attempt, then step, then neither); ties go to the first in the
+// file.
 type ScriptedResponse struct {
 	Phase   string `json:"phase"`
 	Attempt int    `json:"attempt,omitempty"`
 	Step    int    `json:"step,omitempty"`
+	// Repair, when true, makes this the answer to the repair turn of its
+	// phase, attempt and step (see CompleteJSON); other answers match
+	// both the first turn and the repair turn.
+	Repair bool `json:"repair,omitempty"`
+	// Contains, when set, makes this answer match only requests with a
+	// message containing this text (to script several runs in one file,
+	// e.g. "Request:\nwrite done.txt").
+	Contains string `json:"contains,omitempty"`
 	// Content is the answer text. Exactly one of Content and JSON is set.
 	Content string `json:"content,omitempty"`
 	// JSON is an answer written as a JSON value, sent as its compact text.
@@ -83,7 +94,9 @@ func LoadScript(path string) (*Script, error) {
 }
 
 // Scripted is a Provider that answers from a Script. It is deterministic and
-// safe for concurrent use (the script is never modified).
+// safe for concurrent use (the script is never modified). It has no
+// tokenizer: its usage counts whitespace-separated words of the prompt and
+// the answer as tokens.
 type Scripted struct {
 	script *Script
 }
@@ -101,10 +114,18 @@ func (p *Scripted) Complete(ctx context.Context, req Request) (Response, error) 
 	for i, r := range p.script.Responses {
 		if !strings.EqualFold(r.Phase, req.Phase) ||
 			r.Attempt != 0 && r.Attempt != req.Attempt ||
-			r.Step != 0 && r.Step != req.Step {
+			r.Step != 0 && r.Step != req.Step ||
+			r.Repair && !req.Repair ||
+			r.Contains != "" && !mentions(req.Messages, r.Contains) {
 			continue
 		}
 		score := 0
+		if r.Contains != "" {
+			score += 8
+		}
+		if r.Repair {
+			score += 4
+		}
 		if r.Attempt != 0 {
 			score += 2
 		}
@@ -118,5 +139,21 @@ func (p *Scripted) Complete(ctx context.Context, req Request) (Response, error) 
 	if best < 0 {
 		return Response{}, fmt.Errorf("%w: %w: phase %s attempt %d step %d", ErrRejected, ErrNoScriptedResponse, req.Phase, req.Attempt, req.Step)
 	}
-	return Response{Content: p.script.Responses[best].Content, Model: "scripted", Duration: time.Microsecond}, nil
+	content := p.script.Responses[best].Content
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += len(strings.Fields(m.Content))
+	}
+	return Response{Content: content, Model: "scripted", Duration: time.Microsecond,
+		Usage: Usage{PromptTokens: prompt, CompletionTokens: len(strings.Fields(content))}}, nil
+}
+
+// mentions reports whether a message contains text.
+func mentions(msgs []Message, text string) bool {
+	for _, m := range msgs {
+		if strings.Contains(m.Content, text) {
+			return true
+		}
+	}
+	return false
 }

@@ -432,7 +432,7 @@ func (r *Runtime) retryTransient(ctx context.Context, what string, op func(conte
 // fail ends the run of a permanently failed event and terminates the message.
 func (r *Runtime) fail(ctx context.Context, log *slog.Logger, d delivery, cause error) {
 	reason := fmt.Sprintf("%s: %v", r.cfg.Service, cause)
-	if err := r.endRun(ctx, d, d.env.RunID(), reason); err != nil {
+	if err := r.endRun(ctx, d, d.env.RunID(), reason, events.UsageOfError(cause)); err != nil {
 		r.retryLater(log, d, fmt.Errorf("could not publish failed event: %w", err))
 		return
 	}
@@ -475,7 +475,7 @@ func (r *Runtime) rejectMalformed(ctx context.Context, log *slog.Logger, d deliv
 		log.Error("malformed event dead-lettered", "err", cause)
 		return
 	}
-	if err := r.endRun(ctx, d, runID, fmt.Sprintf("%s: rejected malformed event: %v", r.cfg.Service, cause)); err != nil {
+	if err := r.endRun(ctx, d, runID, fmt.Sprintf("%s: rejected malformed event: %v", r.cfg.Service, cause), nil); err != nil {
 		r.retryLater(log, d, err)
 		return
 	}
@@ -506,7 +506,7 @@ func (r *Runtime) deadLetter(ctx context.Context, log *slog.Logger, d delivery, 
 		return
 	}
 	if r.cfg.EndRunOnFailure {
-		if err := r.endRun(ctx, d, d.env.RunID(), fmt.Sprintf("%s: %s", r.cfg.Service, reason)); err != nil {
+		if err := r.endRun(ctx, d, d.env.RunID(), fmt.Sprintf("%s: %s", r.cfg.Service, reason), nil); err != nil {
 			r.retryLater(log, d, err)
 			return
 		}
@@ -532,12 +532,18 @@ func (r *Runtime) publishDeadLetter(ctx context.Context, d delivery, reason stri
 	return nil
 }
 
-func (r *Runtime) endRun(ctx context.Context, d delivery, runID, reason string) error {
+// endRun publishes the `failed` event of a run; usage is the failed
+// phase's own model usage (see events.WithUsage), added to the run's.
+func (r *Runtime) endRun(ctx context.Context, d delivery, runID, reason string, usage []events.ModelUsage) error {
 	if !r.cfg.EndRunOnFailure || runID == "" {
 		return nil
 	}
 	attempt := max(d.env.Attempt, 1)
 	v := events.FailedVerdict(d.env, r.cfg.Service, truncate(reason, 8192), attempt)
+	if len(usage) > 0 {
+		v.Run.Usage = events.MergeUsage(v.Run.Usage, usage...)
+		v.Usage, v.UsageTotal = usage, events.UsageTotalOf(v.Run)
+	}
 	if r.cfg.CompleteFailure != nil {
 		r.cfg.CompleteFailure(runID, attempt, &v)
 	}

@@ -10,17 +10,16 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/codali-dev/codali/pkg/answers"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/cognition"
+	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 )
-
-// maxAsks bounds how often the model is asked for a valid plan per event.
-const maxAsks = 3
 
 // Component is the architect as a hostable component.
 func Component() app.Component {
@@ -58,15 +57,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, err
 	}
-	provider, route, err := s.d.Model(events.ServiceArchitect)
-	if err != nil {
-		return nil, worker.Permanent(err)
-	}
-	cur, _, err := s.d.PM.Get(ctx, inp.run.Project)
-	if err != nil {
-		return nil, fmt.Errorf("could not read the project state: %w", err)
-	}
-	plan, answer, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, in, append(prompt(inp, s.d.Config.Librarian.PromptTokens), cortexMessage(inp, cur)))
+	plan, mode, feedback, usage, answer, err := s.plan(ctx, in, inp)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +65,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	applyActs(cortex, &plan, report)
 	run := inp.run
 	nPlan := 0
+	run.Usage = events.MergeUsage(run.Usage, usage...)
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		goals := GoalOps(cur, in.RunID(), in.Attempt, plan)
 		nPlan = len(goals)
@@ -98,7 +90,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef, Cortex: report}
+	data := events.PlanData{Run: run, Plan: plan, Bundle: inp.inline, BundleRef: inp.bundleRef, Cortex: report, Mode: mode, Feedback: feedback, Usage: usage}
 	out, err := in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data)
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -145,29 +137,28 @@ func (s *Service) read(ctx context.Context, in events.Envelope) (input, error) {
 	return inp, nil
 }
 
-// ask requests a plan, re-asking with the validation error when the answer
-// is not a valid plan. Model errors that cannot succeed on retry are
-// permanent; others are returned for redelivery with backoff.
-func (s *Service) ask(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, msgs []llm.Message) (events.Plan, string, error) {
-	var lastErr error
-	for try := 1; try <= maxAsks; try++ {
-		modelDone := worker.Step(ctx, worker.StepModel)
-		resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceArchitect, RunID: in.RunID(), Attempt: in.Attempt,
-			Step: try, Model: model, Temperature: temp, Format: "json", Messages: msgs})
-		modelDone()
-		if err != nil {
-			if errors.Is(err, llm.ErrRejected) {
-				return events.Plan{}, "", worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))
-			}
-			return events.Plan{}, "", fmt.Errorf("model unavailable: %w", err)
-		}
-		plan, err := ParsePlan(resp.Content)
-		if err == nil {
-			return plan, resp.Content, nil
-		}
-		lastErr = err
-		msgs = append(msgs, llm.Message{Role: "assistant", Content: resp.Content},
-			llm.Message{Role: "user", Content: "That is not a valid plan: " + err.Error() + ". Answer again with only the JSON object."})
+// ask requests a plan that satisfies the plan schema and the plan's own
+// rules, with one repair turn (llm.CompleteJSON). A contract failure and
+// other model errors that cannot succeed on retry are permanent; others
+// are returned for redelivery with backoff.
+// The raw answer is returned too, for the Cortex output IR it may carry.
+func (s *Service) ask(ctx context.Context, in events.Envelope, msgs []llm.Message) (events.Plan, string, []events.ModelUsage, error) {
+	var plan events.Plan
+	var answer string
+	a, err := s.d.Ask(ctx, llm.Request{Phase: events.ServiceArchitect, RunID: in.RunID(), Attempt: in.Attempt, Step: 1, Messages: msgs},
+		answers.Plan(), func(doc []byte) error {
+			p, err := ParsePlan(string(doc))
+			plan, answer = p, string(doc)
+			return err
+		})
+	switch {
+	case err == nil:
+		return plan, answer, a.Usage, nil
+	case errors.Is(err, llm.ErrContract):
+		return events.Plan{}, "", a.Usage, worker.Permanent(events.WithUsage(fmt.Errorf("model gave no valid plan: %w", err), a.Usage))
+	case errors.Is(err, llm.ErrRejected), errors.Is(err, llm.ErrInvalidConfig), errors.Is(err, config.ErrInvalid):
+		return events.Plan{}, "", a.Usage, worker.Permanent(events.WithUsage(fmt.Errorf("model rejected the plan request: %w", err), a.Usage))
+	default:
+		return events.Plan{}, "", a.Usage, fmt.Errorf("model unavailable: %w", err)
 	}
-	return events.Plan{}, "", worker.Permanent(fmt.Errorf("model gave no valid plan in %d answers: %w", maxAsks, lastErr))
 }

@@ -42,7 +42,7 @@ func script(t *testing.T, answers ...answer) *llm.Script {
 	t.Helper()
 	s := llm.Script{}
 	for _, a := range answers {
-		s.Responses = append(s.Responses, llm.ScriptedResponse{Phase: "architect", Attempt: a.attempt, Step: a.step, Content: a.content})
+		s.Responses = append(s.Responses, llm.ScriptedResponse{Phase: "architect", Attempt: a.attempt, Step: a.step, Content: a.content, Repair: a.repair})
 	}
 	if len(s.Responses) == 0 { // a script needs one response; give another phase's
 		s.Responses = append(s.Responses, llm.ScriptedResponse{Phase: "builder", Content: "{}"})
@@ -58,6 +58,13 @@ func script(t *testing.T, answers ...answer) *llm.Script {
 type answer struct {
 	attempt, step int
 	content       string
+	repair        bool
+}
+
+// firstAndRepair are the first answer and the repair turn's answer of
+// attempt 1.
+func firstAndRepair(first, repair string) []answer {
+	return []answer{{1, 1, first, false}, {1, 1, repair, true}}
 }
 
 func newDeps(t *testing.T, cfgJSON string, s *llm.Script) *app.Deps {
@@ -163,7 +170,7 @@ func TestContextBecomesPlan(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDeps(t, `{}`, script(t, answer{1, 0, plan1}, answer{2, 0, plan2}))
+			d := newDeps(t, `{}`, script(t, answer{1, 0, plan1, false}, answer{2, 0, plan2, false}))
 			in := contextEvent(t, d, "run-a", tc.inline)
 			pd := decodePlan(t, mustHandle(t, handler(t, d), in), "run-a", 1)
 			if pd.Plan.Summary != "Implement Greet" || len(pd.Plan.Steps) != 1 || pd.Plan.Steps[0].ID != "s1" ||
@@ -213,7 +220,7 @@ func mustHandle(t *testing.T, h worker.Handler, in events.Envelope) []events.Env
 }
 
 func TestRetryReplans(t *testing.T) {
-	d := newDeps(t, `{}`, script(t, answer{1, 0, plan1}, answer{2, 0, plan2}))
+	d := newDeps(t, `{}`, script(t, answer{1, 0, plan1, false}, answer{2, 0, plan2, false}))
 	h := handler(t, d)
 	first := decodePlan(t, mustHandle(t, h, contextEvent(t, d, "run-r", true)), "run-r", 1)
 	_, rev1 := pmState(t, d)
@@ -270,7 +277,7 @@ func TestRetryReplans(t *testing.T) {
 
 // TestRetryAtHigherAttemptTilts: the weight grows with the attempt.
 func TestRetryAtHigherAttemptTilts(t *testing.T) {
-	d := newDeps(t, `{}`, script(t, answer{0, 0, plan2}))
+	d := newDeps(t, `{}`, script(t, answer{0, 0, plan2, false}))
 	h := handler(t, d)
 	var p events.Plan
 	for attempt := 2; attempt <= 4; attempt++ {
@@ -292,17 +299,16 @@ func TestModelAnswersAreRepaired(t *testing.T) {
 		wantErr string
 		summary string
 	}{
-		{"valid at once", []answer{{1, 1, plan1}}, "", "Implement Greet"},
-		{"prose around the JSON", []answer{{1, 1, "Here is the plan:\n```json\n" + plan1 + "\n```\nGood luck."}}, "", "Implement Greet"},
-		{"second ask", []answer{{1, 1, "I cannot plan this."}, {1, 2, plan1}}, "", "Implement Greet"},
-		{"third ask", []answer{{1, 1, `{"summary": "no steps", "steps": [], "verify": []}`}, {1, 2, `{"steps": [{"description": "x"}]}`}, {1, 3, plan2}},
-			"", "Greet the world when the name is empty"},
-		{"three invalid answers", []answer{{1, 1, "nope"}, {1, 2, `{"steps": "x"}`}, {1, 3, `{"steps": [{"description": "x"}], "verify": [{"name": "t", "command": []}]}`}, {1, 4, plan1}},
-			"no valid plan in 3 answers", ""},
-		{"always the same invalid answer", []answer{{1, 0, `{"summary": "s", "steps": [{"description": ""}], "verify": [{"name": "t", "command": ["go"]}]}`}},
-			"no valid plan in 3 answers", ""},
+		{"valid at once", []answer{{1, 1, plan1, false}}, "", "Implement Greet"},
+		{"prose around the JSON", []answer{{1, 1, "Here is the plan:\n```json\n" + plan1 + "\n```\nGood luck.", false}}, "", "Implement Greet"},
+		{"repaired: no JSON", firstAndRepair("I cannot plan this.", plan1), "", "Implement Greet"},
+		{"repaired: schema failure", firstAndRepair(`{"summary": "no steps", "steps": [], "verify": []}`, plan2), "", "Greet the world when the name is empty"},
+		{"repair still invalid: contract failure", firstAndRepair("nope", `{"steps": [{"description": "x"}], "verify": [{"name": "t", "command": []}]}`),
+			"model gave no valid plan: model answer broke its contract", ""},
+		{"always the same invalid answer", []answer{{1, 0, `{"summary": "s", "steps": [{"description": ""}], "verify": [{"name": "t", "command": ["go"]}]}`, false}},
+			"/steps/0/description", ""},
 		{"no scripted answer: rejected", nil, "model rejected the plan request", ""},
-		{"no answer for this attempt", []answer{{2, 0, plan1}}, "model rejected the plan request", ""},
+		{"no answer for this attempt", []answer{{2, 0, plan1, false}}, "model rejected the plan request", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -387,7 +393,7 @@ func TestHandleErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDeps(t, tc.cfg, script(t, answer{0, 0, plan1}))
+			d := newDeps(t, tc.cfg, script(t, answer{0, 0, plan1, false}))
 			outs, err := handler(t, d)(testCtx(t), tc.in(t, d))
 			if err == nil {
 				t.Fatalf("no error; events %+v", outs)
@@ -407,7 +413,7 @@ func TestHandleErrors(t *testing.T) {
 // only the reference; inlining the loaded bundle can make the plan event
 // larger than events.maxEventBytes, and the runtime then fails the run.
 func TestReferencedBundleStaysReferenced(t *testing.T) {
-	d := newDeps(t, `{"events": {"maxEventBytes": 4096, "artifactThresholdBytes": 1024}}`, script(t, answer{0, 0, plan1}))
+	d := newDeps(t, `{"events": {"maxEventBytes": 4096, "artifactThresholdBytes": 1024}}`, script(t, answer{0, 0, plan1, false}))
 	big := &events.ContextBundle{Files: []events.FileInfo{{Path: "greet.go", Bytes: 3000}},
 		Snippets: []events.Snippet{{Path: "greet.go", LineStart: 1, LineEnd: 60, Content: strings.Repeat("// a long comment line\n", 130)}}}
 	inline, ref, err := d.Artifacts.StoreBundle(testCtx(t), "run-big", 1, big, d.Config.Events.ArtifactThresholdBytes)
@@ -435,7 +441,7 @@ func TestReferencedBundleStaysReferenced(t *testing.T) {
 // TestRedeliveredContextKeepsOneGoal: handling the same context twice
 // leaves one run goal with the same children.
 func TestRedeliveredContextKeepsOneGoal(t *testing.T) {
-	d := newDeps(t, `{}`, script(t, answer{0, 0, plan1}))
+	d := newDeps(t, `{}`, script(t, answer{0, 0, plan1, false}))
 	h := handler(t, d)
 	in := contextEvent(t, d, "run-d", true)
 	a := decodePlan(t, mustHandle(t, h, in), "run-d", 1)
@@ -577,7 +583,7 @@ func TestComponent(t *testing.T) {
 // start-up error, not a failure of every run.
 func TestNewRejectsAnUnusableModel(t *testing.T) {
 	d := newDeps(t, `{"providers": {"keyless": {"type": "openai", "apiKeyEnv": "NO_SUCH_KEY"}},
-	       "routing": {"architect": {"provider": "keyless", "model": "m"}}}`, script(t, answer{0, 0, plan1}))
+	       "routing": {"architect": {"provider": "keyless", "model": "m"}}}`, script(t, answer{0, 0, plan1, false}))
 	if _, err := architect.New(testCtx(t), d); err == nil || !strings.Contains(err.Error(), "NO_SUCH_KEY") {
 		t.Fatalf("err = %v, want a start-up error naming NO_SUCH_KEY", err)
 	}

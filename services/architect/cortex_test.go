@@ -28,7 +28,7 @@ func TestCortexPatchesApplied(t *testing.T) {
 <goal-tree-patch>[{"op":"sprout","parent_node_id":"user-root","node_id":"docs","summary":"Document Greet","weight":7},
 {"op":"prune","node_id":"no-such-goal"}]</goal-tree-patch>
 <l1-memory-patch>[{"op":"append","value":"Greet must handle empty names"}]</l1-memory-patch></output-ir>`
-	d := newDeps(t, `{}`, script(t, answer{1, 0, planWithIR(t, ir)}))
+	d := newDeps(t, `{}`, script(t, answer{attempt: 1, step: 0, content: planWithIR(t, ir)}))
 	in := contextEvent(t, d, "run-ir", true)
 	pd := decodePlan(t, mustHandle(t, handler(t, d), in), "run-ir", 1)
 	st, rev := pmState(t, d)
@@ -65,7 +65,7 @@ func TestCortexPatchesApplied(t *testing.T) {
 // A broken output IR leaves the project's state as the plan alone makes it.
 func TestCortexContractFailureIsANoOp(t *testing.T) {
 	ir := `<output-ir><acts>[]</acts><goal-tree-patch>[{"op":"sprout","parent_node_id":"user-root","node_id":"x","summary":"x","weight":1}]</goal-tree-patch></output-ir>`
-	d := newDeps(t, `{}`, script(t, answer{1, 0, planWithIR(t, ir)}))
+	d := newDeps(t, `{}`, script(t, answer{attempt: 1, step: 0, content: planWithIR(t, ir)}))
 	in := contextEvent(t, d, "run-bad", true)
 	pd := decodePlan(t, mustHandle(t, handler(t, d), in), "run-bad", 1)
 	st, _ := pmState(t, d)

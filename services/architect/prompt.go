@@ -12,10 +12,12 @@ const system = `You are the Architect of a coding pipeline. Produce a plan for t
 Answer with one JSON object only:
 {"summary": string,
  "steps": [{"description": string, "files": [string]}],
- "target_files": [string],
+ "target_files": [existing files to modify],
+ "creates": [new files to add],
  "risks": [string],
  "verify": [{"name": string, "command": [argv strings, no shell], "timeout_ms": number}]}
-Verification commands run in the changed repository without a shell; use the project's own test and lint tools.`
+Verification commands run in the changed repository without a shell; use the project's own test and lint tools.
+The change may touch only target_files, creates and the steps' files: anything else fails review.`
 
 // maxPromptFiles bounds the file list shown to the model.
 const maxPromptFiles = 200

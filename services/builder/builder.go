@@ -14,9 +14,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/answers"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/changegate"
+	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/runcodex"
@@ -73,7 +75,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 		return nil, err
 	}
-	provider, route, err := s.d.Model(events.ServiceBuilder)
+	_, route, err := s.d.Model(events.ServiceBuilder)
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
@@ -93,7 +95,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 
 	proto := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context)
 	x.confirmDestructive = proto.confirmDestructive
-	tools, summary, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, pd, bundle, x, proto)
+	tools, summary, usage, err := s.loop(ctx, in, pd, bundle, x, proto)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +117,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, err
 	}
 	run := pd.Run
+	run.Usage = events.MergeUsage(run.Usage, usage...)
 	blocked, warnings := events.GateCounts(tools)
 	var files []string
 	for _, f := range change.Files {
@@ -127,7 +130,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, worker.Permanent(err)
 	}
 	out, err := in.Follow(events.KindBuilt, in.Attempt, events.SourceFor(events.ServiceBuilder), s.d.Now(), events.BuiltData{
-		Run: run, BundleRef: pd.BundleRef, Plan: pd.Plan, Change: change, Tools: tools, Summary: s.d.Redactor.String(summary),
+		Run: run, BundleRef: pd.BundleRef, Plan: pd.Plan, Change: change, Tools: tools, Summary: s.d.Redactor.String(summary), Usage: usage,
 		Cognition: proto.recordWithin(s.d.Config.Events.MaxEventBytes / 4),
 	})
 	if err != nil {
@@ -137,33 +140,43 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 }
 
 // loop runs the tool loop until the model says it is done or a limit is
-// reached (which is not an error: the critic judges what was built).
-func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, pd events.PlanData, bundle *events.ContextBundle, x *executor, proto *protocol) ([]events.ToolExecution, string, error) {
+// reached (which is not an error: the critic judges what was built). Each
+// turn must satisfy the turn schema, with one repair turn; a turn that
+// still does not is a contract failure, which ends the run.
+func (s *Service) loop(ctx context.Context, in events.Envelope, pd events.PlanData, bundle *events.ContextBundle, x *executor, proto *protocol) ([]events.ToolExecution, string, []events.ModelUsage, error) {
 	lim := s.d.Config.Limits
 	msgs := prompt(pd, bundle, s.d.Config.Librarian.PromptTokens)
+	learned, err := s.learning(ctx, in.RunID(), pd, bundle)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	msgs[len(msgs)-1].Content += learned
 	var tools []events.ToolExecution
+	var usage []events.ModelUsage
 	for step := 1; step <= lim.MaxSteps; step++ {
-		modelDone := worker.Step(ctx, worker.StepModel)
-		resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step,
-			Model: model, Temperature: temp, Format: "json", Messages: msgs})
-		modelDone()
-		if err != nil {
-			if errors.Is(err, llm.ErrRejected) {
-				return nil, "", worker.Permanent(fmt.Errorf("model rejected step %d: %w", step, err))
-			}
-			return nil, "", fmt.Errorf("model unavailable at step %d: %w", step, err)
+		var t turn
+		a, err := s.d.Ask(ctx, llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step, Messages: msgs},
+			answers.Turn(), func(doc []byte) error {
+				var perr error
+				t, perr = parseTurn(string(doc))
+				return perr
+			})
+		usage = events.MergeUsage(usage, a.Usage...)
+		switch {
+		case err == nil:
+		case errors.Is(err, llm.ErrContract):
+			return nil, "", usage, worker.Permanent(events.WithUsage(fmt.Errorf("step %d: %w", step, err), usage))
+		case errors.Is(err, llm.ErrRejected), errors.Is(err, llm.ErrInvalidConfig), errors.Is(err, config.ErrInvalid):
+			return nil, "", usage, worker.Permanent(events.WithUsage(fmt.Errorf("model rejected step %d: %w", step, err), usage))
+		default:
+			return nil, "", usage, fmt.Errorf("model unavailable at step %d: %w", step, err)
 		}
-		msgs = append(msgs, llm.Message{Role: "assistant", Content: resp.Content})
-		t, err := parseTurn(resp.Content)
-		if err != nil {
-			msgs = append(msgs, llm.Message{Role: "user", Content: "Your answer was not valid: " + err.Error() + ". Answer with one JSON object."})
-			continue
-		}
+		msgs = a.Messages
 		proto.thought(t.Thought)
 		var results []string
 		for _, c := range t.ToolCalls {
 			if len(tools) >= lim.MaxToolCalls {
-				return tools, fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), nil
+				return tools, fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), usage, nil
 			}
 			id, hazards := proto.before(c.Tool, c.Args)
 			toolDone := worker.Step(ctx, worker.StepTools)
@@ -176,11 +189,11 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 			}
 			results = append(results, fmt.Sprintf("[%s] %s", c.Tool, out))
 			if proto.spin(step, sig) {
-				return tools, "stopped: spinning: " + proto.stopDetail, nil
+				return tools, "stopped: spinning: " + proto.stopDetail, usage, nil
 			}
 		}
 		if t.Done {
-			return tools, t.Summary, nil
+			return tools, t.Summary, usage, nil
 		}
 		if w := proto.takeWarning(); w != "" {
 			results = append(results, w)
@@ -190,7 +203,7 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 		}
 		msgs = append(msgs, llm.Message{Role: "user", Content: strings.Join(results, "\n\n")})
 	}
-	return tools, fmt.Sprintf("stopped: step limit (%d) reached", lim.MaxSteps), nil
+	return tools, fmt.Sprintf("stopped: step limit (%d) reached", lim.MaxSteps), usage, nil
 }
 
 func parseTurn(answer string) (turn, error) {

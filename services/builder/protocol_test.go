@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/codali-dev/codali/pkg/apptest"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/afs"
-	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
@@ -62,7 +62,14 @@ func loopHarness(t *testing.T, p llm.Provider) (*Service, *executor, *protocol, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Service{d: &app.Deps{Config: cfg}}
+	d := apptest.Deps(t, `{}`, apptest.Options{})
+	d.Config = cfg
+	route, err := cfg.Route(events.ServiceBuilder, d.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetModel(route.Name, p)
+	s := &Service{d: d}
 	x, dir := newExecutor(t)
 	in, err := events.New("run-spin", events.KindPlan, 1, "codali/architect", t0(), testPlan())
 	if err != nil {
@@ -81,7 +88,7 @@ func TestSpinningEndsTheAttemptEarly(t *testing.T) {
 	if s.d.Config.Limits.MaxSteps <= 5 {
 		t.Fatalf("maxSteps %d leaves no room to show an early stop", s.d.Config.Limits.MaxSteps)
 	}
-	tools, summary, err := s.loop(context.Background(), rec, "m", 0, in, testPlan(), nil, x, proto)
+	tools, summary, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +150,7 @@ func TestSpinningWarningHeeded(t *testing.T) {
 		5: `{"thought":"list instead","tool_calls":[{"tool":"list_dir","args":{}}],"done":false}`,
 		6: `{"done":true,"summary":"gave up reading"}`})
 	s, x, proto, _, in := loopHarness(t, rec)
-	tools, summary, err := s.loop(context.Background(), rec, "m", 0, in, testPlan(), nil, x, proto)
+	tools, summary, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +222,7 @@ func TestHazardPlaybookMatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
-	if _, _, err := s.loop(context.Background(), rec, "m", 0, in, testPlan(), nil, x, proto); err != nil {
+	if _, _, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto); err != nil {
 		t.Fatal(err)
 	}
 	if msg := rec.reqs[1].Messages[len(rec.reqs[1].Messages)-1].Content; !strings.Contains(msg, "add a new migration instead") {
@@ -300,7 +307,7 @@ func TestUserScopeFillsIn(t *testing.T) {
 	write(user, "scratchpad/state.json", `{`+meta+`,"entries":[{"section":"facts","key":"lang","value":"from user","updated_at":"2026-11-23T00:00:00Z"},{"section":"facts","key":"editor","value":"vim","updated_at":"2026-01-01T00:00:00Z"}]}`)
 	write(dir, ".context/scratchpad/state.json", `{`+meta+`,"entries":[{"section":"facts","key":"lang","value":"Go","updated_at":"2026-01-01T00:00:00Z"}]}`)
 	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{UserDir: user, GlobalDir: filepath.Join(t.TempDir(), "missing")})
-	if _, _, err := s.loop(context.Background(), rec, "m", 0, in, testPlan(), nil, x, proto); err != nil {
+	if _, _, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto); err != nil {
 		t.Fatal(err)
 	}
 	if msg := rec.reqs[1].Messages[len(rec.reqs[1].Messages)-1].Content; !strings.Contains(msg, "delete single files") {
@@ -327,7 +334,7 @@ func TestRecordWithinBudget(t *testing.T) {
 	long := strings.Repeat("think ", 2000)
 	rec := scripted(t, map[int]string{0: `{"thought":"` + long + `","tool_calls":[{"tool":"read_file","args":{"path":"missing.go"}}],"done":false}`})
 	s, x, proto, _, in := loopHarness(t, rec)
-	if _, _, err := s.loop(context.Background(), rec, "m", 0, in, testPlan(), nil, x, proto); err != nil {
+	if _, _, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto); err != nil {
 		t.Fatal(err)
 	}
 	full := proto.record()

@@ -51,71 +51,135 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	return (&Service{d: d}).Handle, nil
 }
 
-// Handle turns a `built` event into `passed`, `retry` or `failed`.
+// Handle turns a `built` event into `passed`, `retry` or `failed`: it
+// runs the plan's checks, compares the change with the plan (Align), and,
+// when both pass and the critic has a model route, asks the model for a
+// review.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
 	var bd events.BuiltData
 	if err := events.DecodeData(in, &bd); err != nil {
 		return nil, worker.Permanent(err)
 	}
-	checks, reason, gateWarnings, err := s.verify(ctx, in, bd)
+	checks, reason, gateWarnings, diff, err := s.verify(ctx, in, bd)
 	if err != nil {
 		return nil, err
 	}
-	if reason == "" {
-		return s.pass(ctx, in, bd, checks, gateWarnings)
+	j := judgement{checks: checks, diff: diff, gateWarnings: gateWarnings, retryPhase: events.RetryArchitect}
+	if reason != "" {
+		j.reasons = append(j.reasons, reason)
 	}
-	return s.reject(ctx, in, bd, checks, reason)
+	if !bd.Change.Empty() {
+		a := Align(bd.Plan, bd.Change)
+		j.alignment = &a
+		if !a.OK {
+			j.reasons = append(j.reasons, a.Reasons...)
+			if reason == "" {
+				// The checks pass but the builder strayed from a plan that
+				// may well be right: the builder tries again.
+				j.retryPhase = events.RetryBuilder
+			}
+		}
+	}
+	if len(j.reasons) > 0 {
+		j.review = &events.Review{Status: events.ReviewSkipped, Skipped: "the attempt already failed its checks or its alignment with the plan"}
+		return s.reject(ctx, in, bd, j)
+	}
+	r, usage, err := s.review(ctx, in, bd, diff, checks, *j.alignment)
+	if err != nil {
+		return nil, err
+	}
+	j.review, j.usage = &r, usage
+	if r.Status == events.ReviewFail {
+		j.reasons = append(j.reasons, prefixed("review: ", r.Reasons, "the review failed the change")...)
+		j.final = !r.Retryable
+		if r.RetryPhase != "" {
+			j.retryPhase = r.RetryPhase
+		}
+		return s.reject(ctx, in, bd, j)
+	}
+	return s.pass(ctx, in, bd, j)
+}
+
+// judgement is the critic's view of one attempt.
+type judgement struct {
+	checks    []events.CheckResult
+	diff      string
+	alignment *events.Alignment
+	review    *events.Review
+	usage     []events.ModelUsage
+	// gateWarnings are the change gate's warnings (approval paths).
+	gateWarnings []string
+	// reasons are why the attempt fails (empty: it passes).
+	reasons []string
+	// retryPhase is where a retry goes: architect or builder.
+	retryPhase string
+	// final ends the run even with retries left (a non-retryable review).
+	final bool
+}
+
+func (j judgement) reason() string { return strings.Join(j.reasons, "; ") }
+
+func prefixed(prefix string, list []string, empty string) []string {
+	if len(list) == 0 {
+		return []string{prefix + empty}
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = prefix + s
+	}
+	return out
 }
 
 // verify applies the change, holds it to the policy gate and runs the
 // checks. A non-empty reason means the attempt failed; an error means the
-// critic itself could not work. The warnings are the gate's on the change.
-func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) ([]events.CheckResult, string, []string, error) {
+// critic itself could not work. The warnings are the gate's on the change;
+// diff is the change as loaded.
+func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) (checks []events.CheckResult, reason string, gateWarnings []string, diff string, err error) {
 	if reason := bd.EarlyStop(); reason != "" {
-		return nil, reason, nil, nil
+		return nil, reason, nil, "", nil
 	}
 	if bd.Change.Empty() {
-		return nil, "the builder made no change", nil, nil
+		return nil, "the builder made no change", nil, "", nil
 	}
-	diff, err := s.d.Artifacts.LoadDiff(ctx, bd.Change)
+	diff, err = s.d.Artifacts.LoadDiff(ctx, bd.Change)
 	if err != nil {
 		err = fmt.Errorf("could not load the change: %w", err)
 		if artifacts.IsLost(err) {
-			return nil, "", nil, worker.Permanent(err)
+			return nil, "", nil, "", worker.Permanent(err)
 		}
-		return nil, "", nil, err
+		return nil, "", nil, "", err
 	}
 	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceCritic, bd.Run.Repo())
 	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
-			return nil, "", nil, worker.Permanent(err)
+			return nil, "", nil, "", worker.Permanent(err)
 		}
-		return nil, "", nil, err
+		return nil, "", nil, "", err
 	}
 	defer s.d.CloseWorkspace(ws)
 	if err := ws.Apply(ctx, diff); err != nil {
 		if errors.Is(err, workspace.ErrApply) {
-			return nil, fmt.Sprintf("the change does not apply to the repository: %v", err), nil, nil
+			return nil, fmt.Sprintf("the change does not apply to the repository: %v", err), nil, diff, nil
 		}
-		return nil, "", nil, err
+		return nil, "", nil, "", err
 	}
 	// Gate every change, again: what was applied here and what the diff
 	// itself says (not what the builder says it changed) is held to the
 	// policy before any check runs.
 	applied, err := ws.Change(ctx)
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("could not read the applied change: %w", err)
+		return nil, "", nil, "", fmt.Errorf("could not read the applied change: %w", err)
 	}
 	recs := changegate.CheckDiff(s.d.Policy, s.d.PolicyHash, s.d.Redactor, applied, diff)
 	if v := changegate.Violations(recs); len(v) > 0 {
 		msg := strings.Join(v, "; ")
 		gate := events.CheckResult{Name: "policy gate", ExitCode: -1, Output: "blocked by policy: " + msg}
-		return []events.CheckResult{gate}, "the change breaks the policy: " + msg, nil, nil
+		return []events.CheckResult{gate}, "the change breaks the policy: " + msg, nil, diff, nil
 	}
-	checks, reason, err := s.runChecks(ctx, ws, bd)
-	return checks, reason, changegate.Warnings(recs), err
+	checks, reason, err = s.runChecks(ctx, ws, bd)
+	return checks, reason, changegate.Warnings(recs), diff, err
 }
 
 // runChecks runs the plan's verification commands, each through the gate.
@@ -172,8 +236,10 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 	return checks, strings.Join(failed, "; "), nil
 }
 
-func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, checks []events.CheckResult, gateWarnings []string) ([]events.Envelope, error) {
+func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, j judgement) ([]events.Envelope, error) {
 	run := bd.Run
+	run.Usage = events.MergeUsage(run.Usage, j.usage...)
+	checks := j.checks
 	var warnings []string
 	for _, t := range bd.Tools {
 		if t.Gate.Stage == events.GateStageChange {
@@ -189,8 +255,11 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if !s.d.Sandbox.Isolated() {
 		warnings = append(warnings, app.NoSandboxWarning)
 	}
-	for _, w := range gateWarnings {
+	for _, w := range j.gateWarnings {
 		warnings = append(warnings, "change: "+w)
+	}
+	if j.review != nil && j.review.Status == events.ReviewConcerns {
+		warnings = append(warnings, prefixed("review concern: ", j.review.Reasons, "the review passed the change with concerns")...)
 	}
 	integrity := events.IntegrityGreen
 	if len(warnings) > 0 {
@@ -211,14 +280,21 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
+	if err := s.learnFromPass(ctx, in, bd, j.diff); err != nil {
+		return nil, err
+	}
 	if run.Codex, err = s.codexRun(in, bd, run, checks, integrity); err != nil {
 		return nil, worker.Permanent(err)
 	}
 	plan, change := bd.Plan, bd.Change
+	reason := fmt.Sprintf("%d of %d checks passed on attempt %d", len(checks), len(checks), in.Attempt)
+	if j.review != nil && j.review.Status != events.ReviewSkipped {
+		reason += "; review: " + j.review.Status
+	}
 	out, err := in.Follow(events.KindPassed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
-		Run: run, Status: events.StatusPassed, Phase: events.ServiceCritic,
-		Reason:   fmt.Sprintf("%d of %d checks passed on attempt %d", len(checks), len(checks), in.Attempt),
+		Run: run, Status: events.StatusPassed, Phase: events.ServiceCritic, Reason: reason,
 		Attempts: in.Attempt, Integrity: integrity, Checks: checks, Change: &change, Plan: &plan, Warnings: warnings,
+		Alignment: j.alignment, Review: j.review, Usage: j.usage, UsageTotal: events.UsageTotalOf(run),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -226,19 +302,22 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	return []events.Envelope{out}, nil
 }
 
-func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.BuiltData, checks []events.CheckResult, reason string) ([]events.Envelope, error) {
+func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.BuiltData, j judgement) ([]events.Envelope, error) {
 	run := bd.Run
+	run.Usage = events.MergeUsage(run.Usage, j.usage...)
+	checks, reason := j.checks, j.reason()
 	run.Failures = append(append([]string(nil), run.Failures...), fmt.Sprintf("attempt %d: %s", in.Attempt, reason))
-	lesson := s.d.Redactor.String(fmt.Sprintf("%s: attempt %d failed: %s", short(run.Request.Request, 80), in.Attempt, short(reason, 240)))
-	final := in.Attempt-1 >= run.MaxRetries
+	final := j.final || in.Attempt-1 >= run.MaxRetries
 	goal := pmstate.RunGoalID(in.RunID())
+	lesson := s.lesson(run, in.Attempt)
+	// With Docdex the lesson lives in its repository memory instead.
 	inDocdex := s.saveLesson(ctx, in, run, lesson)
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		var goals []cognition.GoalTreePatchOp
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); ok && final {
 			goals = append(goals, cognition.PruneOp(goal)) // the run is over: its goal too
 		}
-		if inDocdex {
+		if lesson == "" || inDocdex {
 			return goals, nil, nil
 		}
 		for _, e := range cur.L1Memory.Entries {
@@ -254,12 +333,20 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
+	if err := s.learnFromFailure(ctx, in, bd, reason); err != nil {
+		return nil, err
+	}
+	reasons := make([]string, len(j.reasons))
+	for i, r := range j.reasons {
+		reasons[i] = s.d.Redactor.String(r)
+	}
 	if !final {
 		if run.Codex, err = s.codexRun(in, bd, run, checks, ""); err != nil {
 			return nil, worker.Permanent(err)
 		}
 		out, err := in.Follow(events.KindRetry, in.Attempt+1, events.SourceFor(events.ServiceCritic), s.d.Now(), events.RetryData{
 			Run: run, BundleRef: bd.BundleRef, Reason: reason, Checks: checks, Previous: bd.Plan,
+			RetryPhase: j.retryPhase, Reasons: reasons, Alignment: j.alignment, Review: j.review, Usage: j.usage,
 		})
 		if err != nil {
 			return nil, worker.Permanent(err)
@@ -270,10 +357,15 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 		return nil, worker.Permanent(err)
 	}
 	plan, change := bd.Plan, bd.Change
+	why := fmt.Sprintf("verification failed after %d attempts (retry limit %d): %s", in.Attempt, run.MaxRetries, reason)
+	if j.final && in.Attempt-1 < run.MaxRetries {
+		why = fmt.Sprintf("the review failed attempt %d and says another attempt cannot fix it: %s", in.Attempt, reason)
+	}
 	out, err := in.Follow(events.KindFailed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
-		Run: run, Status: events.StatusFailed, Phase: events.ServiceCritic,
-		Reason:   fmt.Sprintf("verification failed after %d attempts (retry limit %d): %s", in.Attempt, run.MaxRetries, reason),
-		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan, Warnings: append(s.sandboxWarnings(), bd.CognitionWarnings()...),
+		Run: run, Status: events.StatusFailed, Phase: events.ServiceCritic, Reason: why,
+		Attempts: in.Attempt, Integrity: events.IntegrityRed, Checks: checks, Change: &change, Plan: &plan,
+		Alignment: j.alignment, Review: j.review, Usage: j.usage, UsageTotal: events.UsageTotalOf(run),
+		Warnings: append(s.sandboxWarnings(), bd.CognitionWarnings()...),
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)

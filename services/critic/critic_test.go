@@ -110,7 +110,8 @@ func built(t *testing.T, run string, attempt int, repo string, maxRetries int, c
 		r.Failures = append(r.Failures, "attempt "+strconv.Itoa(a)+": earlier failure")
 	}
 	e, err := events.New(run, events.KindBuilt, attempt, "codali/builder", t0, events.BuiltData{
-		Run: r, Plan: events.Plan{Summary: "plan", Steps: []events.PlanStep{{ID: "s1", Description: "edit"}}, Verify: checks},
+		Run: r, Plan: events.Plan{Summary: "plan", Steps: []events.PlanStep{{ID: "s1", Description: "edit"}}, Verify: checks,
+			TargetFiles: []string{"greet.go"}, Creates: []string{"notes.txt"}},
 		Change: ch, Tools: tools, Summary: "done",
 	})
 	if err != nil {
@@ -427,12 +428,16 @@ func TestReject(t *testing.T) {
 				!strings.Contains(last, tc.reason[len(tc.reason)-1]) && tc.kind == events.KindRetry {
 				t.Errorf("appended failure %q", last)
 			}
-			mem := memory(t, d)
-			if len(mem) != 1 || !strings.Contains(mem[0], "attempt "+strconv.Itoa(tc.attempt)+" failed") {
-				t.Errorf("L1 memory %q: want one lesson for this attempt", mem)
+			// A lesson only at the third failed attempt (none of these).
+			if mem := memory(t, d); len(mem) != 0 {
+				t.Errorf("L1 memory %q: want no lesson before 3 failed attempts", mem)
+			}
+			l, err := d.PM.Learning(testCtx(t), project)
+			if err != nil || len(l.Failures) != 1 || l.Failures[0].Attempt != tc.attempt || l.Failures[0].Reason == "" {
+				t.Errorf("failure summaries %+v (%v): want this attempt's", l.Failures, err)
 			}
 			_, rev, _ := d.PM.Get(testCtx(t), project)
-			if run.PMRev != rev || rev == 0 {
+			if run.PMRev != rev {
 				t.Errorf("run pm_rev %d, project revision %d", run.PMRev, rev)
 			}
 			if tc.check != nil {
@@ -443,52 +448,59 @@ func TestReject(t *testing.T) {
 }
 
 // TestRedeliveredFailureLearnsOnce: handling the same built event twice
-// (a redelivery) produces the same retry and one L1 memory lesson.
+// (a redelivery) produces the same retry, one failure summary and, at the
+// third failed attempt, one L1 memory lesson.
 func TestRedeliveredFailureLearnsOnce(t *testing.T) {
 	d := newDeps(t, `{}`)
 	h := handler(t, d)
 	repo := copyHello(t)
-	in := built(t, "twice", 1, repo, 3, change(t, repo, map[string]string{"greet.go": goodGreet}),
+	in := built(t, "twice", 3, repo, 3, change(t, repo, map[string]string{"greet.go": goodGreet}),
 		[]events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")}, nil)
 	var reasons []string
 	for range 2 {
-		raw := output(t, mustHandle(t, h, in), in, events.KindRetry, 2)
+		raw := output(t, mustHandle(t, h, in), in, events.KindRetry, 4)
 		var r events.RetryData
 		if err := json.Unmarshal(raw, &r); err != nil {
 			t.Fatal(err)
 		}
 		reasons = append(reasons, r.Reason)
-		if len(r.Run.Failures) != 1 {
+		if len(r.Run.Failures) != 3 {
 			t.Errorf("failures %q after a redelivery", r.Run.Failures)
 		}
 	}
 	if reasons[0] != reasons[1] {
 		t.Errorf("redelivery changed the reason: %q", reasons)
 	}
-	if mem := memory(t, d); len(mem) != 1 {
-		t.Errorf("L1 memory %q: the lesson was learned more than once", mem)
+	mem := memory(t, d)
+	if len(mem) != 1 || !strings.Contains(mem[0], "failed 3 attempts") || !strings.Contains(mem[0], "Goodbye") {
+		t.Errorf("L1 memory %q: want one lesson after 3 failures", mem)
 	}
-	// A later attempt's failure is a new lesson.
-	in2 := built(t, "twice", 2, repo, 3, change(t, repo, map[string]string{"greet.go": goodGreet}),
+	if l, _ := d.PM.Learning(testCtx(t), project); len(l.Failures) != 1 {
+		t.Errorf("failure summaries %+v: recorded more than once", l.Failures)
+	}
+	// The fourth failed attempt teaches nothing new.
+	in4 := built(t, "twice", 4, repo, 5, change(t, repo, map[string]string{"greet.go": goodGreet}),
 		[]events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")}, nil)
-	output(t, mustHandle(t, h, in2), in2, events.KindRetry, 3)
-	if mem := memory(t, d); len(mem) != 2 {
-		t.Errorf("L1 memory %q: want 2 lessons", mem)
+	output(t, mustHandle(t, h, in4), in4, events.KindRetry, 5)
+	if mem := memory(t, d); len(mem) != 1 {
+		t.Errorf("L1 memory %q: want 1 lesson", mem)
 	}
 }
 
-// TestBoundedMemory: lessons are bounded by memory.maxL1Entries.
-func TestBoundedMemory(t *testing.T) {
-	d := newDeps(t, `{"memory": {"maxL1Entries": 2}}`)
+// TestLessonAfterConfiguredFailures: memory.lessonAfterFailures sets N,
+// and lessons are bounded by memory.maxL1Entries.
+func TestLessonAfterConfiguredFailures(t *testing.T) {
+	d := newDeps(t, `{"memory": {"maxL1Entries": 2, "lessonAfterFailures": 1}}`)
 	h := handler(t, d)
 	repo := copyHello(t)
 	ch := change(t, repo, map[string]string{"greet.go": goodGreet})
-	for attempt := 1; attempt <= 4; attempt++ {
-		in := built(t, "bounded", attempt, repo, 10, ch, []events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")}, nil)
-		output(t, mustHandle(t, h, in), in, events.KindRetry, attempt+1)
+	for i, word := range []string{"Goodbye", "Farewell", "Ciao"} {
+		run := "bounded" + strconv.Itoa(i)
+		in := built(t, run, 1, repo, 10, ch, []events.VerifyCommand{verify("missing", "grep", "-q", word, "greet.go")}, nil)
+		output(t, mustHandle(t, h, in), in, events.KindRetry, 2)
 	}
 	mem := memory(t, d)
-	if len(mem) != 2 || !strings.Contains(mem[1], "attempt 4 failed") {
+	if len(mem) != 2 || !strings.Contains(mem[0], "Farewell") || !strings.Contains(mem[1], "Ciao") {
 		t.Errorf("memory %q: want the 2 newest lessons", mem)
 	}
 }

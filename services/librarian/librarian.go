@@ -106,6 +106,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err := s.keepPreferences(ctx, run.Project, res.Preferences); err != nil {
 		bundle.Warnings = append(bundle.Warnings, fmt.Sprintf("could not keep the request's preferences: %v", err))
 	}
+	s.addGolden(ctx, run.Project, req.Request, bundle) // golden examples: see golden.go
 	inline, ref, err := s.d.Artifacts.StoreBundle(ctx, in.RunID(), in.Attempt, bundle, cfg.Events.ArtifactThresholdBytes)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,106 @@
+package pmstate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestGoldenExamplesAreBoundedAndDeduplicated(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := testCtx(t)
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for i := 1; i <= 5; i++ {
+		g := Golden{RunID: fmt.Sprintf("run-%d", i), Intent: "fix greet", Patch: strings.Repeat("x", 3*MaxGoldenPatchBytes), At: at}
+		if err := s.AddGolden(ctx, "p", g, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A redelivered pass replaces its example instead of adding one.
+	if err := s.AddGolden(ctx, "p", Golden{RunID: "run-5", Intent: "fix greet again"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Learning(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, g := range l.Golden {
+		ids = append(ids, g.RunID)
+	}
+	if strings.Join(ids, ",") != "run-3,run-4,run-5" || l.Golden[2].Intent != "fix greet again" {
+		t.Fatalf("golden %v: want the 3 newest, oldest evicted", ids)
+	}
+	if n := len(l.Golden[0].Patch); n > MaxGoldenPatchBytes+len("…") {
+		t.Fatalf("patch of %d bytes: not bounded", n)
+	}
+	if other, _ := s.Learning(ctx, "q"); len(other.Golden) != 0 {
+		t.Fatal("another project sees the examples")
+	}
+}
+
+func TestDefaultGoldenBound(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := testCtx(t)
+	for i := range DefaultMaxGolden + 2 {
+		if err := s.AddGolden(ctx, "p", Golden{RunID: fmt.Sprint(i), Intent: "x"}, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l, _ := s.Learning(ctx, "p"); len(l.Golden) != DefaultMaxGolden || l.Golden[0].RunID != "2" {
+		t.Fatalf("%d examples, first %s", len(l.Golden), l.Golden[0].RunID)
+	}
+}
+
+func TestFailureSummaries(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := testCtx(t)
+	for _, f := range []Failure{{RunID: "a", Attempt: 1, Reason: "go test"}, {RunID: "a", Attempt: 1, Reason: "go test"}, {RunID: "a", Attempt: 2, Reason: "vet"}, {RunID: "b", Attempt: 1, Reason: "lint"}} {
+		if err := s.AddFailure(ctx, "p", f, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, _ := s.Learning(ctx, "p")
+	if len(l.Failures) != 2 || l.Failures[0].Reason != "vet" || l.Failures[1].Reason != "lint" {
+		t.Fatalf("failures %+v", l.Failures)
+	}
+	if err := s.AddFailure(ctx, "", Failure{}, 0); !errors.Is(err, ErrInvalidProject) {
+		t.Fatalf("empty project: %v", err)
+	}
+}
+
+func TestLearningCorrupt(t *testing.T) {
+	s, kv := newStore(t)
+	ctx := testCtx(t)
+	key, _ := learnKey("p")
+	if _, err := kv.Put(ctx, key, []byte("{")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Learning(ctx, "p"); !errors.Is(err, ErrCorruptState) {
+		t.Fatalf("err %v", err)
+	}
+	if err := s.AddGolden(ctx, "p", Golden{RunID: "x"}, 0); !errors.Is(err, ErrCorruptState) {
+		t.Fatalf("add on a corrupt record: %v", err)
+	}
+}
+
+func TestRankGolden(t *testing.T) {
+	examples := []Golden{
+		{RunID: "1", Intent: "Add a --verbose flag to the CLI", Files: []string{"cmd/main.go"}},
+		{RunID: "2", Intent: "Make Greet greet the world", Files: []string{"greet.go"}},
+		{RunID: "3", Intent: "Fix the typo in the README"},
+		{RunID: "4", Intent: "Make Greet handle empty names", Plan: "greet world", Files: []string{"greet.go"}},
+	}
+	got := RankGolden(examples, "Greet should greet the world when the name is empty", 2)
+	if len(got) != 2 || got[0].RunID != "4" || got[1].RunID != "2" {
+		t.Fatalf("ranked %+v", got)
+	}
+	if got := RankGolden(examples, "unrelated zebra", 3); len(got) != 0 {
+		t.Fatalf("unrelated request ranked %+v", got)
+	}
+	if got := RankGolden(examples, "greet", 0); len(got) != 0 {
+		t.Fatalf("n=0 gave %d", len(got))
+	}
+}
