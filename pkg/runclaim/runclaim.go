@@ -81,15 +81,17 @@ func (s *Store) Get(ctx context.Context, runID string) (Claim, bool, error) {
 }
 
 // Claimed reports whether the run id is claimed by a request, or will be:
-// a readable request stored on the run's subject claims it when handled
-// (handlers run concurrently, so a malformed copy may be handled first).
-func (s *Store) Claimed(ctx context.Context, runID string) (bool, error) {
+// a readable request stored on the run's subject before stream sequence
+// before claims it when handled (handlers run concurrently, so a malformed
+// copy stored later may be handled first). before 0 looks at no stored
+// request.
+func (s *Store) Claimed(ctx context.Context, runID string, before uint64) (bool, error) {
 	_, ok, err := s.Get(ctx, runID)
-	if err != nil || ok {
+	if err != nil || ok || before == 0 {
 		return ok, err
 	}
-	_, found, err := s.firstRequest(ctx, runID)
-	return found, err
+	_, seq, found, err := s.firstRequest(ctx, runID)
+	return found && seq < before, err
 }
 
 // Admit decides whether e belongs to its run. A readable `requested` of
@@ -126,7 +128,7 @@ func (s *Store) Admit(ctx context.Context, e events.Envelope) error {
 		// The earliest request stored for the run id claims it, whichever
 		// request is handled first: handlers run concurrently, and the
 		// order they reach the bucket in is not the stream's.
-		first, found, err := s.firstRequest(ctx, e.RunID())
+		first, _, found, err := s.firstRequest(ctx, e.RunID())
 		if err != nil {
 			return err
 		}
@@ -147,25 +149,25 @@ const maxScan = 32
 // request stored on the run's requested subject. Requests stored before
 // it were removed only after they were handled, and so after a claim was
 // made: while the run is unclaimed, the earliest one is still stored.
-func (s *Store) firstRequest(ctx context.Context, runID string) (events.Envelope, bool, error) {
+func (s *Store) firstRequest(ctx context.Context, runID string) (events.Envelope, uint64, bool, error) {
 	subject := events.KindRequested.Subject(runID)
 	seq := uint64(1)
 	for range maxScan {
 		m, err := s.work.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return events.Envelope{}, false, nil
+			return events.Envelope{}, 0, false, nil
 		}
 		if err != nil {
-			return events.Envelope{}, false, fmt.Errorf("could not read the requests of run %s: %w", runID, err)
+			return events.Envelope{}, 0, false, fmt.Errorf("could not read the requests of run %s: %w", runID, err)
 		}
 		if e, err := (events.Decoder{MaxBytes: 8 << 20}).Decode(m.Subject, m.Data); err == nil && e.Attempt == 1 {
 			if _, ok := events.RequestOf(e); ok {
-				return e, true, nil
+				return e, m.Sequence, true, nil
 			}
 		}
 		seq = m.Sequence + 1
 	}
-	return events.Envelope{}, false, nil
+	return events.Envelope{}, 0, false, nil
 }
 
 // claim creates the run's claim for the request first (the earliest

@@ -60,7 +60,7 @@ func TestAdmitOneRequestPerRunID(t *testing.T) {
 	if err != nil || !ok || c.Digest != own.Digest() || c.Source != "agent/own" {
 		t.Fatalf("claim %+v %v %v", c, ok, err)
 	}
-	if claimed, _ := s.Claimed(ctx, "r2"); claimed {
+	if claimed, _ := s.Claimed(ctx, "r2", 0); claimed {
 		t.Fatal("a failed event claimed a run")
 	}
 }

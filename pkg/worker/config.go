@@ -58,10 +58,11 @@ type Guard interface {
 	// events.ErrConflict for one that is not (refused), and any other
 	// error when it cannot tell yet (retried).
 	Admit(ctx context.Context, e events.Envelope) error
-	// Claimed reports whether a request was accepted for the run: a
-	// malformed request on a claimed run is then refused instead of ending
+	// Claimed reports whether a request was accepted for the run, or a
+	// readable one stored before stream sequence before will be: a
+	// malformed request on such a run is then refused instead of ending
 	// the run.
-	Claimed(ctx context.Context, runID string) (bool, error)
+	Claimed(ctx context.Context, runID string, before uint64) (bool, error)
 }
 
 // Backoff is an exponential backoff: the n-th redelivery waits about

@@ -452,7 +452,7 @@ func (r *Runtime) rejectMalformed(ctx context.Context, log *slog.Logger, d deliv
 	}
 	if runID != "" && r.cfg.Guard != nil {
 		if _, kind, err := events.ParseSubject(d.msg.Subject()); err == nil && kind == events.KindRequested {
-			claimed, err := r.cfg.Guard.Claimed(ctx, runID)
+			claimed, err := r.cfg.Guard.Claimed(ctx, runID, d.streamSeq)
 			if err != nil {
 				r.retryLater(log, d, fmt.Errorf("could not check whether run %s has a request: %w", runID, err))
 				return

@@ -167,10 +167,11 @@ func TestEarlierFailuresReachThePlanPrompt(t *testing.T) {
 	if len(bodies) != 1 {
 		t.Fatalf("%d model requests", len(bodies))
 	}
+	// The request's message (before the Cortex message) carries it.
 	msgs := bodies[0]["messages"].([]any)
-	last := msgs[len(msgs)-1].(map[string]any)["content"].(string)
-	if !strings.Contains(last, "unreachable code") {
-		t.Errorf("the prompt lacks the earlier failure:\n%s", last)
+	user := msgs[len(msgs)-2].(map[string]any)["content"].(string)
+	if !strings.Contains(user, "unreachable code") {
+		t.Errorf("the prompt lacks the earlier failure:\n%s", user)
 	}
 	format, _ := json.Marshal(bodies[0]["format"])
 	if !strings.Contains(string(format), `"target_files"`) || bodies[0]["options"].(map[string]any)["temperature"] != 0.4 {

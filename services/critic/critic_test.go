@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -700,6 +701,7 @@ func TestGateEveryChange(t *testing.T) {
 			d := apptest.Deps(t, `{}`, apptest.Options{Getenv: getenv, PolicyJSON: strict})
 			ch := change(t, repo, tc.edits)
 			in := built(t, "gate", 1, repo, 3, ch, []events.VerifyCommand{verify("greets", "grep", "-q", "world", "greet.go")}, nil)
+			in = withTargets(t, in, slices.Collect(maps.Keys(tc.edits))...)
 			attempt := 1
 			if tc.kind == events.KindRetry {
 				attempt = 2
@@ -757,4 +759,22 @@ func TestCheckRecordsAreRedactedAndBounded(t *testing.T) {
 	if len(added) > 16<<10 {
 		t.Errorf("checks and reason are %d bytes", len(added))
 	}
+}
+
+// withTargets returns e with files added to its plan's target files, for
+// tests whose change deliberately touches more than greet.go (the critic's
+// alignment would otherwise send it back to the builder first).
+func withTargets(t *testing.T, e events.Envelope, files ...string) events.Envelope {
+	t.Helper()
+	var bd events.BuiltData
+	if err := events.DecodeData(e, &bd); err != nil {
+		t.Fatal(err)
+	}
+	bd.Plan.TargetFiles = append(bd.Plan.TargetFiles, files...)
+	out, err := events.New(e.RunID(), events.KindBuilt, e.Attempt, e.Source, e.Time, bd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.TraceParent = e.TraceParent
+	return out
 }

@@ -62,6 +62,7 @@ func TestSteal(t *testing.T) {
 	repo := copyHello(t)
 	ch := change(t, repo, map[string]string{"greet.go": goodGreet, "steal_test.go": steal})
 	in := built(t, "creds", 1, repo, 3, ch, []events.VerifyCommand{{Name: "go test", Command: []string{"go", "test", "-run", "TestSteal", "./..."}, TimeoutMS: 300000}}, nil)
+	in = withTargets(t, in, "steal_test.go")
 	outs, err := handler(t, d)(compileCtx(t), in)
 	if err != nil {
 		t.Fatal(err)
