@@ -54,9 +54,16 @@ type Deps struct {
 	// Registerer, when set, receives service-level metrics (for instance
 	// the recorder's runs by verdict). Hosts set it to their registry.
 	Registerer prometheus.Registerer
+	// NewProvider, when set, builds the model providers instead of llm.New
+	// (`codali rao rerun` answers from recorded exchanges). Set it before
+	// the first Model call.
+	NewProvider func(name string, c llm.ProviderConfig) (llm.Provider, error)
 
 	mu     sync.Mutex
 	models map[string]llm.Provider
+	// failedExchanges keeps the exchanges of handlings that failed for
+	// good until the runtime's failed event takes them.
+	failedExchanges pendingExchanges
 }
 
 // NewDeps builds the shared dependencies: it loads the policy (or the
@@ -99,10 +106,16 @@ func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
 	if p, ok := d.models[r.Name]; ok {
 		return p, r, nil
 	}
-	p, err := llm.New(r.Provider, d.Getenv, d.Bundled, llm.WithLogger(d.Log))
+	var p llm.Provider
+	if d.NewProvider != nil {
+		p, err = d.NewProvider(r.Name, r.Provider)
+	} else {
+		p, err = llm.New(r.Provider, d.Getenv, d.Bundled, llm.WithLogger(d.Log))
+	}
 	if err != nil {
 		return nil, r, fmt.Errorf("could not create model provider %q for %s: %w", r.Name, phase, err)
 	}
+	p = d.recordModel(p)
 	d.models[r.Name] = p
 	return p, r, nil
 }

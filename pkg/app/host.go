@@ -38,7 +38,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			return fmt.Errorf("could not start %s: %w", c.Name, err)
 		}
 		if c.Name != events.ServiceRecorder {
-			h = skipEnded(runs, d.Log, c.Name, h)
+			h = skipEnded(runs, d.Log, c.Name, d.recordExchanges(c.Name, h))
 		}
 		rt, err := worker.New(d.JS, worker.Config{
 			Service:         c.Name,
@@ -88,6 +88,7 @@ func concurrencyFor(service string) int {
 // decodable payload that reflects its verdict.
 func (d *Deps) completeFailure(service string) func(runID string, attempt int, v *events.VerdictData) {
 	return func(runID string, attempt int, v *events.VerdictData) {
+		v.Exchanges = d.failedExchanges.take(service, runID, attempt)
 		payload, err := runcodex.Encode(runcodex.Facts{RunID: runID, Project: v.Run.Project, Phase: service, Attempt: attempt,
 			MaxRetries: v.Run.MaxRetries, Actions: []string{"fail"}, Failures: len(v.Run.Failures) + 1,
 			Integrity: events.IntegrityRed, PolicyHash: d.PolicyHash})

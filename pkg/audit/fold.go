@@ -92,6 +92,7 @@ func Fold(e events.Envelope) ([]Step, error) {
 			s.Phase, s.Attempt = events.ServiceArchitect, e.Attempt
 			p := d.Plan
 			s.attempt(e.Attempt).Plan = &p
+			addModelCalls(s, e.Attempt, events.ServiceArchitect, d.Exchanges)
 		}
 		return []Step{base}, nil
 	case events.KindBuilt:
@@ -126,6 +127,7 @@ func Fold(e events.Envelope) ([]Step, error) {
 				files = []events.FileChange{}
 			}
 			s.attempt(e.Attempt).Change = &ChangeSummary{Files: files, Added: d.Change.Added, Removed: d.Change.Removed, Summary: d.Summary}
+			addModelCalls(s, e.Attempt, events.ServiceBuilder, d.Exchanges)
 		}
 		return append(steps, base), nil
 	case events.KindRetry:
@@ -156,6 +158,7 @@ func Fold(e events.Envelope) ([]Step, error) {
 		}
 		base.Mutate = func(s *State) {
 			withRun(s)
+			addModelCalls(s, e.Attempt, d.Phase, d.Exchanges)
 			if s.Terminal() {
 				// The run already ended (for instance cancelled): a late
 				// verdict is kept as a note, the first end stands.
@@ -178,6 +181,17 @@ func Fold(e events.Envelope) ([]Step, error) {
 		return []Step{base}, nil
 	}
 	return nil, fmt.Errorf("%w: %s", events.ErrUnknownKind, kind)
+}
+
+// addModelCalls records a phase's model exchanges in an attempt.
+func addModelCalls(s *State, attempt int, phase string, refs []events.ExchangeRef) {
+	if len(refs) == 0 {
+		return
+	}
+	a := s.attempt(attempt)
+	for _, r := range refs {
+		a.ModelCalls = append(a.ModelCalls, ModelCall{Phase: phase, ExchangeRef: r})
+	}
 }
 
 func oneLine(s string, n int) string {

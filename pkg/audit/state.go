@@ -53,6 +53,15 @@ type Attempt struct {
 	ToolCalls []events.ToolExecution `json:"tool_calls"`
 	Change    *ChangeSummary         `json:"change,omitempty"`
 	Result    *AttemptResult         `json:"result,omitempty"`
+	// ModelCalls are the recorded model exchanges of the attempt, in the
+	// order the phases made them.
+	ModelCalls []ModelCall `json:"model_calls,omitempty"`
+}
+
+// ModelCall is one recorded model exchange of a phase.
+type ModelCall struct {
+	Phase string `json:"phase"`
+	events.ExchangeRef
 }
 
 // ChangeSummary is what the audit keeps of a change: files and counts, and

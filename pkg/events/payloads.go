@@ -137,6 +137,9 @@ type PlanData struct {
 	Plan      Plan           `json:"plan"`
 	Bundle    *ContextBundle `json:"bundle,omitempty"`
 	BundleRef *ArtifactRef   `json:"bundle_ref,omitempty"`
+	// Exchanges are the model exchanges of the handling that produced this
+	// event, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Validate checks the plan.
@@ -220,6 +223,9 @@ type BuiltData struct {
 	Tools     []ToolExecution `json:"tools"`
 	// Summary is the builder model's own summary of what it did.
 	Summary string `json:"summary,omitempty"`
+	// Exchanges are the model exchanges of the handling that produced this
+	// event, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Validate checks the plan is present.
@@ -243,6 +249,9 @@ type RetryData struct {
 	Reason    string        `json:"reason"`
 	Checks    []CheckResult `json:"checks,omitempty"`
 	Previous  Plan          `json:"previous_plan"`
+	// Exchanges are the model exchanges of the handling that produced this
+	// event, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Verdict statuses.
@@ -274,6 +283,9 @@ type VerdictData struct {
 	Change    *Change       `json:"change,omitempty"`
 	Plan      *Plan         `json:"plan,omitempty"`
 	Warnings  []string      `json:"warnings,omitempty"`
+	// Exchanges are the model exchanges of the handling that produced this
+	// event, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Validate checks the status and integrity values.
@@ -299,4 +311,19 @@ func GateCounts(tools []ToolExecution) (blocked, warnings int) {
 		warnings += len(t.Gate.Warnings)
 	}
 	return blocked, warnings
+}
+
+// ExchangeRef points at one recorded model exchange (request, response,
+// usage and timing) kept in the object store, so a run's history says what
+// each phase asked its model and what it answered.
+type ExchangeRef struct {
+	// Hash is the SHA-256 of the exchange's canonical redacted request:
+	// equal requests have equal hashes.
+	Hash string `json:"hash"`
+	// Step is the request's step within the phase's handling.
+	Step int `json:"step,omitempty"`
+	// Failed is set when the model call returned an error.
+	Failed bool `json:"failed,omitempty"`
+	// Ref points at the exchange record.
+	Ref ArtifactRef `json:"ref"`
 }
