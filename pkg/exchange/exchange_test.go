@@ -55,7 +55,9 @@ func req(step int, msgs ...string) llm.Request {
 	return r
 }
 
-func redactKey(s string) string { return strings.ReplaceAll(s, "sk-abcdefghijklmnopqrstuvwxyz123456", "[REDACTED]") }
+func redactKey(s string) string {
+	return strings.ReplaceAll(s, "sk-abcdefghijklmnopqrstuvwxyz123456", "[REDACTED]")
+}
 
 func TestHashIsCanonical(t *testing.T) {
 	a := exchange.Canonical(req(1, "sys", "hello"), nil)
