@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/codali-dev/codali/pkg/llm"
 )
 
 // Exit codes.
@@ -30,6 +32,9 @@ type cli struct {
 	getenv         func(string) string
 	// stdoutTTY reports whether stdout is a terminal (live progress).
 	stdoutTTY bool
+	// wrapReplay, when set, wraps the model provider of `rao rerun`
+	// (tests use it to change a prompt).
+	wrapReplay func(llm.Provider) llm.Provider
 }
 
 type command struct {
@@ -43,7 +48,7 @@ func commands() map[string]command {
 		"submit":  {"submit a coding request (and optionally wait for its verdict)", cmdSubmit},
 		"runs":    {"list recent runs with their status", cmdRuns},
 		"watch":   {"follow one run until it ends", cmdWatch},
-		"rao":     {"audit history: replay, show, diff, verify, stats, audit, override", cmdRAO},
+		"rao":     {"audit history: replay, show, diff, verify, stats, audit, override, rerun", cmdRAO},
 		"codex":   {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
 		"version": {"print the version", cmdVersion},
 	}

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"regexp"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/llm"
@@ -46,12 +47,26 @@ func Canonical(req llm.Request, redact func(string) string) Request {
 	return c
 }
 
-// Hash is the hex SHA-256 of the request's canonical JSON.
+// Hash is the hex SHA-256 of the request's canonical JSON, with the
+// durations in message texts (0.002s, 15ms: timings that tools and test
+// runners print) replaced by a marker first, so that timing noise in a
+// check's output does not make a request new.
 func (r Request) Hash() string {
-	raw, _ := json.Marshal(r) // strings, numbers and slices of them always marshal
+	stable := r
+	stable.Messages = make([]llm.Message, len(r.Messages))
+	for i, m := range r.Messages {
+		m.Content = durations.ReplaceAllString(m.Content, "<duration>")
+		stable.Messages[i] = m
+	}
+	raw, _ := json.Marshal(stable) // strings, numbers and slices of them always marshal
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
 }
+
+// durations matches printed durations: a decimal number of seconds with a
+// fraction (0.002s, 1.50s) or a number of milli-, micro- or nanoseconds.
+// Whole seconds ("5s") are not matched: prompts state limits that way.
+var durations = regexp.MustCompile(`\b\d+\.\d+s\b|\b\d+(?:\.\d+)?(?:ms|µs|us|ns)\b`)
 
 // Response is a recorded model answer.
 type Response struct {

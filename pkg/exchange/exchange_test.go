@@ -205,3 +205,19 @@ func TestRecorderFailsWhenTheRecordCannotBeStored(t *testing.T) {
 		t.Fatalf("err = %v, refs %d", err, len(col.Refs()))
 	}
 }
+
+func TestHashIgnoresPrintedDurations(t *testing.T) {
+	a := exchange.Canonical(req(1, "sys", "FAIL\texample/hello\t0.002s\n--- FAIL: TestX (0.00s) took 15ms"), nil)
+	b := exchange.Canonical(req(1, "sys", "FAIL\texample/hello\t0.104s\n--- FAIL: TestX (1.20s) took 3ms"), nil)
+	if a.Hash() != b.Hash() {
+		t.Fatal("durations changed the hash")
+	}
+	for _, other := range []string{"FAIL\texample/hello\t0.002s\n--- FAIL: TestY (0.00s) took 15ms", "timeout 5s", "timeout 6s"} {
+		if exchange.Canonical(req(1, "sys", other), nil).Hash() == a.Hash() {
+			t.Fatalf("%q hashes like %q", other, a.Messages[1].Content)
+		}
+	}
+	if exchange.Canonical(req(1, "sys", "timeout 5s"), nil).Hash() == exchange.Canonical(req(1, "sys", "timeout 6s"), nil).Hash() {
+		t.Fatal("whole seconds were masked")
+	}
+}
