@@ -51,11 +51,29 @@ type pipeline struct {
 // metrics fetches the pipeline's Prometheus exposition.
 func (p *pipeline) metrics(t *testing.T) string {
 	t.Helper()
+	return p.scrape(t, "")
+}
+
+// openMetrics fetches the OpenMetrics exposition (with exemplars).
+func (p *pipeline) openMetrics(t *testing.T) string {
+	t.Helper()
+	return p.scrape(t, "application/openmetrics-text")
+}
+
+func (p *pipeline) scrape(t *testing.T, accept string) string {
+	t.Helper()
 	m := regexp.MustCompile(`health http://([0-9.:]+)/readyz`).FindStringSubmatch(p.out.String())
 	if m == nil {
 		t.Fatalf("no health address in %q", p.out.String())
 	}
-	resp, err := http.Get("http://" + m[1] + "/metrics")
+	req, err := http.NewRequest(http.MethodGet, "http://"+m[1]+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

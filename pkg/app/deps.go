@@ -18,6 +18,7 @@ import (
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
+	"github.com/codali-dev/codali/pkg/telemetry"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,6 +59,9 @@ type Deps struct {
 	// (`codali rao rerun` answers from recorded exchanges). Set it before
 	// the first Model call.
 	NewProvider func(name string, c llm.ProviderConfig) (llm.Provider, error)
+	// Tracing exports OpenTelemetry spans when the OTEL_* environment
+	// asks for it (see telemetry.Setup); never nil after NewDeps.
+	Tracing *telemetry.Tracing
 
 	mu     sync.Mutex
 	models map[string]llm.Provider
@@ -78,6 +82,9 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	d.PolicyHash = d.Policy.Hash()
+	if d.Tracing, err = telemetry.Setup(ctx, "codali", getenv); err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
 	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
@@ -115,7 +122,7 @@ func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
 	if err != nil {
 		return nil, r, fmt.Errorf("could not create model provider %q for %s: %w", r.Name, phase, err)
 	}
-	p = d.recordModel(p)
+	p = d.recordModel(telemetry.TraceModel(p, r.Provider.Type))
 	d.models[r.Name] = p
 	return p, r, nil
 }

@@ -38,7 +38,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			return fmt.Errorf("could not start %s: %w", c.Name, err)
 		}
 		if c.Name != events.ServiceRecorder {
-			h = skipEnded(runs, d.Log, c.Name, d.recordExchanges(c.Name, h))
+			h = d.traceHandler(c.Name, skipEnded(runs, d.Log, c.Name, d.recordExchanges(c.Name, h)))
 		}
 		rt, err := worker.New(d.JS, worker.Config{
 			Service:         c.Name,

@@ -23,7 +23,7 @@ type Observability struct {
 // Observe creates the registry and metrics (and hands the registry to d),
 // adds the NATS connection to readiness, and serves /healthz, /readyz and
 // /metrics on addr until ctx's cancellation-free copy is stopped by the
-// returned function. It returns once the server listens, or with the error
+// returned function, which also flushes pending trace spans. It returns once the server listens, or with the error
 // that prevented it.
 func Observe(ctx context.Context, d *Deps, nc *nats.Conn, addr string) (*Observability, func(), error) {
 	reg, metrics, err := NewRegistry()
@@ -44,7 +44,10 @@ func Observe(ctx context.Context, d *Deps, nc *nats.Conn, addr string) (*Observa
 	go func() { errc <- worker.Serve(hctx, addr, health.Handler(reg), bound) }()
 	select {
 	case a := <-bound:
-		return &Observability{Metrics: metrics, Health: health, Addr: a}, stop, nil
+		return &Observability{Metrics: metrics, Health: health, Addr: a}, func() {
+			stop()
+			d.flushTraces()
+		}, nil
 	case err := <-errc:
 		stop()
 		return nil, nil, fmt.Errorf("health server: %w", err)

@@ -131,6 +131,7 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		Model:    model,
 		Usage:    Usage{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens},
 		Duration: time.Since(start),
+		ID:       out.ID,
 	}, nil
 }
 

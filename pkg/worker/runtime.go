@@ -192,7 +192,7 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 		err = r.publish(ctx, outs)
 	}
 	if r.metrics != nil {
-		r.metrics.duration.WithLabelValues(r.cfg.Service, string(kind)).Observe(time.Since(start).Seconds())
+		r.metrics.observeDuration(r.cfg.Service, string(kind), time.Since(start), traceOf(outs, env))
 	}
 	switch {
 	case err == nil:
@@ -266,7 +266,7 @@ func (r *Runtime) handle(ctx context.Context, msg jetstream.Msg, env events.Enve
 			outs, err = nil, Permanentf("%s handler panicked: %v", r.cfg.Service, p)
 		}
 	}()
-	outs, err = r.handler(hctx, env)
+	outs, err = r.handler(withMessage(hctx, msg), env)
 	if err == nil && hctx.Err() != nil {
 		err = fmt.Errorf("handler exceeded %s: %w", r.cfg.HandlerTimeout, hctx.Err())
 	}
@@ -289,6 +289,9 @@ func (r *Runtime) publish(ctx context.Context, outs []events.Envelope) error {
 		m := nats.NewMsg(subject)
 		m.Data = data
 		m.Header.Set(events.HeaderMsgID, out.ID)
+		if out.TraceParent != "" {
+			m.Header.Set(HeaderTraceParent, out.TraceParent)
+		}
 		if _, err := r.js.PublishMsg(ctx, m); err != nil {
 			return fmt.Errorf("could not publish %s: %w", out.ID, err)
 		}

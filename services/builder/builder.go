@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/activity"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/events"
@@ -143,7 +144,9 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 			if len(tools) >= lim.MaxToolCalls {
 				return tools, fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), nil
 			}
-			rec, out := x.execute(ctx, step, c.Tool, c.Args)
+			actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Tool, Name: c.Tool, Step: step})
+			rec, out := x.execute(actx, step, c.Tool, c.Args)
+			end(toolErr(rec))
 			tools = append(tools, rec)
 			results = append(results, fmt.Sprintf("[%s] %s", c.Tool, out))
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/activity"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/cognition"
@@ -121,7 +122,9 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 			}
 			timeout = min(timeout, left)
 		}
-		res, err := workspace.Run(ctx, ws.Dir, v.Command, env, timeout, cfg.OutputBytes)
+		actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: v.Name, Detail: s.d.Redactor.String(strings.Join(v.Command, " "))})
+		res, err := workspace.Run(actx, ws.Dir, v.Command, env, timeout, cfg.OutputBytes)
+		end(checkErr(res, err))
 		c.DurationMS = res.Duration.Milliseconds()
 		switch {
 		case err != nil:
