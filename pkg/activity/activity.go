@@ -37,12 +37,20 @@ type Observer interface {
 	// activity's work and the function to call when it ends, with its
 	// error (nil on success).
 	Begin(ctx context.Context, e Event) (context.Context, func(err error))
-	// Output is called with output of the activity running in ctx: a line
-	// of a check's output, or a piece of a streamed model answer.
-	Output(ctx context.Context, kind Kind, text string)
+	// Output is called with output of the activity e running in ctx: a
+	// line of a check's output, or a piece of a streamed model answer.
+	Output(ctx context.Context, e Event, text string)
 }
 
 type key struct{}
+
+type currentKey struct{}
+
+// Current returns the innermost activity begun in ctx.
+func Current(ctx context.Context) (Event, bool) {
+	e, ok := ctx.Value(currentKey{}).(Event)
+	return e, ok
+}
 
 // WithObserver returns a context that reports activities to o, after the
 // observers ctx already has.
@@ -65,6 +73,7 @@ func Begin(ctx context.Context, e Event) (context.Context, func(err error)) {
 	if len(obs) == 0 {
 		return ctx, func(error) {}
 	}
+	ctx = context.WithValue(ctx, currentKey{}, e)
 	ends := make([]func(error), 0, len(obs))
 	for _, o := range obs {
 		var end func(error)
@@ -78,10 +87,15 @@ func Begin(ctx context.Context, e Event) (context.Context, func(err error)) {
 	}
 }
 
-// Output reports output of the activity running in ctx to every observer.
-func Output(ctx context.Context, kind Kind, text string) {
+// Output reports output of the activity running in ctx (see Current) to
+// every observer. Output outside an activity is dropped.
+func Output(ctx context.Context, text string) {
+	e, ok := Current(ctx)
+	if !ok {
+		return
+	}
 	for _, o := range observers(ctx) {
-		o.Output(ctx, kind, text)
+		o.Output(ctx, e, text)
 	}
 }
 

@@ -36,10 +36,10 @@ func (r recorder) Begin(ctx context.Context, e activity.Event) (context.Context,
 	}
 }
 
-func (r recorder) Output(ctx context.Context, kind activity.Kind, text string) {
+func (r recorder) Output(ctx context.Context, e activity.Event, text string) {
 	_, inside := ctx.Value(ctxKey(r.name)).(bool)
 	if inside {
-		r.add(r.name + " output " + text)
+		r.add(r.name + " output " + e.Name + " " + text)
 	}
 }
 
@@ -49,7 +49,7 @@ func TestObserversInOrder(t *testing.T) {
 		t.Fatal("enabled without observers")
 	}
 	c, end := activity.Begin(ctx, activity.Event{Kind: activity.Tool, Name: "x"})
-	activity.Output(c, activity.Tool, "ignored")
+	activity.Output(c, "ignored")
 	end(nil)
 
 	var mu sync.Mutex
@@ -57,10 +57,10 @@ func TestObserversInOrder(t *testing.T) {
 	ctx = activity.WithObserver(ctx, recorder{"a", &mu, &log})
 	ctx = activity.WithObserver(ctx, recorder{"b", &mu, &log})
 	c, end = activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: "go test"})
-	activity.Output(c, activity.Check, "ok")
-	activity.Output(ctx, activity.Check, "outside")
+	activity.Output(c, "ok")
+	activity.Output(ctx, "outside")
 	end(errors.New("exit 1"))
-	want := []string{"a begin check go test", "b begin check go test", "a output ok", "b output ok", "b end exit 1", "a end exit 1"}
+	want := []string{"a begin check go test", "b begin check go test", "a output go test ok", "b output go test ok", "b end exit 1", "a end exit 1"}
 	if !reflect.DeepEqual(log, want) || !activity.Enabled(ctx) {
 		t.Fatalf("log = %q", log)
 	}

@@ -122,7 +122,7 @@ func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
 	if err != nil {
 		return nil, r, fmt.Errorf("could not create model provider %q for %s: %w", r.Name, phase, err)
 	}
-	p = d.recordModel(telemetry.TraceModel(p, r.Provider.Type))
+	p = d.recordModel(modelActivity{telemetry.TraceModel(p, r.Provider.Type)})
 	d.models[r.Name] = p
 	return p, r, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/progress"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -31,6 +32,12 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 	if err != nil {
 		return err
 	}
+	var redact func(string) string
+	if d.Redactor != nil {
+		redact = d.Redactor.String
+	}
+	pub := progress.NewPublisher(d.JS.Conn(), 0, redact, d.Log)
+	defer pub.Close()
 	runtimes := make([]*worker.Runtime, 0, len(comps))
 	for _, c := range comps {
 		h, err := c.NewHandler(ctx, d)
@@ -38,7 +45,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			return fmt.Errorf("could not start %s: %w", c.Name, err)
 		}
 		if c.Name != events.ServiceRecorder {
-			h = d.traceHandler(c.Name, skipEnded(runs, d.Log, c.Name, d.recordExchanges(c.Name, h)))
+			h = d.traceHandler(c.Name, progressHandler(pub, c.Name, skipEnded(runs, d.Log, c.Name, d.recordExchanges(c.Name, h))))
 		}
 		rt, err := worker.New(d.JS, worker.Config{
 			Service:         c.Name,

@@ -21,7 +21,8 @@ type activities struct{}
 
 func (activities) Begin(ctx context.Context, e activity.Event) (context.Context, func(error)) {
 	parent := trace.SpanFromContext(ctx)
-	if !parent.SpanContext().IsValid() {
+	if !parent.SpanContext().IsValid() || e.Kind == activity.Model {
+		// Model calls have their GenAI span (TraceModel).
 		return ctx, func(error) {}
 	}
 	attrs := []attribute.KeyValue{attribute.String("codali.activity", string(e.Kind))}
@@ -50,4 +51,4 @@ func (activities) Begin(ctx context.Context, e activity.Event) (context.Context,
 }
 
 // Output is not traced: output goes to live progress, not spans.
-func (activities) Output(context.Context, activity.Kind, string) {}
+func (activities) Output(context.Context, activity.Event, string) {}

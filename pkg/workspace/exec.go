@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/codali-dev/codali/pkg/activity"
 )
 
 // CommandResult is the outcome of Run.
@@ -42,6 +44,11 @@ func Run(ctx context.Context, dir string, argv []string, env []string, timeout t
 	}
 	cmd.WaitDelay = 5 * time.Second
 	out := &tailBuffer{limit: outputLimit}
+	if activity.Enabled(ctx) {
+		// Observers (live progress) get the output line by line as it comes.
+		out.lines = &lineWriter{emit: func(line string) { activity.Output(ctx, line) }}
+		defer out.lines.flush()
+	}
 	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()
 	err := cmd.Run()
@@ -65,10 +72,15 @@ type tailBuffer struct {
 	limit   int
 	buf     bytes.Buffer
 	dropped int
+	// lines, when set, also receives everything written.
+	lines *lineWriter
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	n := len(p)
+	if t.lines != nil {
+		t.lines.write(p)
+	}
 	t.buf.Write(p)
 	if t.limit > 0 && t.buf.Len() > 2*t.limit {
 		excess := t.buf.Len() - t.limit
