@@ -600,7 +600,7 @@ func TestCheckpointEveryOneReplaysIdentically(t *testing.T) {
 		})
 		_, out, _ = p.run(t, "rao", "replay", env.RunID())
 		out = strings.ReplaceAll(out, env.RunID(), "RUN")
-		replays[i] = regexp.MustCompile(`\d\d:\d\d:\d\d\.\d\d\d|"(ts|time|created_at|last_updated)": "[^"]*"|session=run#[0-9a-f]+|checksum=sum#[0-9a-f]+|proj#[0-9a-f]+|"(sha256|name)": "[^"]*"|"duration_ms": \d+|"project": "[^"]*"|"path": "[^"]*"|\d+(\.\d+)?s\b`).ReplaceAllString(out, "X")
+		replays[i] = regexp.MustCompile(`\d\d:\d\d:\d\d\.\d\d\d|"(ts|time|created_at|last_updated)": "[^"]*"|session=run#[0-9a-f]+|checksum=sum#[0-9a-f]+|proj#[0-9a-f]+|"(sha256|name)": "[^"]*"|"duration_ms": \d+|"size": \d+|"project": "[^"]*"|"path": "[^"]*"|\d+(\.\d+)?s\b`).ReplaceAllString(out, "X")
 		cancel()
 		<-done
 	}
