@@ -18,6 +18,8 @@ const DefaultOpenAIURL = "https://api.openai.com/v1"
 // API key never appears in errors, logs or its formatted value.
 type OpenAI struct {
 	ep endpoint
+	// stream makes Complete stream (see ProviderConfig.Stream).
+	stream bool
 }
 
 var _ Provider = (*OpenAI)(nil)
@@ -39,7 +41,7 @@ func NewOpenAI(c ProviderConfig, apiKey string, opts ...HTTPOption) (*OpenAI, er
 	if base == "" {
 		base = DefaultOpenAIURL
 	}
-	return &OpenAI{ep: endpoint{
+	return &OpenAI{stream: c.Stream, ep: endpoint{
 		provider: TypeOpenAI,
 		url:      joinURL(base, "/chat/completions"),
 		timeout:  c.Timeout(),
@@ -101,6 +103,9 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	}
 	if req.Format == "json" {
 		body.ResponseFormat = &openAIResponseFormat{Type: "json_object"}
+	}
+	if p.stream {
+		return p.completeStream(ctx, req, body)
 	}
 	start := time.Now()
 	raw, err := p.ep.post(ctx, req.Model, body)
