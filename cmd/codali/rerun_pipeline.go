@@ -84,6 +84,11 @@ func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string)
 	if err != nil {
 		return replayRun{}, err
 	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = deps.Tracing.Shutdown(sctx) // best effort: spans of a rerun
+	}()
 	out := replayRun{replayer: exchange.NewReplayer(recs, deps.Redactor.String)}
 	var provider llm.Provider = out.replayer
 	if wrapProvider != nil {
