@@ -108,7 +108,9 @@ func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string)
 	go func() { done <- app.RunComponents(pctx, deps, comps, metrics, worker.NewHealth()) }()
 	defer func() {
 		stop()
-		<-done
+		if err := <-done; err != nil {
+			log.Warn("the rerun's pipeline stopped with an error", "err", err)
+		}
 	}()
 
 	if out.runID, err = events.NewRunID(time.Now(), nil); err != nil {
