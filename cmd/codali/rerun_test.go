@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,5 +103,37 @@ func TestRerunOfTheExampleIsIdenticalAndAPromptChangeIsDrift(t *testing.T) {
 	if code != exitFailure || !strings.Contains(text, "drift:") || !strings.Contains(text, "architect attempt 1 step 1") ||
 		!strings.Contains(text, "messages[0].content") || !strings.Contains(text, "Never write code") {
 		t.Fatalf("rerun with a changed prompt exited %d:\n%s\n%s", code, text, c.stderr.(*syncBuffer).String())
+	}
+}
+
+// TestRerunWithAStricterPolicy: a policy that blocks the run's check
+// changes what the architect is told on the retry: drift, exit 1.
+func TestRerunWithAStricterPolicy(t *testing.T) {
+	cfg := fastConfig(t)
+	p := startUp(t, cfg)
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", "write done.txt")
+	if code != exitOK {
+		t.Fatalf("submit: %d %s %s", code, out, errOut)
+	}
+	env, _ := decodeTerminal(t, out)
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+	if code, out, errOut := p.run(t, "rao", "rerun", env.RunID(), "--config", cfg); code != exitOK || !strings.HasPrefix(out, "identical") {
+		t.Fatalf("rerun with the recorded policy: %d %s %s", code, out, errOut)
+	}
+	strict := filepath.Join(t.TempDir(), "strict.json")
+	if err := os.WriteFile(strict, []byte(`{"never_touch":[".git/**"],"commands":{"allow":[]},"destructive":"block","max_changed_lines":100}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = p.run(t, "rao", "rerun", env.RunID(), "--config", cfg, "--policy", strict, "--json")
+	var res rerunResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("rerun --policy: %d %s %s", code, out, errOut)
+	}
+	if code != exitFailure || res.Result != rerunDrift || res.Drift == nil || res.Drift.Phase != "architect" || res.Drift.Attempt != 2 ||
+		!strings.Contains(res.Drift.Now, "blocked by policy") {
+		t.Fatalf("rerun --policy exited %d: %+v %+v", code, res, res.Drift)
 	}
 }

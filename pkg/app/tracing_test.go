@@ -102,3 +102,66 @@ func TestRedeliveryDoesNotDuplicatePublishedSpans(t *testing.T) {
 		t.Errorf("redelivery span: %+v %+v", r.Attributes, r.Events)
 	}
 }
+
+// TestPublishedEventsCarryTraceParent: an output event carries the
+// handling span's trace context in its envelope and in a traceparent NATS
+// header, and the next phase's span is its child.
+func TestPublishedEventsCarryTraceParent(t *testing.T) {
+	_, js := provisioned(t)
+	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := tracetest.NewInMemoryExporter()
+	d.Tracing = telemetry.NewWithExporter(exp, "test")
+	got := make(chan [2]string, 1)
+	comps := []Component{
+		{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
+			return func(_ context.Context, in events.Envelope) ([]events.Envelope, error) {
+				out, err := in.Follow(events.KindContext, 1, "codali/librarian", t0, events.ContextData{
+					Run: events.Run{Request: events.Requested{Request: "x", Repo: events.RepoRef{Path: "/r"}}}, BundleRef: &events.ArtifactRef{Bucket: "b", Name: "n"}})
+				return []events.Envelope{out}, err
+			}, nil
+		}},
+		{Name: events.ServiceArchitect, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
+			return func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+				_, h, _ := worker.Delivery(ctx)
+				got <- [2]string{in.TraceParent, h.Get(worker.HeaderTraceParent)}
+				return nil, nil
+			}, nil
+		}},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
+	publish(t, js, requestedEvent(t, "headers"))
+	var tp [2]string
+	select {
+	case tp = <-got:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the architect got nothing")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Tracing.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if tp[0] == "" || tp[0] != tp[1] {
+		t.Fatalf("envelope traceparent %q, header %q", tp[0], tp[1])
+	}
+	var lib, arch tracetest.SpanStub
+	for _, s := range exp.GetSpans() {
+		switch s.Name {
+		case "librarian requested":
+			lib = s
+		case "architect context":
+			arch = s
+		}
+	}
+	if telemetry.TraceID(tp[0]) != lib.SpanContext.TraceID().String() || !strings.Contains(tp[0], lib.SpanContext.SpanID().String()) ||
+		arch.Parent.SpanID() != lib.SpanContext.SpanID() {
+		t.Fatalf("traceparent %s, librarian span %s, architect parent %s", tp[0], lib.SpanContext.SpanID(), arch.Parent.SpanID())
+	}
+}
