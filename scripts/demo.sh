@@ -62,4 +62,7 @@ echo "== codali rao verify $run"
 echo "== codali rao stats"
 "$codali" rao stats --nats "$url"
 echo
+echo "== codali rao rerun $run (offline: every model request answered from the recorded exchanges)"
+"$codali" rao rerun --nats "$url" "$run"
+echo
 echo "demo: run $run passed after one critic→architect retry"
