@@ -65,5 +65,7 @@ echo
 echo "== codali context export $run (Cognitive Protocol .context/ projected from the audit history)"
 "$codali" context export --nats "$url" "$run" "$data/export"
 (cd "$data/export/.context" && find . -type f | sort)
+echo "== codali rao rerun $run (offline: every model request answered from the recorded exchanges)"
+"$codali" rao rerun --nats "$url" "$run"
 echo
 echo "demo: run $run passed after one critic→architect retry"

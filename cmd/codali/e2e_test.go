@@ -52,11 +52,29 @@ type pipeline struct {
 // metrics fetches the pipeline's Prometheus exposition.
 func (p *pipeline) metrics(t *testing.T) string {
 	t.Helper()
+	return p.scrape(t, "")
+}
+
+// openMetrics fetches the OpenMetrics exposition (with exemplars).
+func (p *pipeline) openMetrics(t *testing.T) string {
+	t.Helper()
+	return p.scrape(t, "application/openmetrics-text")
+}
+
+func (p *pipeline) scrape(t *testing.T, accept string) string {
+	t.Helper()
 	m := regexp.MustCompile(`health http://([0-9.:]+)/readyz`).FindStringSubmatch(p.out.String())
 	if m == nil {
 		t.Fatalf("no health address in %q", p.out.String())
 	}
-	resp, err := http.Get("http://" + m[1] + "/metrics")
+	req, err := http.NewRequest(http.MethodGet, "http://"+m[1]+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +637,7 @@ func TestCheckpointEveryOneReplaysIdentically(t *testing.T) {
 		})
 		_, out, _ = p.run(t, "rao", "replay", env.RunID())
 		out = strings.ReplaceAll(out, env.RunID(), "RUN")
-		replays[i] = regexp.MustCompile(`\d\d:\d\d:\d\d\.\d\d\d|"(ts|time|created_at|last_updated)": "[^"]*"|session=run#[0-9a-f]+|checksum=sum#[0-9a-f]+|proj#[0-9a-f]+|"(sha256|name)": "[^"]*"|"duration_ms": \d+|"project": "[^"]*"|"path": "[^"]*"|\d+(\.\d+)?s\b`).ReplaceAllString(out, "X")
+		replays[i] = regexp.MustCompile(`\d\d:\d\d:\d\d\.\d\d\d|"(ts|time|created_at|last_updated)": "[^"]*"|session=run#[0-9a-f]+|checksum=sum#[0-9a-f]+|proj#[0-9a-f]+|"(sha256|name)": "[^"]*"|"duration_ms": \d+|"size": \d+|"project": "[^"]*"|"path": "[^"]*"|\d+(\.\d+)?s\b`).ReplaceAllString(out, "X")
 		cancel()
 		<-done
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/progress"
 	"github.com/nats-io/nats.go"
 )
 
@@ -26,13 +27,20 @@ type follower struct {
 	start time.Time
 	last  time.Time
 	phase string
+	// lines, when set, receives every event and progress message as a
+	// JSON line (watch --json).
+	lines io.Writer
+	// act is the activity running now and tail its latest output (live
+	// progress); spin turns the spinner.
+	act, tail string
+	spin      int
 }
 
-// subscription is a run's live event feed, opened before anything that
-// could produce the events.
+// subscription is a run's live event and progress feed, opened before
+// anything that could produce the events.
 type subscription struct {
-	sub *nats.Subscription
-	ch  chan *nats.Msg
+	subs []*nats.Subscription
+	ch   chan *nats.Msg
 	// digest, when set, is the digest of the run's request: events of the
 	// run's subjects that carry another request (someone publishing on
 	// this run's subjects) are ignored, never taken as the run's end.
@@ -40,19 +48,27 @@ type subscription struct {
 }
 
 func subscribeRun(cl *client, runID string) (*subscription, error) {
-	ch := make(chan *nats.Msg, 1024)
-	sub, err := cl.nc.ChanSubscribe(events.RunSubjects(runID), ch)
-	if err != nil {
-		return nil, fmt.Errorf("could not subscribe to run %s: %w", runID, err)
+	s := &subscription{ch: make(chan *nats.Msg, 4096)}
+	for _, subject := range []string{events.RunSubjects(runID), progress.RunSubjects(runID)} {
+		sub, err := cl.nc.ChanSubscribe(subject, s.ch)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("could not subscribe to run %s: %w", runID, err)
+		}
+		s.subs = append(s.subs, sub)
 	}
 	if err := cl.nc.Flush(); err != nil {
-		_ = sub.Unsubscribe()
+		s.close()
 		return nil, fmt.Errorf("could not subscribe to run %s: %w", runID, err)
 	}
-	return &subscription{sub: sub, ch: ch}, nil
+	return s, nil
 }
 
-func (s *subscription) close() { _ = s.sub.Unsubscribe() }
+func (s *subscription) close() {
+	for _, sub := range s.subs {
+		_ = sub.Unsubscribe()
+	}
+}
 
 // errEndedElsewhere: the run's summary shows it ended, but its terminal
 // event went by before the subscription started.
@@ -78,33 +94,21 @@ func (s *subscription) wait(ctx context.Context, f *follower, timeout time.Durat
 			}
 			if sum, ok := ended(); ok {
 				// Prefer the terminal event if it is already queued.
-				select {
-				case m := <-s.ch:
-					if env, err := (events.Decoder{MaxBytes: 8 << 20}).Decode(m.Subject, m.Data); err == nil {
-						if k, _ := env.Kind(); k.Terminal() {
-							f.event(env)
+				for queued := true; queued; {
+					select {
+					case m := <-s.ch:
+						if env, terminal := f.message(m, s.digest); terminal {
 							return env, audit.Summary{}, nil
 						}
+					default:
+						queued = false
 					}
-				default:
 				}
 				f.clear()
 				return events.Envelope{}, sum, errEndedElsewhere
 			}
 		case m := <-s.ch:
-			env, err := events.Decoder{MaxBytes: 8 << 20}.Decode(m.Subject, m.Data)
-			if err != nil {
-				f.println(fmt.Sprintf("(ignoring an invalid event on %s: %v)", m.Subject, err))
-				continue
-			}
-			if s.digest != "" {
-				if err := events.CheckBelongs(env, s.digest); err != nil {
-					f.println(fmt.Sprintf("(ignoring %s from %s: %v)", env.ID, env.Source, err))
-					continue
-				}
-			}
-			f.event(env)
-			if k, _ := env.Kind(); k.Terminal() {
+			if env, terminal := f.message(m, s.digest); terminal {
 				return env, audit.Summary{}, nil
 			}
 		case <-tick.C:
@@ -139,7 +143,38 @@ func nextPhase(k events.Kind) string {
 	return ""
 }
 
+// message shows one message of the feed and reports whether it is the
+// run's terminal event.
+// digest, when set, is the run's request digest: an event carrying
+// another request is ignored.
+func (f *follower) message(m *nats.Msg, digest string) (events.Envelope, bool) {
+	if strings.HasPrefix(m.Subject, progress.SubjectPrefix+".") {
+		var p progress.Message
+		if err := json.Unmarshal(m.Data, &p); err != nil {
+			return events.Envelope{}, false // progress is best effort
+		}
+		f.progress(p)
+		return events.Envelope{}, false
+	}
+	env, err := events.Decoder{MaxBytes: 8 << 20}.Decode(m.Subject, m.Data)
+	if err != nil {
+		f.println(fmt.Sprintf("(ignoring an invalid event on %s: %v)", m.Subject, err))
+		return events.Envelope{}, false
+	}
+	if digest != "" {
+		if err := events.CheckBelongs(env, digest); err != nil {
+			f.println(fmt.Sprintf("(ignoring %s from %s: %v)", env.ID, env.Source, err))
+			return events.Envelope{}, false
+		}
+	}
+	f.event(env)
+	k, _ := env.Kind()
+	return env, k.Terminal()
+}
+
 func (f *follower) event(env events.Envelope) {
+	f.jsonLine(jsonLine{Kind: "event", Event: &env})
+	f.act, f.tail = "", ""
 	now := time.Now()
 	kind, _ := env.Kind()
 	by := strings.TrimPrefix(env.Source, "codali/")
@@ -158,7 +193,8 @@ func (f *follower) tick() {
 	if !f.live || f.phase == "" {
 		return
 	}
-	fmt.Fprintf(f.w, "\r\033[K  … %s working (%.1fs)", f.phase, time.Since(f.last).Seconds())
+	f.spin++
+	fmt.Fprint(f.w, "\r\033[K"+f.status())
 }
 
 func (f *follower) clear() {
@@ -243,16 +279,24 @@ func verdictOf(env events.Envelope) (events.VerdictData, error) {
 // finish prints the terminal event (JSON or a closing line) and returns
 // the exit code: 0 passed (and the integrity requirement met), 1 otherwise.
 func (c *cli) finish(env events.Envelope, asJSON bool, requireIntegrity string) int {
+	return c.finishAs(env, asJSON, false, requireIntegrity)
+}
+
+// finishAs is finish; quiet prints nothing (the terminal event was
+// already streamed as a JSON line).
+func (c *cli) finishAs(env events.Envelope, asJSON, quiet bool, requireIntegrity string) int {
 	v, err := verdictOf(env)
 	if err != nil {
 		c.errorf("terminal event: %v", err)
 		return exitFailure
 	}
-	if asJSON {
+	switch {
+	case quiet:
+	case asJSON:
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(env)
-	} else {
+	default:
 		fmt.Fprintf(c.stdout, "run %s %s after %d attempt(s), integrity %s\n", env.RunID(), v.Status, v.Attempts, v.Integrity)
 		if v.Change != nil && v.Change.Diff != "" && v.Status == events.StatusPassed {
 			fmt.Fprintf(c.stdout, "\n%s", v.Change.Diff)

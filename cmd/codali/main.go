@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/codali-dev/codali/pkg/llm"
 )
 
 // Exit codes.
@@ -30,6 +32,9 @@ type cli struct {
 	getenv         func(string) string
 	// stdoutTTY reports whether stdout is a terminal (live progress).
 	stdoutTTY bool
+	// wrapReplay, when set, wraps the model provider of `rao rerun`
+	// (tests use it to change a prompt).
+	wrapReplay func(llm.Provider) llm.Provider
 }
 
 type command struct {
@@ -44,7 +49,7 @@ func commands() map[string]command {
 		"provision": {"create or update the streams, buckets and consumers (the provisioning identity's job)", cmdProvision},
 		"runs":      {"list recent runs with their status", cmdRuns},
 		"watch":     {"follow one run until it ends", cmdWatch},
-		"rao":       {"audit history: replay, show, diff, verify, stats, audit, override", cmdRAO},
+		"rao":       {"audit history: replay, show, diff, verify, stats, audit, override, correct, rerun", cmdRAO},
 		"codex":     {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
 		"context":   {"print the context bundle the librarian would build; export a run's .context/", cmdContext},
 		"bench":     {"load-test a pipeline: runs/s, latency and where the time goes", cmdBench},

@@ -32,7 +32,11 @@ const raoUsage = `codali rao <subcommand>:
 
   override promote RUN --to user|global --reason TEXT
                                            approve promoting a finished run's learnings to a
-                                           .context scope's hivemind (recorded as an override)`
+                                           .context scope's hivemind (recorded as an override)
+  rerun RUN [--policy FILE] [--timeout D] [--json]
+                                           rerun a finished run on a private pipeline, answering every
+                                           model request from its recorded exchanges: exit 0 when
+                                           identical, 1 on drift or a different verdict`
 
 // raoEnv is what every rao subcommand needs.
 type raoEnv struct {
@@ -61,11 +65,12 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON (redacted)")
 	simulate := fs.Bool("simulate", false, "re-evaluate today's policy over the recorded tool calls (pure: nothing is executed or written)")
 	cfgPath := fs.String("config", c.getenv("CODALI_CONFIG"), "codali.config.json: today's policy and redaction patterns")
-	policyPath := fs.String("policy", "", "policy file to simulate with (overrides the config's)")
+	policyPath := fs.String("policy", "", "policy file to simulate with, or (rerun) for the rerun's gate to enforce (overrides the config's)")
 	note := fs.String("note", "", "audit, correct: the note")
 	reason := fs.String("reason", "", "override: why")
 	by := fs.String("by", c.getenv("USER"), "audit/override: who")
 	to := fs.String("to", "", "override promote: the scope, user or global (context.userDir / context.globalDir)")
+	rerunTimeout := fs.Duration("timeout", 10*time.Minute, "rerun: give up after this long")
 	pos, code, ok := parse(fs, rest)
 	if !ok {
 		return code
@@ -119,6 +124,8 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 		return e.override(ctx, pos, *reason, *by)
 	case "correct":
 		return e.correct(ctx, pos, *note, *by)
+	case "rerun":
+		return e.rerun(ctx, pos, rerunOptions{timeout: *rerunTimeout, policy: *policyPath, wrapProvider: c.wrapReplay})
 	}
 	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
 	return exitUsage

@@ -63,7 +63,7 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 	var conn bus.ConnectOptions
 	fs := c.newFlags("watch", "watch RUN [--json] [--timeout D]")
 	conn.Bind(fs, c.getenv)
-	asJSON := fs.Bool("json", false, "print the terminal event as JSON")
+	asJSON := fs.Bool("json", false, "stream the run's events and live progress as JSON lines (the terminal event last)")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this long (exit 2)")
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -108,6 +108,9 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 		progress = c.stderr
 	}
 	f := newFollower(progress, c.stdoutTTY && !*asJSON)
+	if *asJSON {
+		f.lines = c.stdout
+	}
 	if !s.Created.IsZero() {
 		f.start, f.last = s.Created, s.Updated // times count from the run's start
 	}
@@ -122,15 +125,14 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 		c.errorf("watch: run %s: %v", runID, err)
 		return exitUsage
 	}
-	return c.finish(term, *asJSON, "")
+	return c.finishAs(term, *asJSON, *asJSON, "")
 }
 
 // ended reports a run that had already ended when watched.
 func (c *cli) ended(s audit.Summary, asJSON bool) int {
 	if asJSON {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(s)
+		f := &follower{lines: c.stdout}
+		f.jsonLine(jsonLine{Kind: "summary", Summary: s})
 	} else {
 		fmt.Fprintf(c.stdout, "run %s already %s after %d attempt(s), integrity %s: %s\n", s.RunID, s.Status, s.Attempt, orDash(s.Integrity), s.Reason)
 	}

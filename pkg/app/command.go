@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"github.com/codali-dev/codali/pkg/activity"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,8 +68,11 @@ func (d *Deps) RunCommand(ctx context.Context, ws *workspace.Workspace, argv []s
 	if err != nil {
 		return sandbox.Result{}, err
 	}
+	// Live progress observers get the output line by line as it comes.
+	lines, flush := activity.Lines(ctx)
+	defer flush()
 	return d.Sandbox.Run(ctx, sandbox.Spec{
 		Dir: ws.Dir, Writable: c.Writable, ReadOnly: c.ReadOnly, Argv: argv, Env: c.Env,
-		Network: d.Policy.NetworkAllowed(argv), Timeout: timeout, OutputLimit: outputLimit,
+		Network: d.Policy.NetworkAllowed(argv), Timeout: timeout, OutputLimit: outputLimit, Output: lines,
 	})
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/codali-dev/codali/pkg/redact"
 	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/codali-dev/codali/pkg/sandbox"
+	"github.com/codali-dev/codali/pkg/telemetry"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -75,10 +76,20 @@ type Deps struct {
 	// Registerer, when set, receives service-level metrics (for instance
 	// the recorder's runs by verdict). Hosts set it to their registry.
 	Registerer prometheus.Registerer
+	// NewProvider, when set, builds the model providers instead of llm.New
+	// (`codali rao rerun` answers from recorded exchanges). Set it before
+	// the first Model call.
+	NewProvider func(name string, c llm.ProviderConfig) (llm.Provider, error)
+	// Tracing exports OpenTelemetry spans when the OTEL_* environment
+	// asks for it (see telemetry.Setup); never nil after NewDeps.
+	Tracing *telemetry.Tracing
 
 	mu     sync.Mutex
 	models map[string]llm.Provider
 	usageState
+	// failedExchanges keeps the exchanges of handlings that failed for
+	// good until the runtime's failed event takes them.
+	failedExchanges pendingExchanges
 }
 
 // NewDeps builds the shared dependencies: it loads the policy (or the
@@ -101,6 +112,9 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	d.Indexes = index.NewCache(IndexCacheDir(cfg))
+	if d.Tracing, err = telemetry.Setup(ctx, "codali", getenv); err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
 	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
@@ -157,10 +171,16 @@ func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
 	if p, ok := d.models[r.Name]; ok {
 		return p, r, nil
 	}
-	p, err := llm.New(r.Provider, d.Getenv, d.Bundled, llm.WithLogger(d.Log))
+	var p llm.Provider
+	if d.NewProvider != nil {
+		p, err = d.NewProvider(r.Name, r.Provider)
+	} else {
+		p, err = llm.New(r.Provider, d.Getenv, d.Bundled, llm.WithLogger(d.Log))
+	}
 	if err != nil {
 		return nil, r, fmt.Errorf("could not create model provider %q for %s: %w", r.Name, phase, err)
 	}
+	p = d.recordModel(modelActivity{telemetry.TraceModel(p, r.Provider.Type)})
 	d.models[r.Name] = p
 	return p, r, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/progress"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -43,6 +44,12 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 		return err
 	}
 	opening.Done()
+	var redact func(string) string
+	if d.Redactor != nil {
+		redact = d.Redactor.String
+	}
+	pub := progress.NewPublisher(d.JS.Conn(), 0, redact, d.Log)
+	defer pub.Close()
 	runtimes := make([]*worker.Runtime, 0, len(comps))
 	for _, c := range comps {
 		// Until its runtime consumes, the component's readiness says
@@ -63,7 +70,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 		}
 		var guard worker.Guard
 		if c.Name != events.ServiceRecorder {
-			h = skipEnded(runs, d.Log, c.Name, h)
+			h = d.traceHandler(c.Name, progressHandler(pub, c.Name, skipEnded(runs, d.Log, c.Name, d.recordExchanges(c.Name, h))))
 			if d.Claims != nil {
 				guard = d.Claims // the recorder records refusals instead
 			}
@@ -117,6 +124,7 @@ func concurrencyFor(service string) int {
 // decodable payload that reflects its verdict.
 func (d *Deps) completeFailure(service string) func(runID string, attempt int, v *events.VerdictData) {
 	return func(runID string, attempt int, v *events.VerdictData) {
+		v.Exchanges = d.failedExchanges.take(service, runID, attempt)
 		payload, err := runcodex.Encode(runcodex.Facts{RunID: runID, Project: v.Run.Project, Phase: service, Attempt: attempt,
 			MaxRetries: v.Run.MaxRetries, Actions: []string{"fail"}, Failures: len(v.Run.Failures) + 1,
 			Integrity: events.IntegrityRed, PolicyHash: d.PolicyHash})

@@ -172,6 +172,7 @@ func fold(e events.Envelope) ([]Step, error) {
 			a := s.attempt(e.Attempt)
 			a.Plan, a.PlanMode, a.Feedback = &p, d.Mode, d.Feedback
 			a.Usage = events.MergeUsage(a.Usage, d.Usage...)
+			addModelCalls(s, e.Attempt, events.ServiceArchitect, d.Exchanges)
 		}
 		return []Step{base}, nil
 	case events.KindBuilt:
@@ -211,6 +212,7 @@ func fold(e events.Envelope) ([]Step, error) {
 			// The builder's Cognitive Protocol entries: a run's .context/
 			// is projected from them (codali context export).
 			a.Cognition = d.Cognition
+			addModelCalls(s, e.Attempt, events.ServiceBuilder, d.Exchanges)
 		}
 		return append(steps, base), nil
 	case events.KindRetry:
@@ -247,6 +249,7 @@ func fold(e events.Envelope) ([]Step, error) {
 		}
 		base.Mutate = func(s *State) {
 			withRun(s)
+			addModelCalls(s, e.Attempt, d.Phase, d.Exchanges)
 			if s.Terminal() {
 				// The run already ended (for instance cancelled): a late
 				// verdict is kept as a note, the first end stands.
@@ -271,6 +274,17 @@ func fold(e events.Envelope) ([]Step, error) {
 		return []Step{base}, nil
 	}
 	return nil, fmt.Errorf("%w: %s", events.ErrUnknownKind, kind)
+}
+
+// addModelCalls records a phase's model exchanges in an attempt.
+func addModelCalls(s *State, attempt int, phase string, refs []events.ExchangeRef) {
+	if len(refs) == 0 {
+		return
+	}
+	a := s.attempt(attempt)
+	for _, r := range refs {
+		a.ModelCalls = append(a.ModelCalls, ModelCall{Phase: phase, ExchangeRef: r})
+	}
 }
 
 func oneLine(s string, n int) string {

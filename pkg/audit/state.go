@@ -72,6 +72,15 @@ type Attempt struct {
 	Feedback []string `json:"feedback,omitempty"`
 	// Usage is the attempt's model usage, per phase, provider and model.
 	Usage []events.ModelUsage `json:"usage,omitempty"`
+	// ModelCalls are the recorded model exchanges of the attempt, in the
+	// order the phases made them.
+	ModelCalls []ModelCall `json:"model_calls,omitempty"`
+}
+
+// ModelCall is one recorded model exchange of a phase.
+type ModelCall struct {
+	Phase string `json:"phase"`
+	events.ExchangeRef
 }
 
 // ChangeSummary is what the audit keeps of a change: files and counts, and

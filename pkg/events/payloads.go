@@ -192,6 +192,9 @@ type PlanData struct {
 	Feedback []string `json:"feedback,omitempty"`
 	// Usage is this phase's model usage.
 	Usage []ModelUsage `json:"usage,omitempty"`
+	// Exchanges are the model exchanges of the handling that produced this
+	// event, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Plan modes.
@@ -290,6 +293,9 @@ type BuiltData struct {
 	Cognition *BuildCognition `json:"cognition,omitempty"`
 	// Usage is this phase's model usage.
 	Usage []ModelUsage `json:"usage,omitempty"`
+	// Exchanges are the model exchanges of the handling that produced this
+	// event, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Validate checks the plan is present.
@@ -323,6 +329,9 @@ type RetryData struct {
 	Review    *Review    `json:"review,omitempty"`
 	// Usage is the critic's model usage for the attempt.
 	Usage []ModelUsage `json:"usage,omitempty"`
+	// Exchanges are the model exchanges of the handling that produced this
+	// event, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Verdict statuses.
@@ -361,6 +370,9 @@ type VerdictData struct {
 	Usage []ModelUsage `json:"usage,omitempty"`
 	// UsageTotal sums the run's model usage over every phase and attempt.
 	UsageTotal *UsageTotal `json:"usage_total,omitempty"`
+	// Exchanges are the model exchanges of the handling that produced this
+	// event, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Validate checks the status and integrity values.
@@ -386,4 +398,19 @@ func GateCounts(tools []ToolExecution) (blocked, warnings int) {
 		warnings += len(t.Gate.Warnings)
 	}
 	return blocked, warnings
+}
+
+// ExchangeRef points at one recorded model exchange (request, response,
+// usage and timing) kept in the object store, so a run's history says what
+// each phase asked its model and what it answered.
+type ExchangeRef struct {
+	// Hash is the SHA-256 of the exchange's canonical redacted request:
+	// equal requests have equal hashes.
+	Hash string `json:"hash"`
+	// Step is the request's step within the phase's handling.
+	Step int `json:"step,omitempty"`
+	// Failed is set when the model call returned an error.
+	Failed bool `json:"failed,omitempty"`
+	// Ref points at the exchange record.
+	Ref ArtifactRef `json:"ref"`
 }

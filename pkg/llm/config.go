@@ -29,6 +29,10 @@ type ProviderConfig struct {
 	Script string `json:"script,omitempty"`
 	// TimeoutMS bounds one request. Default 120000.
 	TimeoutMS int `json:"timeoutMs,omitempty"`
+	// Stream asks an ollama or openai server to stream its answers; the
+	// pieces are reported as they come to activity observers (live
+	// progress). The answer is the same either way.
+	Stream bool `json:"stream,omitempty"`
 }
 
 // Timeout is TimeoutMS as a duration, with the default applied.

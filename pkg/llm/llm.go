@@ -65,6 +65,8 @@ type Response struct {
 	Usage Usage
 	// Duration is how long the call took.
 	Duration time.Duration
+	// ID is the server's id of the response, when it gives one (OpenAI).
+	ID string
 }
 
 // Provider completes chat requests. Implementations are safe for concurrent

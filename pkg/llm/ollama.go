@@ -11,9 +11,11 @@ import (
 const DefaultOllamaURL = "http://127.0.0.1:11434"
 
 // Ollama is a Provider speaking Ollama's native chat API (POST /api/chat,
-// not streamed). It is safe for concurrent use.
+// streamed when configured). It is safe for concurrent use.
 type Ollama struct {
 	ep endpoint
+	// stream makes Complete stream (see ProviderConfig.Stream).
+	stream bool
 }
 
 var _ Provider = (*Ollama)(nil)
@@ -29,7 +31,7 @@ func NewOllama(c ProviderConfig, opts ...HTTPOption) (*Ollama, error) {
 	if base == "" {
 		base = DefaultOllamaURL
 	}
-	return &Ollama{ep: endpoint{
+	return &Ollama{stream: c.Stream, ep: endpoint{
 		provider: TypeOllama,
 		url:      joinURL(base, "/api/chat"),
 		timeout:  c.Timeout(),
@@ -79,6 +81,9 @@ func (p *Ollama) Complete(ctx context.Context, req Request) (Response, error) {
 		Messages: req.Messages,
 		Format:   ollamaFormat(req),
 		Options:  ollamaOptions{Temperature: req.Temperature, NumPredict: req.MaxTokens},
+	}
+	if p.stream {
+		return p.completeStream(ctx, req, body)
 	}
 	start := time.Now()
 	raw, err := p.ep.post(ctx, req.Model, body)

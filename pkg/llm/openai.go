@@ -21,6 +21,8 @@ type OpenAI struct {
 	// mode is the structured-output mode the server is known to accept
 	// (modeSchema until a refusal says otherwise); shared by all calls.
 	mode *structuredMode
+	// stream makes Complete stream (see ProviderConfig.Stream).
+	stream bool
 }
 
 var _ Provider = (*OpenAI)(nil)
@@ -42,7 +44,7 @@ func NewOpenAI(c ProviderConfig, apiKey string, opts ...HTTPOption) (*OpenAI, er
 	if base == "" {
 		base = DefaultOpenAIURL
 	}
-	return &OpenAI{ep: endpoint{
+	return &OpenAI{stream: c.Stream, ep: endpoint{
 		provider: TypeOpenAI,
 		url:      joinURL(base, "/chat/completions"),
 		timeout:  c.Timeout(),
@@ -109,6 +111,11 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 	if err := validateRequest(TypeOpenAI, req); err != nil {
 		return Response{}, err
 	}
+	if p.stream {
+		// Streaming uses the structured-output mode known to work; a refusal
+		// while streaming is returned as it is.
+		return p.completeStream(ctx, req, p.body(req, p.mode.get()))
+	}
 	start := time.Now()
 	raw, err := p.send(ctx, req)
 	if err != nil {
@@ -138,6 +145,7 @@ func (p *OpenAI) Complete(ctx context.Context, req Request) (Response, error) {
 		Model:    model,
 		Usage:    Usage{PromptTokens: out.Usage.PromptTokens, CompletionTokens: out.Usage.CompletionTokens},
 		Duration: time.Since(start),
+		ID:       out.ID,
 	}, nil
 }
 

@@ -28,14 +28,14 @@ func TestOpenAIComplete(t *testing.T) {
 			answer:      `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"message":{"role":"assistant","content":"Hi."},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}`,
 			wantAuth:    "Bearer sk-abc123",
 			wantRequest: `{"model":"gpt-4o-mini","messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hello"}],"temperature":0.2}`,
-			want:        Response{Content: "Hi.", Model: "gpt-4o-mini-2024-07-18", Usage: Usage{PromptTokens: 12, CompletionTokens: 3}},
+			want:        Response{Content: "Hi.", Model: "gpt-4o-mini-2024-07-18", Usage: Usage{PromptTokens: 12, CompletionTokens: 3}, ID: "chatcmpl-1"},
 		},
 		{
 			name:        "json mode with max tokens and no key",
 			req:         Request{Model: "local", Format: "json", MaxTokens: 64, Messages: msgs[1:]},
 			answer:      `{"id":"x","object":"chat.completion","model":"local","choices":[{"index":0,"message":{"role":"assistant","content":"{\"ok\":true}"},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":64,"total_tokens":69}}`,
 			wantRequest: `{"model":"local","messages":[{"role":"user","content":"hello"}],"temperature":0,"max_tokens":64,"response_format":{"type":"json_object"}}`,
-			want:        Response{Content: `{"ok":true}`, Model: "local", Usage: Usage{PromptTokens: 5, CompletionTokens: 64}},
+			want:        Response{Content: `{"ok":true}`, Model: "local", Usage: Usage{PromptTokens: 5, CompletionTokens: 64}, ID: "x"},
 		},
 		{
 			name:        "null content, no usage, no model",

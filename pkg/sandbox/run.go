@@ -36,6 +36,9 @@ type Spec struct {
 	Timeout time.Duration
 	// OutputLimit keeps this many bytes of the combined output (the tail).
 	OutputLimit int
+	// Output, when set, also receives the whole combined output as it
+	// comes (live progress), from one goroutine.
+	Output io.Writer
 }
 
 // Result is the outcome of a command.
@@ -114,7 +117,11 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = io.Copy(out, r)
+		var w io.Writer = out
+		if spec.Output != nil {
+			w = io.MultiWriter(out, spec.Output)
+		}
+		_, _ = io.Copy(w, r)
 	}()
 	start := time.Now()
 	err = cmd.Start()

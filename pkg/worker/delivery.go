@@ -1,6 +1,10 @@
 package worker
 
-import "context"
+import (
+	"context"
+
+	"github.com/nats-io/nats.go"
+)
 
 type deliveryKey struct{}
 
@@ -10,6 +14,8 @@ type Delivery struct {
 	StreamSeq uint64
 	// Deliveries counts how often the message has been delivered.
 	Deliveries uint64
+	// Header is the message's NATS header (for instance its traceparent).
+	Header nats.Header
 }
 
 // ContextWithDelivery returns ctx carrying d, as the Runtime passes it to

@@ -74,7 +74,8 @@ func (h *Health) Handler(g prometheus.Gatherer) http.Handler {
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	// OpenMetrics (on request by Accept) carries exemplars: trace ids.
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{EnableOpenMetrics: true}))
 	return mux
 }
 

@@ -269,7 +269,7 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 	}
 
 	start := time.Now()
-	hctx := withSteps(ContextWithDelivery(ctx, Delivery{StreamSeq: streamSeq, Deliveries: deliveries}), r.metrics, r.cfg.Service)
+	hctx := withSteps(ContextWithDelivery(ctx, Delivery{StreamSeq: streamSeq, Deliveries: deliveries, Header: msg.Headers()}), r.metrics, r.cfg.Service)
 	outs, err := r.handle(hctx, msg, env)
 	if err == nil {
 		done := Step(hctx, StepPublish)
@@ -277,7 +277,7 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 		done()
 	}
 	if r.metrics != nil {
-		r.metrics.duration.WithLabelValues(r.cfg.Service, string(kind)).Observe(time.Since(start).Seconds())
+		r.metrics.observeDuration(r.cfg.Service, string(kind), time.Since(start), traceOf(outs, env))
 	}
 	switch {
 	case err == nil:
@@ -374,6 +374,9 @@ func (r *Runtime) publish(ctx context.Context, outs []events.Envelope) error {
 		m := nats.NewMsg(subject)
 		m.Data = data
 		m.Header.Set(events.HeaderMsgID, out.ID)
+		if out.TraceParent != "" {
+			m.Header.Set(HeaderTraceParent, out.TraceParent)
+		}
 		if err := r.publishMsg(ctx, m); err != nil {
 			return fmt.Errorf("could not publish %s: %w", out.ID, err)
 		}

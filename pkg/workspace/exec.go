@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/codali-dev/codali/pkg/activity"
 )
 
 // CommandResult is the outcome of Run.
@@ -44,6 +47,10 @@ func Run(ctx context.Context, dir string, argv []string, env []string, timeout t
 	}
 	cmd.WaitDelay = 5 * time.Second
 	out := &tailBuffer{limit: outputLimit}
+	// Observers (live progress) get the output line by line as it comes.
+	lines, flush := activity.Lines(ctx)
+	defer flush()
+	out.lines = lines
 	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()
 	err := cmd.Run()
@@ -67,10 +74,15 @@ type tailBuffer struct {
 	limit   int
 	buf     bytes.Buffer
 	dropped int
+	// lines, when set, also receives everything written.
+	lines io.Writer
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	n := len(p)
+	if t.lines != nil {
+		_, _ = t.lines.Write(p)
+	}
 	t.buf.Write(p)
 	if t.limit > 0 && t.buf.Len() > 2*t.limit {
 		excess := t.buf.Len() - t.limit

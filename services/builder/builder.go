@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/answers"
+	"github.com/codali-dev/codali/pkg/activity"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/changegate"
@@ -180,7 +181,9 @@ func (s *Service) loop(ctx context.Context, in events.Envelope, pd events.PlanDa
 			}
 			id, hazards := proto.before(c.Tool, c.Args)
 			toolDone := worker.Step(ctx, worker.StepTools)
-			rec, out := x.execute(ctx, step, c.Tool, c.Args)
+			actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Tool, Name: c.Tool, Step: step})
+			rec, out := x.execute(actx, step, c.Tool, c.Args)
+			end(toolErr(rec))
 			toolDone()
 			sig := proto.after(id, rec)
 			tools = append(tools, rec)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/activity"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/changegate"
@@ -215,7 +216,9 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 			}
 			timeout = min(timeout, left)
 		}
-		res, err := s.d.RunCommand(ctx, ws, v.Command, timeout, cfg.OutputBytes)
+		actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: v.Name, Detail: s.d.Redactor.String(strings.Join(v.Command, " "))})
+		res, err := s.d.RunCommand(actx, ws, v.Command, timeout, cfg.OutputBytes)
+		end(checkErr(res.ExitCode, err))
 		c.DurationMS = res.Duration.Milliseconds()
 		switch {
 		case errors.Is(err, sandbox.ErrUnavailable):

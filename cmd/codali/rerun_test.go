@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/codali-dev/codali/examples"
+	"github.com/codali-dev/codali/pkg/llm"
+)
+
+// promptEdit changes the architect's system prompt before it reaches the
+// model, as an edited prompt template would.
+type promptEdit struct{ inner llm.Provider }
+
+func (p promptEdit) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	if req.Phase == "architect" {
+		msgs := append([]llm.Message(nil), req.Messages...)
+		msgs[0].Content = strings.Replace(msgs[0].Content, "Do not write code.", "Never write code.", 1)
+		req.Messages = msgs
+	}
+	return p.inner.Complete(ctx, req)
+}
+
+func TestRerunOfTheExampleIsIdenticalAndAPromptChangeIsDrift(t *testing.T) {
+	p := startUp(t, "")
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", examples.HelloRequest)
+	if code != exitOK {
+		t.Fatalf("submit exited %d\n%s\n%s\n%s", code, out, errOut, p.log.String())
+	}
+	env, _ := decodeTerminal(t, out)
+	runID := env.RunID()
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+
+	// The history references every model exchange.
+	_, raw, _ := p.run(t, "rao", "replay", runID, "--json")
+	var replay struct {
+		State struct {
+			Attempts []struct {
+				ModelCalls []struct {
+					Phase string `json:"phase"`
+					Hash  string `json:"hash"`
+				} `json:"model_calls"`
+			} `json:"attempts"`
+		} `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(raw), &replay); err != nil {
+		t.Fatal(err)
+	}
+	if a := replay.State.Attempts; len(a) != 2 || len(a[0].ModelCalls) < 2 || a[0].ModelCalls[0].Phase != "architect" || len(a[0].ModelCalls[0].Hash) != 64 {
+		t.Fatalf("model calls in the history: %+v", a)
+	}
+
+	// A second run of the same project starts from the lessons of the
+	// first: its rerun must start from that project state too.
+	code, out, errOut = p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", examples.HelloRequest)
+	if code != exitOK {
+		t.Fatalf("second submit exited %d\n%s\n%s", code, out, errOut)
+	}
+	env2, _ := decodeTerminal(t, out)
+	eventually(t, "recorder to record the second verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Count(out, `"status": "passed"`) == 2
+	})
+	for _, id := range []string{runID, env2.RunID()} {
+		code, out, errOut = p.run(t, "rao", "rerun", id, "--json")
+		if code != exitOK {
+			t.Fatalf("rerun of %s exited %d\nstdout:\n%s\nstderr:\n%s", id, code, out, errOut)
+		}
+		var res rerunResult
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Result != rerunIdentical || res.Requests != res.Recorded || res.Requests < 4 || res.Verdict == nil || res.Verdict.Status != "passed" || res.RerunID == id {
+			t.Fatalf("rerun: %+v", res)
+		}
+	}
+	code, out, _ = p.run(t, "rao", "rerun", runID)
+	if code != exitOK || !strings.HasPrefix(out, "identical: run "+runID) {
+		t.Fatalf("text rerun exited %d: %s", code, out)
+	}
+
+	for _, args := range [][]string{{"rao", "rerun"}, {"rao", "rerun", "not a run id"}, {"rao", "rerun", runID, "--timeout", "0s"}} {
+		if code, _, _ := p.run(t, args...); code != exitUsage {
+			t.Errorf("%v exited %d, want %d", args, code, exitUsage)
+		}
+	}
+	if code, _, errOut := p.run(t, "rao", "rerun", "01m8659drcv6bxeysnbgeczjj4"); code != exitFailure || !strings.Contains(errOut, "no history") {
+		t.Errorf("rerun of an unknown run exited %d: %s", code, errOut)
+	}
+
+	// An edited prompt template: drift, with the first differing field.
+	c := &cli{stdin: strings.NewReader(""), stdout: &syncBuffer{}, stderr: &syncBuffer{}, getenv: os.Getenv,
+		wrapReplay: func(p llm.Provider) llm.Provider { return promptEdit{p} }}
+	code = c.main(context.Background(), []string{"rao", "rerun", "--nats", p.url, runID})
+	text := c.stdout.(*syncBuffer).String()
+	if code != exitFailure || !strings.Contains(text, "drift:") || !strings.Contains(text, "architect attempt 1 step 1") ||
+		!strings.Contains(text, "messages[0].content") || !strings.Contains(text, "Never write code") {
+		t.Fatalf("rerun with a changed prompt exited %d:\n%s\n%s", code, text, c.stderr.(*syncBuffer).String())
+	}
+}
+
+// TestRerunWithAStricterPolicy: a policy that blocks the run's check
+// changes what the architect is told on the retry: drift, exit 1.
+func TestRerunWithAStricterPolicy(t *testing.T) {
+	cfg := fastConfig(t)
+	p := startUp(t, cfg)
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", "write done.txt")
+	if code != exitOK {
+		t.Fatalf("submit: %d %s %s", code, out, errOut)
+	}
+	env, _ := decodeTerminal(t, out)
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+	if code, out, errOut := p.run(t, "rao", "rerun", env.RunID(), "--config", cfg); code != exitOK || !strings.HasPrefix(out, "identical") {
+		t.Fatalf("rerun with the recorded policy: %d %s %s", code, out, errOut)
+	}
+	strict := filepath.Join(t.TempDir(), "strict.json")
+	if err := os.WriteFile(strict, []byte(`{"never_touch":[".git/**"],"commands":{"allow":[]},"destructive":"block","max_changed_lines":100}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = p.run(t, "rao", "rerun", env.RunID(), "--config", cfg, "--policy", strict, "--json")
+	var res rerunResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("rerun --policy: %d %s %s", code, out, errOut)
+	}
+	if code != exitFailure || res.Result != rerunDrift || res.Drift == nil || res.Drift.Phase != "architect" || res.Drift.Attempt != 2 ||
+		!strings.Contains(res.Drift.Now, "blocked by policy") {
+		t.Fatalf("rerun --policy exited %d: %+v %+v", code, res, res.Drift)
+	}
+}
