@@ -27,7 +27,7 @@ func TestLessonsGoToDocdexWhenConfigured(t *testing.T) {
 			if tc.fault != nil {
 				s.Inject(*tc.fault)
 			}
-			d := apptest.Deps(t, fmt.Sprintf(`{"docdex": {"url": %q, "maxWaitMs": 1}}`, s.URL), apptest.Options{Getenv: getenv, PolicyJSON: testPolicy})
+			d := apptest.Deps(t, fmt.Sprintf(`{"docdex": {"url": %q, "maxWaitMs": 1}, "memory": {"lessonAfterFailures": 1}}`, s.URL), apptest.Options{Getenv: getenv, PolicyJSON: testPolicy})
 			h := handler(t, d)
 			in := built(t, "dx", 1, repo, 3, change(t, repo, map[string]string{"greet.go": goodGreet}),
 				[]events.VerifyCommand{verify("missing", "grep", "-q", "Goodbye", "greet.go")}, nil)
@@ -35,7 +35,7 @@ func TestLessonsGoToDocdexWhenConfigured(t *testing.T) {
 				output(t, mustHandle(t, h, in), in, events.KindRetry, 2)
 			}
 			saved := s.SavedMemories()
-			if len(saved) != tc.wantDocdex || tc.wantDocdex > 0 && !strings.Contains(saved[0], "attempt 1 failed") {
+			if len(saved) != tc.wantDocdex || tc.wantDocdex > 0 && !strings.Contains(saved[0], "failed 1 attempts") {
 				t.Errorf("docdex memories %q, want %d", saved, tc.wantDocdex)
 			}
 			if mem := memory(t, d); len(mem) != tc.wantKV {
