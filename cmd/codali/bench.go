@@ -215,7 +215,7 @@ type benchPipeline struct {
 // benchScript is the zero-latency scripted model: one plan with a trivial
 // check, one edit, done.
 const benchScript = `{"responses":[
-  {"phase":"architect","json":{"summary":"bench","steps":[{"description":"write bench.txt"}],"verify":[{"name":"written","command":["test","-f","bench.txt"]}]}},
+  {"phase":"architect","json":{"summary":"bench","steps":[{"description":"write bench.txt"}],"creates":["bench.txt"],"verify":[{"name":"written","command":["test","-f","bench.txt"]}]}},
   {"phase":"builder","step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"bench.txt","content":"bench\n"}}]}},
   {"phase":"builder","step":2,"json":{"done":true,"summary":"wrote bench.txt"}}]}`
 
