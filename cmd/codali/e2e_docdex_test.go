@@ -86,7 +86,10 @@ func fakeDaemon(t *testing.T) *docdextest.Server {
 
 func TestExampleWithDocdex(t *testing.T) {
 	s := fakeDaemon(t)
-	p := startUp(t, writeConfig(t, fmt.Sprintf(`{"docdex": {"url": %q}}`, s.URL)))
+	// The example repository with the quick scripted model (fastConfig: a
+	// failed attempt, then a pass), so the package stays fast; the Phase 1
+	// sequence does not depend on the model.
+	p := startUp(t, withDocdex(t, fastConfig(t), fmt.Sprintf(`{"url": %q}`, s.URL)))
 	v, r, b := submitAndReplay(t, p, exitOK)
 	if v.Status != events.StatusPassed || v.Attempts != 2 {
 		t.Fatalf("verdict %+v", v)

@@ -127,6 +127,7 @@ func gitState(ctx context.Context, root string) (string, bool) {
 
 func contentHash(root string, maxFileBytes int64) (string, error) {
 	h := sha256.New()
+	buf := make([]byte, 64<<10)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
@@ -157,7 +158,7 @@ func contentHash(root string, maxFileBytes int64) (string, error) {
 			return nil
 		}
 		fh := sha256.New()
-		_, err = io.Copy(fh, f)
+		_, err = io.CopyBuffer(fh, struct{ io.Reader }{f}, buf) // the plain reader keeps buf in use
 		_ = f.Close()
 		if err != nil {
 			return nil
