@@ -218,3 +218,17 @@ func TestChaosColdStart(t *testing.T) {
 	}
 	runThrough(t, ps[0], 3, nil)
 }
+
+// TestChaosSingleServerRestart: on one server (R1), the server itself is
+// stopped while runs are in flight and started again on its port and
+// store: the services reconnect, and every run still ends once.
+func TestChaosSingleServerRestart(t *testing.T) {
+	longChaos(t)
+	cl := natstest.StartCluster(t, 1)
+	p := startUpWith(t, upOptions{nats: cl.URLs(), replicas: 1, workers: "all", config: fastConfig(t)})
+	runThrough(t, p, 6, func() {
+		cl.Stop(0)
+		cl.Restart(t, 0)
+	})
+	runThrough(t, p, 2, nil)
+}
