@@ -137,7 +137,8 @@ func leaderOf(t *testing.T, cl *natstest.Cluster, js jetstream.JetStream, stream
 }
 
 // killLeaderScenario stops the leader of stream/consumer while runs are in
-// flight, checks the runs, restarts the server and checks new runs.
+// flight and checks the runs; then restarts the server while other runs
+// are in flight, and checks those and runs after it rejoined.
 func killLeaderScenario(t *testing.T, stream, consumer string, n int) {
 	cl, p := clusterPipeline(t)
 	_, js := p.js(t)
@@ -153,7 +154,8 @@ func killLeaderScenario(t *testing.T, stream, consumer string, n int) {
 		// take a few seconds, and a loaded machine more.
 		t.Errorf("runs took %s to end after the leader stopped", res.recovered)
 	}
-	cl.Restart(t, victim)
+	// The stopped server rejoins while new runs are in flight.
+	runThrough(t, p, 4, func() { cl.Restart(t, victim) })
 	cl.WaitJetStream(t)
 	runThrough(t, p, 2, nil)
 }
