@@ -22,17 +22,15 @@ import (
 
 // benchOptions are the flags of `codali bench`.
 type benchOptions struct {
-	conn      bus.ConnectOptions
-	external  bool
-	metrics   string
-	repo      string
-	n         int
-	inflight  int
-	timeout   time.Duration
-	asJSON    bool
-	floor     bool
-	keepLogs  bool
-	benchData string
+	conn     bus.ConnectOptions
+	external bool
+	metrics  string
+	repo     string
+	n        int
+	inflight int
+	timeout  time.Duration
+	asJSON   bool
+	floor    bool
 }
 
 func cmdBench(ctx context.Context, c *cli, args []string) int {

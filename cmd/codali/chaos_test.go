@@ -137,7 +137,8 @@ func leaderOf(t *testing.T, cl *natstest.Cluster, js jetstream.JetStream, stream
 }
 
 // killLeaderScenario stops the leader of stream/consumer while runs are in
-// flight, checks the runs, restarts the server and checks new runs.
+// flight and checks the runs; then restarts the server while other runs
+// are in flight, and checks those and runs after it rejoined.
 func killLeaderScenario(t *testing.T, stream, consumer string, n int) {
 	cl, p := clusterPipeline(t)
 	_, js := p.js(t)
@@ -153,7 +154,8 @@ func killLeaderScenario(t *testing.T, stream, consumer string, n int) {
 		// take a few seconds, and a loaded machine more.
 		t.Errorf("runs took %s to end after the leader stopped", res.recovered)
 	}
-	cl.Restart(t, victim)
+	// The stopped server rejoins while new runs are in flight.
+	runThrough(t, p, 4, func() { cl.Restart(t, victim) })
 	cl.WaitJetStream(t)
 	runThrough(t, p, 2, nil)
 }
@@ -217,4 +219,18 @@ func TestChaosColdStart(t *testing.T) {
 		}
 	}
 	runThrough(t, ps[0], 3, nil)
+}
+
+// TestChaosSingleServerRestart: on one server (R1), the server itself is
+// stopped while runs are in flight and started again on its port and
+// store: the services reconnect, and every run still ends once.
+func TestChaosSingleServerRestart(t *testing.T) {
+	longChaos(t)
+	cl := natstest.StartCluster(t, 1)
+	p := startUpWith(t, upOptions{nats: cl.URLs(), replicas: 1, workers: "all", config: fastConfig(t)})
+	runThrough(t, p, 6, func() {
+		cl.Stop(0)
+		cl.Restart(t, 0)
+	})
+	runThrough(t, p, 2, nil)
 }

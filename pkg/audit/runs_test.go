@@ -170,3 +170,42 @@ func TestCrossCheck(t *testing.T) {
 		t.Fatalf("removed prefix: %v", got)
 	}
 }
+
+// TestRunsPutAfterAnotherWriter: a process writes a run's summary, another
+// process writes a newer one; the first process's next, older summary
+// must not replace it, and its next newer one must.
+func TestRunsPutAfterAnotherWriter(t *testing.T) {
+	srv := startServer(t)
+	mine, err := audit.OpenRuns(testCtx(t), srv.js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := audit.OpenRuns(testCtx(t), srv.js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(r *audit.Runs, seq uint64, phase string) {
+		t.Helper()
+		if err := r.Put(testCtx(t), audit.Summary{RunID: "w", Status: audit.StatusRunning, LastSeq: seq, Phase: phase}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func() audit.Summary {
+		t.Helper()
+		s, err := mine.Get(testCtx(t), "w")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	put(mine, 1, "librarian")
+	put(other, 3, "builder")
+	put(mine, 2, "architect") // older than what the other wrote
+	if s := get(); s.LastSeq != 3 || s.Phase != "builder" {
+		t.Fatalf("an older summary replaced a newer one: %+v", s)
+	}
+	put(mine, 4, "critic")
+	if s := get(); s.LastSeq != 4 || s.Phase != "critic" {
+		t.Fatalf("the newest summary was not stored: %+v", s)
+	}
+}

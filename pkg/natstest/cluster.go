@@ -29,7 +29,9 @@ type member struct {
 }
 
 // StartCluster starts an n-member JetStream cluster and waits until it has
-// a meta leader. Every member is shut down by t.Cleanup.
+// a meta leader. Every member is shut down by t.Cleanup. With n == 1 it is
+// a single plain server (no cluster configuration) that can be stopped and
+// restarted on its port and store.
 func StartCluster(t testing.TB, n int) *Cluster {
 	t.Helper()
 	clientPorts, routePorts := freePorts(t, n), freePorts(t, n)
@@ -39,11 +41,11 @@ func StartCluster(t testing.TB, n int) *Cluster {
 	}
 	c := &Cluster{t: t}
 	for i := range n {
-		c.members = append(c.members, &member{cfg: bus.EmbeddedConfig{
-			Port: clientPorts[i], StoreDir: t.TempDir(), ServerName: fmt.Sprintf("n%d", i+1),
-			ClusterName: "codali-test", ClusterPort: routePorts[i], Routes: routes,
-			ReadyTimeout: 30 * time.Second,
-		}})
+		cfg := bus.EmbeddedConfig{Port: clientPorts[i], StoreDir: t.TempDir(), ServerName: fmt.Sprintf("n%d", i+1), ReadyTimeout: 30 * time.Second}
+		if n > 1 {
+			cfg.ClusterName, cfg.ClusterPort, cfg.Routes = "codali-test", routePorts[i], routes
+		}
+		c.members = append(c.members, &member{cfg: cfg})
 	}
 	t.Cleanup(func() {
 		for i := range c.members {

@@ -1,0 +1,77 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// slowJSON is JSON without the fast path.
+func slowJSON(t *testing.T, r *Redactor, raw []byte) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	w := jsonWriter{r: r}
+	w.enc = json.NewEncoder(&w.out)
+	w.enc.SetEscapeHTML(false)
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return w.out.Bytes()
+		}
+		w.token(tok)
+	}
+}
+
+// TestJSONFastPathGivesTheSameBytes: documents with and without anything
+// secret give the same output through the fast path as through the
+// token-by-token redaction, and the fast path is taken only when nothing
+// can be secret.
+func TestJSONFastPathGivesTheSameBytes(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom, err := New([]string{`internal-[0-9a-f]{8}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		doc  string
+		fast bool
+	}{
+		{`{"a":1,"b":[true,null,"x\ny\t\"q\" \\ z"],"c":{"d":1.50}}`, true},
+		{` { "a" : [ 1 , 2 ] } `, true},
+		{`{"out":"{\"password\": \"hunter2hunter2\"}"}`, false},
+		{`{"db_pass_word":"x"}`, false},
+		{`{"X-Api-Key":"abc"}`, false},
+		{`{"note":"use sk-abcdefghijklmnopqrstuvwxyz"}`, false},
+		{`{"u":"\u0041KIAABCDEFGHIJKLMNOP"}`, false},
+		{`{"url":"https://u:p@host/x"}`, false},
+		{`{"html":"<a href=\"x\">&</a>"}`, true},
+	}
+	for _, tc := range cases {
+		raw := []byte(tc.doc)
+		if got := !r.jsonMayNeedRedaction(raw); got != tc.fast {
+			t.Errorf("%s: fast path %v, want %v", tc.doc, got, tc.fast)
+		}
+		got, err := r.JSON(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.doc, err)
+		}
+		if want := slowJSON(t, r, raw); !bytes.Equal(got, want) {
+			t.Errorf("%s:\nfast %s\nslow %s", tc.doc, got, want)
+		}
+	}
+	// Patterns of the configuration have no hints: never the fast path.
+	raw := []byte(`{"ref":"internal-0123abcd"}`)
+	if !custom.jsonMayNeedRedaction(raw) {
+		t.Error("fast path with a configured pattern")
+	}
+	if got, _ := custom.JSON(raw); !bytes.Contains(got, []byte("REDACTED")) {
+		t.Errorf("configured pattern not applied: %s", got)
+	}
+	if _, err := r.JSON([]byte(`{"a":`)); err == nil {
+		t.Error("invalid JSON accepted by the fast path")
+	}
+}
