@@ -160,3 +160,33 @@ func TestURLBaseReusedByCommit(t *testing.T) {
 		t.Fatalf("wrong tree or commit %q", p.Commit)
 	}
 }
+
+// Concurrent Prepares of one repository state share one base and each get
+// a complete workspace.
+func TestConcurrentPreparesShareABase(t *testing.T) {
+	ctx := context.Background()
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
+	m := &workspace.Manager{Root: t.TempDir()}
+	errs := make(chan error, 6)
+	for i := 0; i < 6; i++ {
+		go func() {
+			w, err := m.Prepare(ctx, "run"+string(rune('a'+i)), 1, "builder", events.RepoRef{Path: repo})
+			if err == nil {
+				var ch events.Change
+				if ch, err = w.Change(ctx); err == nil && !ch.Empty() {
+					err = os.ErrInvalid
+				}
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 6; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := bases(t, m); len(got) != 1 {
+		t.Fatalf("bases %v, want one", got)
+	}
+}
