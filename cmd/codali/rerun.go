@@ -93,13 +93,15 @@ func (e *raoEnv) rerun(ctx context.Context, pos []string, o rerunOptions) int {
 		e.c.errorf("rao rerun: run %s: %v", runID, err)
 		return exitFailure
 	}
-	seed, err := projectStateAt(ctx, e.cl.js, st.Project, evs)
+	seeds, err := projectStateAt(ctx, e.cl.js, st.Project, evs)
 	if err != nil {
 		e.c.errorf("rao rerun: run %s: %v", runID, err)
 		return exitFailure
 	}
-	if seed.note != "" {
-		fmt.Fprintf(e.c.stderr, "codali: rao rerun: warning: %s\n", seed.note)
+	for _, seed := range seeds {
+		if seed.note != "" {
+			fmt.Fprintf(e.c.stderr, "codali: rao rerun: warning: %s\n", seed.note)
+		}
 	}
 	cfg := *e.cfg
 	if o.policy != "" {
@@ -108,7 +110,7 @@ func (e *raoEnv) rerun(ctx context.Context, pos []string, o rerunOptions) int {
 	if !e.asJSON {
 		fmt.Fprintf(e.c.stderr, "rerunning %s on a private pipeline: %d recorded model exchanges\n", runID, len(recs))
 	}
-	got, err := replayPipeline(ctx, &cfg, e.c.getenv, e.c.stderr, *st.Request, recs, seed, o.timeout, o.wrapProvider)
+	got, err := replayPipeline(ctx, &cfg, e.c.getenv, e.c.stderr, *st.Request, recs, seeds, o.timeout, o.wrapProvider)
 	if err != nil {
 		e.c.errorf("rao rerun: %v", err)
 		return exitFailure

@@ -35,10 +35,10 @@ type replayRun struct {
 // (an embedded JetStream server in a temporary directory, every service
 // in-process) whose model providers all answer from recorded exchanges,
 // and returns the new run's recorded state once it has ended. The project
-// state starts as seed.
+// state starts as seeds.
 // wrapProvider, when set, wraps the replay provider (tests).
 func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string) string, logOut io.Writer, req events.Requested,
-	recs []exchange.Record, seed projectSeed, timeout time.Duration, wrapProvider func(llm.Provider) llm.Provider) (replayRun, error) {
+	recs []exchange.Record, seeds []projectSeed, timeout time.Duration, wrapProvider func(llm.Provider) llm.Provider) (replayRun, error) {
 	dir, err := os.MkdirTemp("", "codali-rerun-")
 	if err != nil {
 		return replayRun{}, fmt.Errorf("could not create the rerun's directory: %w", err)
@@ -63,7 +63,10 @@ func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string)
 	if err := bus.Provision(ctx, js, app.TopologyFor(&c, 1), nil); err != nil {
 		return replayRun{}, err
 	}
-	if seed.value != nil {
+	for _, seed := range seeds {
+		if seed.value == nil {
+			continue
+		}
 		kv, err := js.KeyValue(ctx, events.BucketPMState)
 		if err != nil {
 			return replayRun{}, err

@@ -11,8 +11,10 @@ const excerptLen = 60
 
 // FirstDifference names the first field in which b differs from a, with
 // short excerpts of both values around the first differing character. It
-// returns "" for equal requests.
+// compares what Hash compares (printed durations do not count) and returns
+// "" for equal requests.
 func FirstDifference(a, b Request) (field, av, bv string) {
+	a, b = a.stable(), b.stable()
 	switch {
 	case a.Model != b.Model:
 		return "model", a.Model, b.Model
@@ -22,6 +24,8 @@ func FirstDifference(a, b Request) (field, av, bv string) {
 		return "format", a.Format, b.Format
 	case a.MaxTokens != b.MaxTokens:
 		return "max_tokens", strconv.Itoa(a.MaxTokens), strconv.Itoa(b.MaxTokens)
+	case a.Schema != b.Schema:
+		return "schema", a.Schema, b.Schema
 	}
 	for i := 0; i < len(a.Messages) && i < len(b.Messages); i++ {
 		ma, mb := a.Messages[i], b.Messages[i]

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/llm"
@@ -49,25 +50,39 @@ func Canonical(req llm.Request, redact func(string) string) Request {
 		if redact != nil {
 			m.Content = redact(m.Content)
 		}
+		// The run's own id (in goal ids, paths) is not part of what was
+		// asked: a rerun under a new id asks the same.
+		if req.RunID != "" {
+			m.Content = strings.ReplaceAll(m.Content, req.RunID, RunPlaceholder)
+		}
 		c.Messages[i] = m
 	}
 	return c
 }
+
+// RunPlaceholder stands for the run's id in canonical message texts.
+const RunPlaceholder = "<run>"
 
 // Hash is the hex SHA-256 of the request's canonical JSON, with the
 // durations in message texts (0.002s, 15ms: timings that tools and test
 // runners print) replaced by a marker first, so that timing noise in a
 // check's output does not make a request new.
 func (r Request) Hash() string {
-	stable := r
-	stable.Messages = make([]llm.Message, len(r.Messages))
-	for i, m := range r.Messages {
-		m.Content = durations.ReplaceAllString(m.Content, "<duration>")
-		stable.Messages[i] = m
-	}
-	raw, _ := json.Marshal(stable) // strings, numbers and slices of them always marshal
+	raw, _ := json.Marshal(r.stable()) // strings, numbers and slices of them always marshal
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
+}
+
+// stable is r with printed durations in message texts replaced by a
+// marker: the form hashes and differences are taken of.
+func (r Request) stable() Request {
+	st := r
+	st.Messages = make([]llm.Message, len(r.Messages))
+	for i, m := range r.Messages {
+		m.Content = durations.ReplaceAllString(m.Content, "<duration>")
+		st.Messages[i] = m
+	}
+	return st
 }
 
 // durations matches printed durations: a decimal number of seconds with a

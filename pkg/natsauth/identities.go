@@ -9,6 +9,7 @@ package natsauth
 
 import (
 	"fmt"
+	"github.com/codali-dev/codali/pkg/progress"
 
 	"github.com/codali-dev/codali/pkg/events"
 )
@@ -140,6 +141,8 @@ func service(name, doc string, own ...[]string) Identity {
 	return Identity{
 		Name: name, Doc: doc,
 		Publish: join(streamInfo(), consume(name), []string{events.DeadLetterSubject(name)},
+			// Live progress of its own handlings (core NATS, not stored).
+			[]string{progress.SubjectPrefix + ".*." + name},
 			kvRead(events.BucketRequests), kvRead(events.BucketRuns), join(own...)),
 		Subscribe: []string{inbox},
 	}
@@ -154,13 +157,13 @@ func Identities() []Identity {
 			claimWrite(), kvRead(pm), artifactsWrite()),
 		service(events.ServiceArchitect, "plans; publishes plan",
 			[]string{runSubject(events.KindPlan), runSubject(events.KindFailed)},
-			kvWrite(pm), artifactsRead()),
+			kvWrite(pm), artifactsRead(), artifactsWrite()),
 		service(events.ServiceBuilder, "edits workspaces; publishes built",
 			[]string{runSubject(events.KindBuilt), runSubject(events.KindFailed)},
 			kvRead(pm), artifactsRead(), artifactsWrite()),
 		service(events.ServiceCritic, "verifies; publishes the verdict or a retry",
 			[]string{runSubject(events.KindPassed), runSubject(events.KindRetry), runSubject(events.KindFailed)},
-			kvWrite(pm), artifactsRead()),
+			kvWrite(pm), artifactsRead(), artifactsWrite()),
 		service(events.ServiceRecorder, "writes the audit history and run summaries; ends no run",
 			[]string{events.SubjectRAOAll, api + "STREAM.PURGE." + events.StreamRAO},
 			raoRead(), kvWrite(events.BucketRuns), claimWrite()),
@@ -171,7 +174,7 @@ func Identities() []Identity {
 				api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
 				runSubject(events.KindRequested)},
 				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), artifactsRead()),
-			Subscribe: []string{inbox, events.SubjectWorkAll},
+			Subscribe: []string{inbox, events.SubjectWorkAll, progress.SubjectPrefix + ".>"},
 		},
 		{Name: Admin, Doc: "the operator (people only): everything in the account", Publish: []string{">"}, Subscribe: []string{">"}},
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/codali-dev/codali/pkg/bus"
 	"sort"
 	"strings"
 	"time"
@@ -64,6 +65,10 @@ type Learning struct {
 	Failures []Failure `json:"failures"`
 }
 
+// LearningKey is the KV key of a project's learning record (golden
+// examples, failure summaries), beside its state key (ProjectKey).
+func LearningKey(project string) (string, error) { return learnKey(project) }
+
 // learnKey is the KV key of a project's learning record.
 func learnKey(project string) (string, error) {
 	if _, err := ProjectKey(project); err != nil {
@@ -83,6 +88,8 @@ func (s *Store) Learning(ctx context.Context, project string) (Learning, error) 
 }
 
 func (s *Store) getLearning(ctx context.Context, project, key string) (Learning, uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	defer cancel()
 	entry, err := s.kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Learning{}, 0, nil
@@ -157,11 +164,13 @@ func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Lea
 		if err != nil {
 			return backoff.Permanent(err)
 		}
+		wctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 		if rev == 0 {
-			_, err = s.kv.Create(ctx, key, data)
+			_, err = s.kv.Create(wctx, key, data)
 		} else {
-			_, err = s.kv.Update(ctx, key, data, rev)
+			_, err = s.kv.Update(wctx, key, data, rev)
 		}
+		cancel()
 		if err != nil && !isConflict(err) {
 			return backoff.Permanent(err)
 		}

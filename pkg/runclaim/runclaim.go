@@ -66,7 +66,11 @@ func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, 
 // Get returns the claim of a run; ok is false when the run id is not
 // claimed.
 func (s *Store) Get(ctx context.Context, runID string) (Claim, bool, error) {
-	e, err := s.kv.Get(ctx, runID)
+	// Bounded: a request lost with a dying cluster member must fail (and
+	// be retried), not wait for the handler's whole deadline.
+	rctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	defer cancel()
+	e, err := s.kv.Get(rctx, runID)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Claim{}, false, nil
 	}
@@ -153,7 +157,9 @@ func (s *Store) firstRequest(ctx context.Context, runID string) (events.Envelope
 	subject := events.KindRequested.Subject(runID)
 	seq := uint64(1)
 	for range maxScan {
-		m, err := s.work.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		rctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		m, err := s.work.GetMsg(rctx, seq, jetstream.WithGetMsgSubject(subject))
+		cancel()
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return events.Envelope{}, 0, false, nil
 		}
@@ -180,7 +186,9 @@ func (s *Store) claim(ctx context.Context, e, first events.Envelope) error {
 	if err != nil {
 		return fmt.Errorf("could not encode the claim of run %s: %w", e.RunID(), err)
 	}
-	_, err = s.kv.Create(ctx, e.RunID(), raw)
+	cctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	_, err = s.kv.Create(cctx, e.RunID(), raw)
+	cancel()
 	if err == nil {
 		return events.CheckBelongs(e, digest)
 	}

@@ -16,6 +16,7 @@ add_user librarian \
   '$JS.ACK.CODALI.librarian.>' \
   '$JS.ACK.*.*.CODALI.librarian.>' \
   'codali.dlq.librarian' \
+  'codali.progress.*.librarian' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   'codali.run.*.context' \
@@ -43,6 +44,7 @@ add_user architect \
   '$JS.ACK.CODALI.architect.>' \
   '$JS.ACK.*.*.CODALI.architect.>' \
   'codali.dlq.architect' \
+  'codali.progress.*.architect' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   'codali.run.*.plan' \
@@ -56,6 +58,8 @@ add_user architect \
   '$JS.API.CONSUMER.INFO.OBJ_codali-artifacts.>' \
   '$JS.FC.OBJ_codali-artifacts.>' \
   '$JS.FC.*.*.OBJ_codali-artifacts.>' \
+  '$O.codali-artifacts.>' \
+  '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
   -- \
   '_INBOX.>'
 
@@ -73,6 +77,7 @@ add_user builder \
   '$JS.ACK.CODALI.builder.>' \
   '$JS.ACK.*.*.CODALI.builder.>' \
   'codali.dlq.builder' \
+  'codali.progress.*.builder' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   'codali.run.*.built' \
@@ -104,6 +109,7 @@ add_user critic \
   '$JS.ACK.CODALI.critic.>' \
   '$JS.ACK.*.*.CODALI.critic.>' \
   'codali.dlq.critic' \
+  'codali.progress.*.critic' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   'codali.run.*.passed' \
@@ -118,6 +124,8 @@ add_user critic \
   '$JS.API.CONSUMER.INFO.OBJ_codali-artifacts.>' \
   '$JS.FC.OBJ_codali-artifacts.>' \
   '$JS.FC.*.*.OBJ_codali-artifacts.>' \
+  '$O.codali-artifacts.>' \
+  '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
   -- \
   '_INBOX.>'
 
@@ -135,6 +143,7 @@ add_user recorder \
   '$JS.ACK.CODALI.recorder.>' \
   '$JS.ACK.*.*.CODALI.recorder.>' \
   'codali.dlq.recorder' \
+  'codali.progress.*.recorder' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   'rao.>' \
@@ -221,7 +230,8 @@ add_user cli \
   '$JS.FC.*.*.OBJ_codali-artifacts.>' \
   -- \
   '_INBOX.>' \
-  'codali.run.>'
+  'codali.run.>' \
+  'codali.progress.>'
 
 # admin: the operator (people only): everything in the account
 add_user admin \
