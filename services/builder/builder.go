@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codali-dev/codali/pkg/answers"
 	"github.com/codali-dev/codali/pkg/activity"
+	"github.com/codali-dev/codali/pkg/answers"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/changegate"
