@@ -22,8 +22,6 @@ var (
 	ErrGit = errors.New("git operation failed")
 	// ErrApply: a diff does not apply.
 	ErrApply = errors.New("change does not apply")
-	// ErrCommand: a command could not be started.
-	ErrCommand = errors.New("command could not run")
 )
 
 // ErrTooLarge: a repository or a change exceeds a workspace limit (files,

@@ -67,7 +67,7 @@ func (g gitRun) run(ctx context.Context, dir string, limit int64, args ...string
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	out := &capBuffer{limit: limit}
-	errOut := &tailBuffer{limit: 4 << 10}
+	errOut := &capBuffer{limit: 4 << 10} // the start of standard error: git's reason
 	cmd.Stdout, cmd.Stderr = out, errOut
 	err := cmd.Run()
 	var exitErr *exec.ExitError
@@ -77,7 +77,7 @@ func (g gitRun) run(ctx context.Context, dir string, limit int64, args ...string
 	case err == nil:
 		return out.buf.String(), nil
 	case errors.As(err, &exitErr) && ctx.Err() == nil:
-		return "", fmt.Errorf("%w: git %s exited %d: %s", ErrGit, args[0], exitErr.ExitCode(), strings.TrimSpace(errOut.String()))
+		return "", fmt.Errorf("%w: git %s exited %d: %s", ErrGit, args[0], exitErr.ExitCode(), strings.TrimSpace(errOut.buf.String()))
 	default:
 		return "", fmt.Errorf("%w: git %s: %w", ErrGit, args[0], errors.Join(err, ctx.Err()))
 	}

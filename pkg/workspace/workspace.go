@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -308,12 +309,12 @@ func (w *Workspace) Apply(ctx context.Context, diff string) error {
 
 // CheckGit reports an error when git cannot be run.
 func (m *Manager) CheckGit(ctx context.Context) error {
-	res, err := Run(ctx, os.TempDir(), []string{m.git(), "--version"}, []string{"PATH=" + os.Getenv("PATH")}, 10*time.Second, 1024)
-	if err != nil {
-		return fmt.Errorf("%w: git is required for workspaces: %w", ErrGit, err)
-	}
-	if res.ExitCode != 0 {
-		return fmt.Errorf("%w: git --version exited %d", ErrGit, res.ExitCode)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, m.git(), "--version")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%w: git is required for workspaces: %w: %s", ErrGit, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
