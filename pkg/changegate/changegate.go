@@ -8,6 +8,7 @@ package changegate
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -119,13 +120,26 @@ func redactAll(r *redact.Redactor, in []string) []string {
 // list cut short nor a diff that hides a file gets past the gate. A diff
 // that cannot be read fails closed: one blocked record says why.
 func CheckDiff(p *policy.Policy, policyHash string, r *redact.Redactor, reported events.Change, diff string) []events.ToolExecution {
-	parsed, err := FromDiff(diff)
+	d, err := parse(diff)
 	if err != nil {
-		reason := r.String(policy.ReasonInvalidCall + ": the change's diff cannot be read: " + err.Error())
-		return []events.ToolExecution{{Tool: Tool, Call: json.RawMessage(`{"tool":"` + Tool + `"}`),
-			Gate: events.GateDecision{Stage: events.GateStageChange, Blocked: true, Reasons: []string{reason},
-				PolicyHash: policyHash, Evaluator: policy.EvaluatorVersion},
-			Result: events.ToolResult{Error: "blocked by policy: " + reason}}}
+		return []events.ToolExecution{blocked(r, policyHash, policy.ReasonInvalidCall+": the change's diff cannot be read: "+err.Error())}
 	}
-	return Check(p, policyHash, r, Merge(reported, parsed))
+	recs := Check(p, policyHash, r, Merge(reported, d.change))
+	// A symbolic link the change writes (a command can make one) must stay
+	// inside the repository, as links copied into a workspace must.
+	for _, l := range d.links {
+		if why := l.LeavesTree(); why != "" {
+			recs = append(recs, blocked(r, policyHash, fmt.Sprintf("symbolic link %s -> %s: %s", l.Path, l.Target, why)))
+		}
+	}
+	return recs
+}
+
+// blocked is a blocked change record with reason (redacted).
+func blocked(r *redact.Redactor, policyHash, reason string) events.ToolExecution {
+	reason = r.String(reason)
+	return events.ToolExecution{Tool: Tool, Call: json.RawMessage(`{"tool":"` + Tool + `"}`),
+		Gate: events.GateDecision{Stage: events.GateStageChange, Blocked: true, Reasons: []string{reason},
+			PolicyHash: policyHash, Evaluator: policy.EvaluatorVersion},
+		Result: events.ToolResult{Error: "blocked by policy: " + reason}}
 }

@@ -2,10 +2,12 @@ package changegate
 
 import (
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/workspace"
 )
 
 // FromDiff reads the changed files and line counts out of a unified diff
@@ -15,16 +17,46 @@ import (
 // hunk from the hunk headers, so a removed line that starts with "--" is
 // not mistaken for a header. It reads the diff itself rather than trusting
 // a list that came with it. A header it cannot read is an error.
+//
+// A binary file (a "GIT binary patch") counts one changed line per
+// BinaryBytesPerLine bytes of its literal or delta data, so content that
+// git shows as binary (a NUL byte, a -diff attribute) cannot hide its size
+// from max_changed_lines.
 func FromDiff(diff string) (events.Change, error) {
+	p, err := parse(diff)
+	return p.change, err
+}
+
+// BinaryBytesPerLine is how many bytes of a binary file's data count as
+// one changed line.
+const BinaryBytesPerLine = 64
+
+// Link is a symbolic link a change adds or modifies: its path and target.
+type Link struct {
+	Path, Target string
+}
+
+// parsed is what a diff says: the change and the links it writes.
+type parsed struct {
+	change events.Change
+	links  []Link
+}
+
+func parse(diff string) (parsed, error) {
 	var ch events.Change
+	var links []Link
 	cur := -1
 	oldLeft, newLeft := 0, 0
+	link := false // the current file's new mode is a symbolic link
 	for n, line := range strings.Split(diff, "\n") {
 		if oldLeft > 0 || newLeft > 0 {
 			switch {
 			case strings.HasPrefix(line, "+"):
 				ch.Added++
 				newLeft--
+				if link {
+					links = append(links, Link{Path: ch.Files[cur].Path, Target: line[1:]})
+				}
 			case strings.HasPrefix(line, "-"):
 				ch.Removed++
 				oldLeft--
@@ -33,7 +65,7 @@ func FromDiff(diff string) (events.Change, error) {
 				newLeft--
 			case strings.HasPrefix(line, `\`): // "\ No newline at end of file"
 			default:
-				return events.Change{}, fmt.Errorf("diff line %d: %q inside a hunk", n+1, clipLine(line))
+				return parsed{}, fmt.Errorf("diff line %d: %q inside a hunk", n+1, clipLine(line))
 			}
 			continue
 		}
@@ -41,27 +73,59 @@ func FromDiff(diff string) (events.Change, error) {
 		case strings.HasPrefix(line, "diff --git "):
 			p, err := headerPath(strings.TrimPrefix(line, "diff --git "))
 			if err != nil {
-				return events.Change{}, fmt.Errorf("diff line %d: %w", n+1, err)
+				return parsed{}, fmt.Errorf("diff line %d: %w", n+1, err)
 			}
 			ch.Files = append(ch.Files, events.FileChange{Path: p, Op: "modify"})
-			cur = len(ch.Files) - 1
+			cur, link = len(ch.Files)-1, false
 		case cur < 0:
 		case strings.HasPrefix(line, "new file mode"):
 			ch.Files[cur].Op = "add"
+			link = strings.HasSuffix(line, " 120000")
+		case strings.HasPrefix(line, "new mode"):
+			link = strings.HasSuffix(line, " 120000")
 		case strings.HasPrefix(line, "deleted file mode"):
 			ch.Files[cur].Op = "delete"
+		case strings.HasPrefix(line, "literal "), strings.HasPrefix(line, "delta "):
+			// The sizes of a "GIT binary patch": the new data, then the
+			// reverse data; both count, like added and removed lines.
+			_, size, _ := strings.Cut(line, " ")
+			v, err := strconv.Atoi(size)
+			if err != nil || v < 0 {
+				return parsed{}, fmt.Errorf("diff line %d: bad binary size %q", n+1, clipLine(line))
+			}
+			ch.Added += (v + BinaryBytesPerLine - 1) / BinaryBytesPerLine
 		case strings.HasPrefix(line, "@@ "):
 			o, nw, err := hunkCounts(line)
 			if err != nil {
-				return events.Change{}, fmt.Errorf("diff line %d: %w", n+1, err)
+				return parsed{}, fmt.Errorf("diff line %d: %w", n+1, err)
 			}
 			oldLeft, newLeft = o, nw
 		}
 	}
 	if oldLeft > 0 || newLeft > 0 {
-		return events.Change{}, fmt.Errorf("diff ends inside a hunk")
+		return parsed{}, fmt.Errorf("diff ends inside a hunk")
 	}
-	return ch, nil
+	return parsed{change: ch, links: links}, nil
+}
+
+// LeavesTree reports why a link's target is not inside the repository, or
+// "" when it is: an absolute target, one that climbs out of the tree, or
+// one into git metadata.
+func (l Link) LeavesTree() string {
+	t := l.Target
+	if strings.HasPrefix(t, "/") {
+		return "its target is absolute"
+	}
+	joined := path.Join(path.Dir(l.Path), t)
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return "its target is outside the repository"
+	}
+	for _, part := range strings.Split(joined, "/") {
+		if workspace.IsGitName(part) {
+			return "its target is git metadata"
+		}
+	}
+	return ""
 }
 
 // headerPath returns the path of "a/P b/P" or `"a/P" "b/P"` (git quotes

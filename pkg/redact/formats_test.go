@@ -72,3 +72,21 @@ func TestSecretNamesLeaveCodeAlone(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretFlagsAndNames(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range []string{
+		"mysql --password hunter2hunter2 -h db",
+		"tool --api-key abcdef123456 run",
+		"SECRET_KEY_BASE=9f8e7d6c5b4a39281706",
+	} {
+		for _, secret := range []string{"hunter2hunter2", "abcdef123456", "9f8e7d6c5b4a39281706"} {
+			if strings.Contains(in, secret) && strings.Contains(r.String(in), secret) {
+				t.Errorf("%q: secret kept: %q", in, r.String(in))
+			}
+		}
+	}
+	if got := r.String("go test --count 3 ./..."); got != "go test --count 3 ./..." {
+		t.Errorf("a plain flag was redacted: %q", got)
+	}
+}

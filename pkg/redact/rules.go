@@ -53,11 +53,11 @@ func wholeText(r rule) rule {
 const secretName = `[A-Za-z0-9_.-]*?` + secretWord
 
 // secretWord is the secret-like word a secret name ends in.
-const secretWord = `(?:password|passwd|pwd|passphrase|secret|token|api_?key|access_?key|secret_?key|private_?key|credentials?)`
+const secretWord = `(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key(?:[_-]?base)?|private[_-]?key|credentials?)`
 
 // secretHints are the lower-case hints of the rules built on secretName.
-var secretHints = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "api_key",
-	"accesskey", "access_key", "privatekey", "private_key", "credential"}
+var secretHints = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
+	"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"}
 
 // defaultRules is the immutable built-in rule table, in the order rules are
 // applied. Each hint list is lower case.
@@ -117,6 +117,11 @@ var defaultRules = []rule{
 	newRule("password", regexp.MustCompile(
 		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
 		"-u", "--user"),
+	// A flag with a secret-like name and its value as the next argument
+	// (--password hunter2, --api-key …).
+	newRule("credential", regexp.MustCompile(
+		`(?i)(?:^|\s)--?`+secretName+`\s+["']?(?P<secret>[^\s"'-][^\s"']*)`),
+		secretHints...),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…).
 	withPre(newRule("credential", regexp.MustCompile(
@@ -139,8 +144,9 @@ func marker(label string) string { return "[REDACTED:" + label + "]" }
 
 // secretWords are the lower-case words (separators dropped) a secret name
 // ends in; hasSecretAssignment looks for them before a ":" or "=".
-var secretWords = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "api_key",
-	"accesskey", "access_key", "secretkey", "secret_key", "privatekey", "private_key", "credential", "credentials"}
+var secretWords = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
+	"accesskey", "access_key", "access-key", "secretkey", "secret_key", "secret-key", "secret_key_base", "secretkeybase",
+	"privatekey", "private_key", "private-key", "credential", "credentials"}
 
 // hasSecretAssignment reports whether s has a ":" or "=" preceded
 // (across optional quotes and spaces) by a name ending in a secret word.

@@ -62,6 +62,9 @@ type toolCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
+// maxSummary bounds the model's summary in the built event.
+const maxSummary = 4 << 10
+
 // Handle turns a `plan` event into a `built` event.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
 	var pd events.PlanData
@@ -105,8 +108,11 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	wsDone()
 	if err != nil {
 		err = fmt.Errorf("could not take the change: %w", err)
-		if errors.Is(err, workspace.ErrTooLarge) {
-			return nil, worker.Permanent(err) // the same change every time
+		if errors.Is(err, workspace.ErrTooLarge) || errors.Is(err, workspace.ErrGit) {
+			// The same change every time (too large, or paths git refuses,
+			// such as .GIT/ written by a command): redelivering would only
+			// run the whole tool loop again.
+			return nil, worker.Permanent(err)
 		}
 		return nil, err
 	}
@@ -131,7 +137,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, worker.Permanent(err)
 	}
 	out, err := in.Follow(events.KindBuilt, in.Attempt, events.SourceFor(events.ServiceBuilder), s.d.Now(), events.BuiltData{
-		Run: run, BundleRef: pd.BundleRef, Plan: pd.Plan, Change: change, Tools: tools, Summary: s.d.Redactor.String(summary), Usage: usage,
+		Run: run, BundleRef: pd.BundleRef, Plan: pd.Plan, Change: change, Tools: tools, Summary: clip(s.d.Redactor.String(summary), maxSummary), Usage: usage,
 		Cognition: proto.recordWithin(s.d.Config.Events.MaxEventBytes / 4),
 	})
 	if err != nil {

@@ -123,7 +123,7 @@ func (p *protocol) thought(text string) {
 // note for the model naming the matched hazards' mitigations.
 func (p *protocol) before(tool string, args json.RawMessage) (string, string) {
 	p.base = p.read()
-	call := protocolCall(tool, args)
+	call := p.redactedCall(protocolCall(tool, args))
 	snap, id := p.sess.BeforeTool(p.base, call, p.recordArgs(args))
 	p.hazards = snap.Hazards
 	if err := writeFile0(filepath.Join(p.dir, filepath.FromSlash(afs.PathStateMD)), p.sess.StateMD(p.base, snap)); err != nil {
@@ -240,6 +240,30 @@ func protocolCall(tool string, args json.RawMessage) afs.Call {
 	if a.Path != "" {
 		c.Paths = []string{filepath.ToSlash(filepath.Clean(a.Path))}
 	}
+	return c
+}
+
+// redactedCall is c as the history may hold it (entries travel in the
+// built event): every argument and path redacted, at most 16 arguments of
+// at most 256 bytes each.
+func (p *protocol) redactedCall(c afs.Call) afs.Call {
+	const keep, clipAt = 16, 256
+	clip := func(in []string) []string {
+		var out []string
+		for i, a := range in {
+			if i == keep {
+				out = append(out, fmt.Sprintf("[… %d more]", len(in)-keep))
+				break
+			}
+			a = p.redactor.String(a)
+			if len(a) > clipAt {
+				a = a[:clipAt] + fmt.Sprintf("…[%d more bytes]", len(a)-clipAt)
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	c.Command, c.Paths = clip(c.Command), clip(c.Paths)
 	return c
 }
 

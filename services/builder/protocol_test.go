@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/codali-dev/codali/pkg/apptest"
+	"github.com/codali-dev/codali/pkg/redact"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -358,4 +359,27 @@ func TestRecordWithinBudget(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// The protocol's history entries travel in the built event: a secret in a
+// command's arguments is redacted there as everywhere else.
+func TestProtocolEntriesAreRedacted(t *testing.T) {
+	rec := scripted(t, map[int]string{0: `{"done":true,"summary":"ok"}`})
+	_, x, proto, _, _ := loopHarness(t, rec)
+	red, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proto.redactor = red
+	const secret = "xoxb-123456789012-abcdefghijkl"
+	id, _ := proto.before(ToolRunCommand, json.RawMessage(`{"command":["curl","-H","Authorization: `+secret+`"]}`))
+	proto.after(id, events.ToolExecution{Tool: ToolRunCommand, Result: events.ToolResult{OK: false, Error: "blocked"}})
+	_ = x
+	raw, err := json.Marshal(proto.recordWithin(1 << 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), secret) {
+		t.Fatalf("the cognition record holds the secret: %s", raw)
+	}
 }
