@@ -112,9 +112,6 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	d.Indexes = index.NewCache(IndexCacheDir(cfg))
-	if d.Tracing, err = telemetry.Setup(ctx, "codali", getenv); err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
-	}
 	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
@@ -130,6 +127,10 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	}
 	if d.PM, err = pmstate.New(kv, pmstate.WithMaxL1Entries(cfg.Memory.MaxL1Entries), pmstate.WithLogger(log)); err != nil {
 		return nil, err
+	}
+	// Last, so a failed (and retried) start leaves no exporter running.
+	if d.Tracing, err = telemetry.Setup(ctx, "codali", getenv); err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
 	return d, nil
 }
