@@ -99,6 +99,10 @@ type Limits struct {
 	// handlers before cancelling them (their events are then redelivered
 	// elsewhere). Default 30000; keep it below the pod's grace period.
 	DrainTimeoutMS int `json:"drainTimeoutMs"`
+	// ApprovalTimeoutMS bounds how long a run parked for approval waits
+	// for its decisions before it fails with approval_timeout. Default
+	// 86400000 (a day).
+	ApprovalTimeoutMS int `json:"approvalTimeoutMs"`
 }
 
 // Timeout is TimeoutMS as a duration.
@@ -233,6 +237,7 @@ func (c *Config) setDefaults() {
 	def(&c.Limits.MaxRetries, 3)
 	def(&c.Limits.TimeoutMS, 300000)
 	def(&c.Limits.DrainTimeoutMS, 30000)
+	def(&c.Limits.ApprovalTimeoutMS, 86400000)
 	def(&c.Librarian.MaxFiles, 2000)
 	if c.Librarian.MaxFileBytes == 0 {
 		c.Librarian.MaxFileBytes = 256 << 10
@@ -356,6 +361,9 @@ func (c *Config) Validate() error {
 	positive("limits.maxSteps", c.Limits.MaxSteps)
 	positive("limits.maxToolCalls", c.Limits.MaxToolCalls)
 	positive("limits.timeoutMs", c.Limits.TimeoutMS)
+	if c.Limits.ApprovalTimeoutMS < 1000 {
+		bad("limits.approvalTimeoutMs %d (must be >= 1000)", c.Limits.ApprovalTimeoutMS)
+	}
 	if c.Limits.DrainTimeoutMS < 1000 {
 		bad("limits.drainTimeoutMs %d (must be >= 1000)", c.Limits.DrainTimeoutMS)
 	}

@@ -295,6 +295,17 @@ type RetryData struct {
 const (
 	StatusPassed = "passed"
 	StatusFailed = "failed"
+	// StatusCanceled ends a run an operator cancelled (a `failed` event
+	// from codali/operator): not a failure of the run itself.
+	StatusCanceled = "canceled"
+)
+
+// Reason codes of terminal events (VerdictData.Code).
+const (
+	// CodeCanceled: an operator cancelled the run.
+	CodeCanceled = "canceled"
+	// CodeApprovalTimeout: a parked run was not decided in time.
+	CodeApprovalTimeout = "approval_timeout"
 )
 
 // Integrity levels of the RL4-CODEX payload.
@@ -320,11 +331,14 @@ type VerdictData struct {
 	Change    *Change       `json:"change,omitempty"`
 	Plan      *Plan         `json:"plan,omitempty"`
 	Warnings  []string      `json:"warnings,omitempty"`
+	// Code is a machine-readable reason: "canceled", "approval_timeout";
+	// empty for the ordinary end of a run.
+	Code string `json:"code,omitempty"`
 }
 
 // Validate checks the status and integrity values.
 func (d VerdictData) Validate() error {
-	if d.Status != StatusPassed && d.Status != StatusFailed {
+	if d.Status != StatusPassed && d.Status != StatusFailed && d.Status != StatusCanceled {
 		return fmt.Errorf("verdict: status %q", d.Status)
 	}
 	switch d.Integrity {
