@@ -183,3 +183,14 @@ func (d ApprovalDecidedData) Validate() error {
 	}
 	return nil
 }
+
+// ToolApproval records on a tool execution the decision it ran under.
+type ToolApproval struct {
+	Call     string    `json:"call"`
+	Decision string    `json:"decision"`
+	By       string    `json:"by"`
+	At       time.Time `json:"at"`
+	Note     string    `json:"note,omitempty"`
+	// Edited is set when the call ran with the decision's edited arguments.
+	Edited bool `json:"edited,omitempty"`
+}

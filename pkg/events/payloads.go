@@ -232,6 +232,8 @@ type ToolExecution struct {
 	Call   json.RawMessage `json:"call"`
 	Gate   GateDecision    `json:"gate"`
 	Result ToolResult      `json:"result"`
+	// Approval is the decision a parked call ran (or was refused) under.
+	Approval *ToolApproval `json:"approval,omitempty"`
 }
 
 // FileChange names one changed file.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/approval"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/events"
@@ -59,8 +60,17 @@ type toolCall struct {
 	Args json.RawMessage `json:"args"`
 }
 
-// Handle turns a `plan` event into a `built` event.
+// Handle turns a `plan` event into a `built` event, or parks the run on
+// tool calls that need approval (approval.go): it then resumes on the
+// calls' `approval_decided` events and fails the run when its own
+// `approval_requested` comes back after the deadline.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+	switch k, _ := in.Kind(); k {
+	case events.KindApprovalDecided:
+		return s.resume(ctx, in)
+	case events.KindApprovalRequested:
+		return s.deadline(ctx, in)
+	}
 	var pd events.PlanData
 	if err := events.DecodeData(in, &pd); err != nil {
 		return nil, worker.Permanent(err)
@@ -73,12 +83,28 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 		return nil, err
 	}
+	st := &loopState{Messages: prompt(pd, bundle, s.d.Config.Librarian.PromptTokens)}
+	return s.build(ctx, in, pd, st, "", nil)
+}
+
+// build runs (or resumes) the tool loop of the attempt that in (the plan
+// event) started, in a workspace holding diff, and returns the built
+// event, or the approval_requested event of a park.
+func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanData, st *loopState, diff string, decided map[string]approval.Decision) ([]events.Envelope, error) {
 	provider, route, err := s.d.Model(events.ServiceBuilder)
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
 	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Repo())
+	if err == nil && diff != "" {
+		// A resumed run: the workspace is rebuilt from the recorded diff.
+		if aerr := ws.Apply(ctx, diff); aerr != nil {
+			s.d.CloseWorkspace(ws)
+			wsDone()
+			return nil, worker.Permanent(fmt.Errorf("could not rebuild the parked workspace: %w", aerr))
+		}
+	}
 	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
@@ -89,12 +115,16 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	defer s.d.CloseWorkspace(ws)
 	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
 		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
-		retrieval: s.newRetrieval(pd.Run)}
+		retrieval: s.newRetrieval(pd.Run), totalLines: st.TotalLines}
 
-	tools, summary, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, pd, bundle, x)
+	summary, parked, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, st, x, decided)
 	if err != nil {
 		return nil, err
 	}
+	if len(parked) > 0 {
+		return s.park(ctx, in, pd, st, ws, parked)
+	}
+	tools := st.Tools
 	wsDone = worker.Step(ctx, worker.StepWorkspace)
 	change, err := ws.Change(ctx)
 	wsDone()
@@ -133,49 +163,89 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	return []events.Envelope{out}, nil
 }
 
+// loopState is where the tool loop stands: the conversation, the record
+// of every call so far, and the answer being carried out. It is all a
+// parked run needs to resume (stored with the park, approval.go).
+type loopState struct {
+	Messages []llm.Message         `json:"messages"`
+	Tools    []events.ToolExecution `json:"tools"`
+	// Step is the model step of Turn (0 before the first).
+	Step int `json:"step"`
+	// Turn is the answer being carried out; Next its next call; Results
+	// the outputs of its calls so far.
+	Turn       *turn    `json:"turn,omitempty"`
+	Next       int      `json:"next"`
+	Results    []string `json:"results,omitempty"`
+	TotalLines int      `json:"total_lines"`
+}
+
 // loop runs the tool loop until the model says it is done or a limit is
-// reached (which is not an error: the critic judges what was built).
-func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, pd events.PlanData, bundle *events.ContextBundle, x *executor) ([]events.ToolExecution, string, error) {
+// reached (which is not an error: the critic judges what was built), or
+// until a call needs approval: it then returns the calls to park on.
+// decided holds the decisions of a resumed park's calls.
+func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, st *loopState, x *executor, decided map[string]approval.Decision) (string, []parkedCall, error) {
 	lim := s.d.Config.Limits
-	msgs := prompt(pd, bundle, s.d.Config.Librarian.PromptTokens)
-	var tools []events.ToolExecution
-	for step := 1; step <= lim.MaxSteps; step++ {
-		modelDone := worker.Step(ctx, worker.StepModel)
-		resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step,
-			Model: model, Temperature: temp, Format: "json", Messages: msgs})
-		modelDone()
-		if err != nil {
-			if errors.Is(err, llm.ErrRejected) {
-				return nil, "", worker.Permanent(fmt.Errorf("model rejected step %d: %w", step, err))
+	for {
+		if st.Turn == nil {
+			if st.Step >= lim.MaxSteps {
+				return fmt.Sprintf("stopped: step limit (%d) reached", lim.MaxSteps), nil, nil
 			}
-			return nil, "", fmt.Errorf("model unavailable at step %d: %w", step, err)
+			st.Step++
+			step := st.Step
+			modelDone := worker.Step(ctx, worker.StepModel)
+			resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step,
+				Model: model, Temperature: temp, Format: "json", Messages: st.Messages})
+			modelDone()
+			if err != nil {
+				if errors.Is(err, llm.ErrRejected) {
+					return "", nil, worker.Permanent(fmt.Errorf("model rejected step %d: %w", step, err))
+				}
+				return "", nil, fmt.Errorf("model unavailable at step %d: %w", step, err)
+			}
+			st.Messages = append(st.Messages, llm.Message{Role: "assistant", Content: resp.Content})
+			t, err := parseTurn(resp.Content)
+			if err != nil {
+				st.Messages = append(st.Messages, llm.Message{Role: "user", Content: "Your answer was not valid: " + err.Error() + ". Answer with one JSON object."})
+				continue
+			}
+			st.Turn, st.Next, st.Results = &t, 0, nil
 		}
-		msgs = append(msgs, llm.Message{Role: "assistant", Content: resp.Content})
-		t, err := parseTurn(resp.Content)
-		if err != nil {
-			msgs = append(msgs, llm.Message{Role: "user", Content: "Your answer was not valid: " + err.Error() + ". Answer with one JSON object."})
-			continue
-		}
-		var results []string
-		for _, c := range t.ToolCalls {
-			if len(tools) >= lim.MaxToolCalls {
-				return tools, fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), nil
+		for ; st.Next < len(st.Turn.ToolCalls); st.Next++ {
+			c := st.Turn.ToolCalls[st.Next]
+			if len(st.Tools) >= lim.MaxToolCalls {
+				return fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), nil, nil
+			}
+			id := callID(in.Attempt, st.Step, st.Next)
+			d, ok := decided[id]
+			if !ok {
+				if parked := x.toPark(in.Attempt, st.Step, st.Next, st.Turn.ToolCalls); len(parked) > 0 {
+					return "", parked, nil
+				}
 			}
 			toolDone := worker.Step(ctx, worker.StepTools)
-			rec, out := x.execute(ctx, step, c.Tool, c.Args)
+			var rec events.ToolExecution
+			var out string
+			if ok {
+				rec, out = x.executeDecided(ctx, st.Step, c, id, d.Data)
+			} else {
+				rec, out = x.execute(ctx, st.Step, c.Tool, c.Args)
+			}
 			toolDone()
-			tools = append(tools, rec)
-			results = append(results, fmt.Sprintf("[%s] %s", c.Tool, out))
+			st.Tools = append(st.Tools, rec)
+			st.Results = append(st.Results, fmt.Sprintf("[%s] %s", c.Tool, out))
 		}
+		st.TotalLines = x.totalLines
+		t := st.Turn
+		st.Turn = nil
 		if t.Done {
-			return tools, t.Summary, nil
+			return t.Summary, nil, nil
 		}
-		if len(results) == 0 {
-			results = append(results, "No tool calls and not done. Call tools, or answer {\"done\": true, \"summary\": …}.")
+		if len(st.Results) == 0 {
+			st.Results = append(st.Results, "No tool calls and not done. Call tools, or answer {\"done\": true, \"summary\": …}.")
 		}
-		msgs = append(msgs, llm.Message{Role: "user", Content: strings.Join(results, "\n\n")})
+		st.Messages = append(st.Messages, llm.Message{Role: "user", Content: strings.Join(st.Results, "\n\n")})
+		st.Results = nil
 	}
-	return tools, fmt.Sprintf("stopped: step limit (%d) reached", lim.MaxSteps), nil
 }
 
 func parseTurn(answer string) (turn, error) {
