@@ -268,7 +268,11 @@ func summaryLine(s audit.Summary) string {
 	if !s.Updated.IsZero() {
 		age = time.Since(s.Updated).Round(time.Second).String()
 	}
-	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %s", s.RunID, s.Status, s.Attempt, s.Phase, orDash(s.Integrity), age, short(s.Request, 60))
+	status := s.Status
+	if s.Waiting == "approval" && s.Status == audit.StatusRunning {
+		status = "waiting for approval"
+	}
+	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %s", s.RunID, status, s.Attempt, s.Phase, orDash(s.Integrity), age, short(s.Request, 60))
 }
 
 func orDash(s string) string {

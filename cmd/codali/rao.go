@@ -581,8 +581,8 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 	// The cancel is a terminal event of the run: agents waiting on the run
 	// see it, phases stop picking the run up, and the recorder records it
 	// as an override.
-	data := events.VerdictData{Status: events.StatusFailed, Phase: "operator", Reason: fmt.Sprintf("cancelled by %s: %s", orDash(by), reason),
-		Attempts: max(st.Attempt, 1), Integrity: events.IntegrityRed}
+	data := events.VerdictData{Status: events.StatusCanceled, Phase: "operator", Reason: fmt.Sprintf("canceled by %s: %s", orDash(by), reason),
+		Attempts: max(st.Attempt, 1), Integrity: events.IntegrityRed, Code: events.CodeCanceled}
 	// The recorded request is redacted, so it is not the run's request
 	// byte for byte: the cancel carries none (a failed event without a
 	// request belongs to any run) and only the project.
@@ -596,7 +596,7 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 		e.c.errorf("rao override: %v", err)
 		return failCode(err)
 	}
-	fmt.Fprintf(e.c.stdout, "run %s cancelled\n", runID)
+	fmt.Fprintf(e.c.stdout, "run %s canceled\n", runID)
 	return exitOK
 }
 

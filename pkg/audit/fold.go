@@ -221,7 +221,7 @@ func fold(e events.Envelope) ([]Step, error) {
 		if e.Source == OperatorSource {
 			base.Kind = rao.KindOverride
 			status = StatusCancelled
-			base.Summary = "operator cancelled the run: " + oneLine(d.Reason, 120)
+			base.Summary = "operator canceled the run: " + oneLine(d.Reason, 120)
 		}
 		base.Mutate = func(s *State) {
 			withRun(s)
@@ -245,6 +245,10 @@ func fold(e events.Envelope) ([]Step, error) {
 			s.Verdict = &Verdict{Status: status, Phase: d.Phase, Reason: d.Reason, Integrity: d.Integrity, Attempts: d.Attempts, Warnings: d.Warnings}
 		}
 		return []Step{base}, nil
+	case events.KindApprovalRequested:
+		return foldApprovalRequested(e)
+	case events.KindApprovalDecided:
+		return foldApprovalDecided(e)
 	}
 	return nil, fmt.Errorf("%w: %s", events.ErrUnknownKind, kind)
 }

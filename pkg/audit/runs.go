@@ -28,6 +28,10 @@ type Summary struct {
 	Integrity string `json:"integrity,omitempty"`
 	Reason    string `json:"reason,omitempty"`
 	Events    int    `json:"events"`
+	// Waiting is "approval" while the run is parked on undecided calls,
+	// listed in Pending.
+	Waiting string     `json:"waiting,omitempty"`
+	Pending []Approval `json:"pending,omitempty"`
 	// LastSeq is the seq of the run's last history event; it only grows
 	// (also across compaction), so a summary never goes backwards.
 	LastSeq uint64 `json:"last_seq"`
@@ -47,6 +51,9 @@ func SummaryOf(st State, history []rao.Event) Summary {
 	if st.Request != nil {
 		s.Request = oneLine(st.Request.Request, 120)
 		s.Repo = st.Request.Repo.String()
+	}
+	if s.Pending = st.Pending(); len(s.Pending) > 0 {
+		s.Waiting = "approval"
 	}
 	if st.Verdict != nil {
 		s.Integrity, s.Reason = st.Verdict.Integrity, oneLine(st.Verdict.Reason, 200)

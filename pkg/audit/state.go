@@ -17,7 +17,7 @@ const (
 	StatusRunning   = "running"
 	StatusPassed    = "passed"
 	StatusFailed    = "failed"
-	StatusCancelled = "cancelled"
+	StatusCancelled = "canceled"
 )
 
 // State is a run's state document: what the RAO history records, one
@@ -38,6 +38,9 @@ type State struct {
 	Codex         string          `json:"codex,omitempty"`
 	Overrides     []Override      `json:"overrides"`
 	Notes         []Note          `json:"notes"`
+	// Approvals are the tool calls the run was parked on, with their
+	// decisions.
+	Approvals []Approval `json:"approvals,omitempty"`
 	// Refused lists the events that did not belong to the run (a second
 	// request for its id, another request's phase event): recorded, never
 	// folded in.

@@ -167,7 +167,7 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 // of every call so far, and the answer being carried out. It is all a
 // parked run needs to resume (stored with the park, approval.go).
 type loopState struct {
-	Messages []llm.Message         `json:"messages"`
+	Messages []llm.Message          `json:"messages"`
 	Tools    []events.ToolExecution `json:"tools"`
 	// Step is the model step of Turn (0 before the first).
 	Step int `json:"step"`
