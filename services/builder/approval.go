@@ -167,7 +167,14 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 		seq = d.StreamSeq
 	}
 	if !approval.Completes(p, decided, seq) {
-		return nil, nil // waiting for more decisions, or another decision resumes
+		// Another decision resumes the run. The work stream keeps a message
+		// only while a consumer has not acknowledged it, so this decision is
+		// handed back until the deadline: it stays readable for the
+		// decision that completes the park.
+		if wait := p.Data.Deadline.Sub(s.d.Now()); wait > 0 {
+			return nil, worker.Defer(wait)
+		}
+		return nil, nil
 	}
 	raw, err := s.d.Artifacts.Get(ctx, p.Data.State)
 	if err != nil {
