@@ -98,7 +98,8 @@ func (p *pipeline) verdict(t *testing.T, runID string) (events.Envelope, events.
 }
 
 func TestApprovalsParkAndResumeRuns(t *testing.T) {
-	p := startUp(t, approvalConfig(t, 120000))
+	cfg := approvalConfig(t, 120000)
+	p := startUp(t, cfg)
 
 	// Approve one call as asked and the other with edited arguments.
 	runA, pend := p.parked(t, "approve me")
@@ -139,6 +140,13 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 		if !strings.Contains(replay, want) {
 			t.Errorf("history of run A lacks %q", want)
 		}
+	}
+
+	// Today's policy, simulated over the history, says which calls would
+	// wait for approval.
+	sim := p.must(t, "rao", "replay", runA, "--simulate", "--policy", filepath.Join(filepath.Dir(cfg), "policy.json"))
+	if !strings.Contains(sim, "would wait for approval") {
+		t.Errorf("replay --simulate does not say which calls need approval:\n%s", sim)
 	}
 
 	// Reject both: the run goes on without them.

@@ -259,6 +259,9 @@ func writeSimulation(b *strings.Builder, s *audit.Simulated) {
 	}
 	for _, c := range s.Calls {
 		fmt.Fprintf(b, "       simulate %s: recorded %s, today %s", c.Tool, decisionText(c.Recorded), decisionText(c.Simulated))
+		if c.WouldPark {
+			b.WriteString(", would wait for approval")
+		}
 		d := c.Diff
 		if d.Empty() {
 			b.WriteString(" (no change)\n")
