@@ -88,18 +88,53 @@ func (p *pipeline) must(t *testing.T, args ...string) string {
 	return out
 }
 
-func (p *pipeline) verdict(t *testing.T, runID string) (events.Envelope, events.VerdictData) {
+// verdicts keeps every terminal event stored from now on (the work stream
+// keeps an event only for consumers that have not acknowledged it) and
+// returns a function that waits for a run's.
+func (p *pipeline) verdicts(t *testing.T) func(runID string) (events.Envelope, events.VerdictData) {
 	t.Helper()
-	_, out, errOut := p.run(t, "watch", runID, "--json", "--timeout", "3m")
-	if strings.TrimSpace(out) == "" {
-		t.Fatalf("watch %s: no terminal event: %s\nservices:\n%s", runID, errOut, p.log.String())
+	_, js := p.js(t)
+	cons, err := js.CreateConsumer(context.Background(), events.StreamWork, jetstream.ConsumerConfig{
+		FilterSubjects: []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()},
+		AckPolicy:      jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return decodeTerminal(t, out)
+	seen := map[string]events.Envelope{}
+	return func(runID string) (events.Envelope, events.VerdictData) {
+		t.Helper()
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			if env, ok := seen[runID]; ok {
+				var v events.VerdictData
+				if err := events.DecodeData(env, &v); err != nil {
+					t.Fatal(err)
+				}
+				return env, v
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no terminal event for %s\nservices:\n%s", runID, p.log.String())
+			}
+			m, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+			if err != nil {
+				continue
+			}
+			_ = m.Ack()
+			env, err := events.Decoder{}.Decode(m.Subject(), m.Data())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, dup := seen[env.RunID()]; !dup {
+				seen[env.RunID()] = env
+			}
+		}
+	}
 }
 
 func TestApprovalsParkAndResumeRuns(t *testing.T) {
 	cfg := approvalConfig(t, 120000)
 	p := startUp(t, cfg)
+	verdict := p.verdicts(t)
 
 	// Approve one call as asked and the other with edited arguments.
 	runA, pend := p.parked(t, "approve me")
@@ -128,7 +163,7 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.must(t, "approve", runA, gosum, "--edit", edit, "--by", "bob")
-	env, v := p.verdict(t, runA)
+	env, v := verdict(runA)
 	if k, _ := env.Kind(); k != events.KindPassed || v.Change == nil {
 		t.Fatalf("run A: %s %+v", env.Type, v)
 	}
@@ -160,7 +195,7 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 	for _, a := range pend {
 		p.must(t, "reject", runB, a.Call, "--note", "no dependency changes", "--by", "carol")
 	}
-	env, v = p.verdict(t, runB)
+	env, v = verdict(runB)
 	if k, _ := env.Kind(); k != events.KindPassed || v.Change == nil || strings.Contains(v.Change.Diff, "go.mod") || !strings.Contains(v.Change.Diff, "done.txt") {
 		t.Fatalf("run B: %s %+v", env.Type, v.Change)
 	}
@@ -170,26 +205,8 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 
 	// Cancel a parked run.
 	runC, pend := p.parked(t, "cancel me")
-	// The work stream keeps an event only for consumers that have not
-	// acknowledged it: this one keeps the terminal event for the test.
-	_, js := p.js(t)
-	cons, err := js.CreateConsumer(context.Background(), events.StreamWork, jetstream.ConsumerConfig{
-		FilterSubject: events.KindFailed.Subject(runC), AckPolicy: jetstream.AckExplicitPolicy})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p.must(t, "rao", "override", "cancel", runC, "--reason", "not today", "--by", "dave")
-	raw, err := cons.Next(jetstream.FetchMaxWait(60 * time.Second))
-	if err != nil {
-		t.Fatalf("no failed event for the canceled run: %v", err)
-	}
-	env, err = events.Decoder{}.Decode(raw.Subject(), raw.Data())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := events.DecodeData(env, &v); err != nil {
-		t.Fatal(err)
-	}
+	env, v = verdict(runC)
 	if v.Status != events.StatusCanceled || v.Code != events.CodeCanceled || !strings.HasPrefix(v.Reason, "canceled by dave") {
 		t.Fatalf("run C: %s %+v", env.Type, v)
 	}
@@ -208,12 +225,13 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 
 func TestApprovalTimeoutFailsTheRun(t *testing.T) {
 	p := startUp(t, approvalConfig(t, 2000))
+	verdict := p.verdicts(t)
 	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "nobody answers")
 	if code != exitOK {
 		t.Fatalf("submit: %d %s", code, errOut)
 	}
 	runID := strings.TrimSpace(out)
-	env, v := p.verdict(t, runID)
+	env, v := verdict(runID)
 	if k, _ := env.Kind(); k != events.KindFailed || v.Code != events.CodeApprovalTimeout || !strings.HasPrefix(v.Reason, "approval_timeout") {
 		t.Fatalf("timeout: %s %+v", env.Type, v)
 	}
@@ -234,13 +252,14 @@ func TestParkedRunSurvivesARestart(t *testing.T) {
 	stop()
 	p, stop = startStoppable(t, upOptions{workers: "all", config: cfg, data: data})
 	defer stop()
+	verdict := p.verdicts(t)
 	if got := p.pendingOf(t, runID); len(got) != 2 {
 		t.Fatalf("pending after the restart: %+v", got)
 	}
 	for _, a := range pend {
 		p.must(t, "approve", runID, a.Call, "--by", "erin")
 	}
-	env, v := p.verdict(t, runID)
+	env, v := verdict(runID)
 	if k, _ := env.Kind(); k != events.KindPassed || v.Change == nil || !strings.Contains(v.Change.Diff, "+// approved") || !strings.Contains(v.Change.Diff, "+asked") {
 		t.Fatalf("after restart: %s %+v", env.Type, v.Change)
 	}

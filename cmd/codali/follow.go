@@ -269,10 +269,16 @@ func summaryLine(s audit.Summary) string {
 		age = time.Since(s.Updated).Round(time.Second).String()
 	}
 	status := s.Status
-	if s.Waiting == "approval" && s.Status == audit.StatusRunning {
-		status = "waiting for approval"
+	if s.Status == audit.StatusRunning {
+		switch s.Waiting {
+		case "":
+		case "approval":
+			status = "waiting for approval"
+		default:
+			status = "waiting: " + s.Waiting
+		}
 	}
-	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %s", s.RunID, status, s.Attempt, s.Phase, orDash(s.Integrity), age, short(s.Request, 60))
+	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %s  spend %s", s.RunID, status, s.Attempt, s.Phase, orDash(s.Integrity), age, short(s.Request, 60), s.Spend)
 }
 
 func orDash(s string) string {

@@ -47,6 +47,7 @@ func commands() map[string]command {
 		"approvals": {"list the tool calls parked runs wait on", cmdApprovals},
 		"approve":   {"approve a parked tool call (optionally with edited arguments)", cmdApprove},
 		"reject":    {"reject a parked tool call, with a note", cmdReject},
+		"budget":    {"extend the budget of a run parked on it", cmdBudget},
 		"rao":       {"audit history: replay, show, diff, verify, stats, audit, override", cmdRAO},
 		"codex":     {"RL4-CODEX payloads: encode, decode, validate", cmdCodex},
 		"context":   {"print the context bundle the librarian would build for a request", cmdContext},

@@ -26,6 +26,8 @@ type Approval struct {
 	Requested string    `json:"requested"`
 	Deadline  string    `json:"deadline"`
 	Decision  *Decision `json:"decision,omitempty"`
+	// Reason is "budget_exhausted" for a budget park.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Decision is the decision on a parked call.
@@ -35,6 +37,7 @@ type Decision struct {
 	At         string          `json:"at"`
 	Note       string          `json:"note,omitempty"`
 	EditedArgs json.RawMessage `json:"edited_args,omitempty"`
+	Extend     *events.Budget  `json:"extend,omitempty"`
 	// Event is the id of the approval_decided event.
 	Event string `json:"event"`
 }
@@ -66,13 +69,16 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 	for _, c := range d.Calls {
 		c := c
 		a := Approval{Call: c.ID, Park: d.Park, Attempt: e.Attempt, Step: c.Step, Tool: c.Tool, Args: c.Args, Targets: c.Targets,
-			Warnings: c.Warnings, Requested: ts(e.Time), Deadline: ts(d.Deadline)}
+			Warnings: c.Warnings, Requested: ts(e.Time), Deadline: ts(d.Deadline), Reason: d.Reason}
 		steps = append(steps, Step{
 			Cause: e.ID + "#" + c.ID, Kind: rao.KindAudit, PMRev: d.Run.PMRev,
 			Summary: fmt.Sprintf("approval requested (attempt %d, step %d): %s %s, call %s, until %s", e.Attempt, c.Step, c.Tool,
 				oneLine(strings.Join(c.Targets, " "), 80), c.ID, a.Deadline),
 			Mutate: func(s *State) {
 				s.Phase = events.ServiceBuilder
+				if len(d.Run.Spend) > 0 {
+					s.Spend = d.Run.Spend
+				}
 				for _, x := range s.Approvals {
 					if x.Call == a.Call {
 						return
@@ -96,14 +102,16 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 		return nil, fmt.Errorf("%w: decision for call %q in event keyed %q", events.ErrInvalidPayload, d.Call, key)
 	}
 	what := d.Decision
-	if len(d.EditedArgs) > 0 {
+	if d.Extend != nil {
+		what = fmt.Sprintf("budget extended (+%d tokens, +%g cost)", d.Extend.Tokens, d.Extend.Cost)
+	} else if len(d.EditedArgs) > 0 {
 		what = "approved with edited arguments"
 	} else if d.Decision == events.DecisionApprove {
 		what = "approved"
 	} else {
 		what = "rejected"
 	}
-	dec := Decision{Decision: d.Decision, By: d.By, At: ts(d.At), Note: d.Note, EditedArgs: d.EditedArgs, Event: e.ID}
+	dec := Decision{Decision: d.Decision, By: d.By, At: ts(d.At), Note: d.Note, EditedArgs: d.EditedArgs, Extend: d.Extend, Event: e.ID}
 	return []Step{{
 		Cause: e.ID, Kind: rao.KindOverride,
 		Summary: fmt.Sprintf("call %s %s by %s: %s", d.Call, what, oneLine(d.By, 60), oneLine(d.Note, 100)),

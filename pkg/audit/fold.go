@@ -100,6 +100,9 @@ func fold(e events.Envelope) ([]Step, error) {
 		if run.Codex != "" {
 			s.Codex = run.Codex
 		}
+		if len(run.Spend) > 0 {
+			s.Spend = run.Spend
+		}
 	}
 	switch kind {
 	case events.KindRequested:

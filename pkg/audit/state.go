@@ -41,6 +41,8 @@ type State struct {
 	// Approvals are the tool calls the run was parked on, with their
 	// decisions.
 	Approvals []Approval `json:"approvals,omitempty"`
+	// Spend is the run's model use per phase, as its last event carried it.
+	Spend events.SpendByPhase `json:"spend,omitempty"`
 	// Refused lists the events that did not belong to the run (a second
 	// request for its id, another request's phase event): recorded, never
 	// folded in.

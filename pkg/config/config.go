@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,6 +104,13 @@ type Limits struct {
 	// for its decisions before it fails with approval_timeout. Default
 	// 86400000 (a day).
 	ApprovalTimeoutMS int `json:"approvalTimeoutMs"`
+	// MaxRunTokens bounds the model tokens of a run (0: no limit); a run
+	// that reaches it parks with budget_exhausted. options.budget of a
+	// request overrides it.
+	MaxRunTokens int `json:"maxRunTokens"`
+	// MaxRunCost bounds a run's model cost, priced by
+	// providers.<p>.pricing (0: no limit).
+	MaxRunCost float64 `json:"maxRunCost"`
 }
 
 // Timeout is TimeoutMS as a duration.
@@ -361,6 +369,9 @@ func (c *Config) Validate() error {
 	positive("limits.maxSteps", c.Limits.MaxSteps)
 	positive("limits.maxToolCalls", c.Limits.MaxToolCalls)
 	positive("limits.timeoutMs", c.Limits.TimeoutMS)
+	if c.Limits.MaxRunTokens < 0 || !(c.Limits.MaxRunCost >= 0) || math.IsInf(c.Limits.MaxRunCost, 0) {
+		bad("limits.maxRunTokens %d and limits.maxRunCost %g must be finite and >= 0", c.Limits.MaxRunTokens, c.Limits.MaxRunCost)
+	}
 	if c.Limits.ApprovalTimeoutMS < 1000 {
 		bad("limits.approvalTimeoutMs %d (must be >= 1000)", c.Limits.ApprovalTimeoutMS)
 	}

@@ -110,6 +110,9 @@ type ApprovalRequestedData struct {
 	Change Change `json:"change"`
 	// State points at the builder's resume state in the object store.
 	State ArtifactRef `json:"state"`
+	// Reason is "budget_exhausted" when the run parked on its budget
+	// (one call, tool "budget"); empty for tool calls that need approval.
+	Reason string `json:"reason,omitempty"`
 	// Deadline is when the run fails with approval_timeout if a call is
 	// still undecided.
 	Deadline time.Time `json:"deadline"`
@@ -159,6 +162,8 @@ type ApprovalDecidedData struct {
 	// EditedArgs, on an approve, replace the call's arguments; the
 	// edited call passes the policy gate again.
 	EditedArgs json.RawMessage `json:"edited_args,omitempty"`
+	// Extend, on the approval of a budget park, raises the run's budget.
+	Extend *Budget `json:"extend,omitempty"`
 }
 
 // Validate checks the decision.
@@ -172,14 +177,22 @@ func (d ApprovalDecidedData) Validate() error {
 		if strings.TrimSpace(d.Note) == "" {
 			return errors.New("approval_decided: a reject needs a note")
 		}
-		if len(d.EditedArgs) > 0 {
-			return errors.New("approval_decided: a reject carries no edited arguments")
+		if len(d.EditedArgs) > 0 || d.Extend != nil {
+			return errors.New("approval_decided: a reject carries no edited arguments or extension")
 		}
 	default:
 		return fmt.Errorf("approval_decided: decision %q (want approve or reject)", d.Decision)
 	}
 	if strings.TrimSpace(d.By) == "" {
 		return errors.New("approval_decided: by is required")
+	}
+	if d.Extend != nil {
+		if err := d.Extend.Validate(); err != nil {
+			return fmt.Errorf("approval_decided: extend: %w", err)
+		}
+		if *d.Extend == (Budget{}) {
+			return errors.New("approval_decided: extend: give tokens or cost")
+		}
 	}
 	return nil
 }

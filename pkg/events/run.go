@@ -64,6 +64,9 @@ type RunOptions struct {
 	// AgentID names the agent whose Docdex profile and preferences the run
 	// reads and writes (x-docdex-agent-id). Default: docdex.agentId.
 	AgentID string `json:"agent_id,omitempty"`
+	// Budget overrides limits.maxRunTokens and limits.maxRunCost for this
+	// run; reaching it parks the run with budget_exhausted.
+	Budget *Budget `json:"budget,omitempty"`
 }
 
 // Requested is the data of codali.run.<id>.requested.
@@ -87,6 +90,11 @@ func (r Requested) Validate() error {
 	}
 	if err := r.Repo.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if b := r.Options.Budget; b != nil {
+		if err := b.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("options.%w", err))
+		}
 	}
 	if m := r.Options.MaxRetries; m != nil && (*m < 0 || *m > 20) {
 		errs = append(errs, fmt.Errorf("options.max_retries: %d (allowed 0..20)", *m))
@@ -115,6 +123,10 @@ type Run struct {
 	// PMRev is the revision of the project state (in the codali-pm bucket)
 	// after the last phase that changed it; audit events carry it as pm_rev.
 	PMRev uint64 `json:"pm_rev,omitempty"`
+	// Spend is the model use so far, per phase.
+	Spend SpendByPhase `json:"spend,omitempty"`
+	// BudgetExtra is what `codali budget extend` added to the run's budget.
+	BudgetExtra *Budget `json:"budget_extra,omitempty"`
 }
 
 // Repo is the repository the phases work on: the request's, with a URL

@@ -29,6 +29,8 @@ type ProviderConfig struct {
 	Script string `json:"script,omitempty"`
 	// TimeoutMS bounds one request. Default 120000.
 	TimeoutMS int `json:"timeoutMs,omitempty"`
+	// Pricing gives per-model prices (pricing.go); runs then have a cost.
+	Pricing Pricing `json:"pricing,omitempty"`
 }
 
 // Timeout is TimeoutMS as a duration, with the default applied.
@@ -56,6 +58,9 @@ func (c ProviderConfig) Validate() error {
 	}
 	if c.TimeoutMS < 0 {
 		errs = append(errs, fmt.Errorf("%w: timeoutMs %d is negative", ErrInvalidConfig, c.TimeoutMS))
+	}
+	if err := c.Pricing.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

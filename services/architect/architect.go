@@ -12,6 +12,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/budget"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
@@ -62,11 +63,12 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	plan, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, in, prompt(inp, s.d.Config.Librarian.PromptTokens))
+	plan, spent, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, route.Provider.Pricing, in, prompt(inp, s.d.Config.Librarian.PromptTokens))
 	if err != nil {
 		return nil, err
 	}
 	run := inp.run
+	run.Spend = run.Spend.With(events.ServiceArchitect, spent)
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		return GoalOps(cur, in.RunID(), in.Attempt, plan), nil, nil
 	})
@@ -134,26 +136,29 @@ func (s *Service) read(ctx context.Context, in events.Envelope) (input, error) {
 // ask requests a plan, re-asking with the validation error when the answer
 // is not a valid plan. Model errors that cannot succeed on retry are
 // permanent; others are returned for redelivery with backoff.
-func (s *Service) ask(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, msgs []llm.Message) (events.Plan, error) {
+func (s *Service) ask(ctx context.Context, p llm.Provider, model string, temp float64, pricing llm.Pricing, in events.Envelope, msgs []llm.Message) (events.Plan, events.Spend, error) {
 	var lastErr error
+	var spent events.Spend
 	for try := 1; try <= maxAsks; try++ {
 		modelDone := worker.Step(ctx, worker.StepModel)
-		resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceArchitect, RunID: in.RunID(), Attempt: in.Attempt,
-			Step: try, Model: model, Temperature: temp, Format: "json", Messages: msgs})
+		req := llm.Request{Phase: events.ServiceArchitect, RunID: in.RunID(), Attempt: in.Attempt,
+			Step: try, Model: model, Temperature: temp, Format: "json", Messages: msgs}
+		resp, err := p.Complete(ctx, req)
 		modelDone()
 		if err != nil {
 			if errors.Is(err, llm.ErrRejected) {
-				return events.Plan{}, worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))
+				return events.Plan{}, spent, worker.Permanent(fmt.Errorf("model rejected the plan request: %w", err))
 			}
-			return events.Plan{}, fmt.Errorf("model unavailable: %w", err)
+			return events.Plan{}, spent, fmt.Errorf("model unavailable: %w", err)
 		}
+		spent = spent.Plus(budget.Use(req, resp, pricing))
 		plan, err := ParsePlan(resp.Content)
 		if err == nil {
-			return plan, nil
+			return plan, spent, nil
 		}
 		lastErr = err
 		msgs = append(msgs, llm.Message{Role: "assistant", Content: resp.Content},
 			llm.Message{Role: "user", Content: "That is not a valid plan: " + err.Error() + ". Answer again with only the JSON object."})
 	}
-	return events.Plan{}, worker.Permanent(fmt.Errorf("model gave no valid plan in %d answers: %w", maxAsks, lastErr))
+	return events.Plan{}, spent, worker.Permanent(fmt.Errorf("model gave no valid plan in %d answers: %w", maxAsks, lastErr))
 }

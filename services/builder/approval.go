@@ -121,6 +121,9 @@ func (s *Service) park(ctx context.Context, in events.Envelope, pd events.PlanDa
 	now := s.d.Now()
 	data := events.ApprovalRequestedData{Run: pd.Run, BundleRef: pd.BundleRef, Park: calls[0].ID, Calls: calls, Change: change, State: ref,
 		Deadline: now.Add(time.Duration(s.d.Config.Limits.ApprovalTimeoutMS) * time.Millisecond).UTC()}
+	if calls[0].Tool == ToolBudget {
+		data.Reason = ReasonBudgetExhausted
+	}
 	out, err := events.NewKeyed(in.RunID(), events.KindApprovalRequested, in.Attempt, data.Park, events.SourceFor(events.ServiceBuilder), now, data)
 	if err != nil {
 		return nil, worker.Permanent(err)

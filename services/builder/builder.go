@@ -17,6 +17,7 @@ import (
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/approval"
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/budget"
 	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
@@ -117,10 +118,12 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
 		retrieval: s.newRetrieval(pd.Run), totalLines: st.TotalLines}
 
-	summary, parked, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, st, x, decided)
+	meter := &meter{run: pd.Run, limit: budget.Limit(s.d.Config.Limits, pd.Run), pricing: route.Provider.Pricing}
+	summary, parked, err := s.loop(ctx, provider, route.Route.Model, route.Route.Temperature, in, st, x, decided, meter)
 	if err != nil {
 		return nil, err
 	}
+	pd.Run = meter.charge(pd.Run, st)
 	if len(parked) > 0 {
 		return s.park(ctx, in, pd, st, ws, parked)
 	}
@@ -177,24 +180,33 @@ type loopState struct {
 	Next       int      `json:"next"`
 	Results    []string `json:"results,omitempty"`
 	TotalLines int      `json:"total_lines"`
+	// Spent is the builder's model use in this attempt; Extra what budget
+	// extensions added in it; Used the budget decisions already applied.
+	Spent events.Spend  `json:"spent"`
+	Extra events.Budget `json:"extra"`
+	Used  []string      `json:"used,omitempty"`
 }
 
 // loop runs the tool loop until the model says it is done or a limit is
 // reached (which is not an error: the critic judges what was built), or
 // until a call needs approval: it then returns the calls to park on.
 // decided holds the decisions of a resumed park's calls.
-func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, st *loopState, x *executor, decided map[string]approval.Decision) (string, []parkedCall, error) {
+func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp float64, in events.Envelope, st *loopState, x *executor, decided map[string]approval.Decision, m *meter) (string, []parkedCall, error) {
 	lim := s.d.Config.Limits
 	for {
 		if st.Turn == nil {
 			if st.Step >= lim.MaxSteps {
 				return fmt.Sprintf("stopped: step limit (%d) reached", lim.MaxSteps), nil, nil
 			}
+			if stop, parked := m.check(in.Attempt, st, decided); stop != "" || len(parked) > 0 {
+				return stop, parked, nil
+			}
 			st.Step++
 			step := st.Step
 			modelDone := worker.Step(ctx, worker.StepModel)
-			resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step,
-				Model: model, Temperature: temp, Format: "json", Messages: st.Messages})
+			req := llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step,
+				Model: model, Temperature: temp, Format: "json", Messages: st.Messages}
+			resp, err := p.Complete(ctx, req)
 			modelDone()
 			if err != nil {
 				if errors.Is(err, llm.ErrRejected) {
@@ -202,6 +214,7 @@ func (s *Service) loop(ctx context.Context, p llm.Provider, model string, temp f
 				}
 				return "", nil, fmt.Errorf("model unavailable at step %d: %w", step, err)
 			}
+			st.Spent = st.Spent.Plus(budget.Use(req, resp, m.pricing))
 			st.Messages = append(st.Messages, llm.Message{Role: "assistant", Content: resp.Content})
 			t, err := parseTurn(resp.Content)
 			if err != nil {
