@@ -27,7 +27,8 @@ const raoUsage = `codali rao <subcommand>:
   verify [RUN]                             check histories for modified, removed, reordered or inserted events
   stats [--json]                           storage used versus full snapshots
   audit RUN --note TEXT [--by NAME]        record an auditor's note
-  override cancel RUN --reason TEXT        cancel a running run (recorded as an override)`
+  override cancel RUN --reason TEXT        cancel a running run (recorded as an override)
+  fork EVENT [--policy FILE] [--request TEXT]  start a new run from the state recorded at EVENT`
 
 // raoEnv is what every rao subcommand needs.
 type raoEnv struct {
@@ -59,7 +60,8 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	policyPath := fs.String("policy", "", "policy file to simulate with (overrides the config's)")
 	note := fs.String("note", "", "audit: the note")
 	reason := fs.String("reason", "", "override: why")
-	by := fs.String("by", c.getenv("USER"), "audit/override: who")
+	by := fs.String("by", c.getenv("USER"), "audit/override/fork: who")
+	request := fs.String("request", "", "fork: the new run's request (default: the recorded one, with its plan)")
 	pos, code, ok := parse(fs, rest)
 	if !ok {
 		return code
@@ -108,6 +110,8 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 		return e.audit(ctx, pos, *note, *by)
 	case "override":
 		return e.override(ctx, pos, *reason, *by)
+	case "fork":
+		return e.fork(ctx, pos, *request, *policyPath != "", *by)
 	}
 	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
 	return exitUsage

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/rao"
@@ -115,12 +116,18 @@ func fold(e events.Envelope) ([]Step, error) {
 			return []Step{base}, nil
 		}
 		base.Summary = "request received: " + oneLine(d.Request, 100)
+		if f := d.Options.Fork; f != nil {
+			base.Summary = fmt.Sprintf("request received (fork of run %s at event %s): %s", f.Run, f.Event, oneLine(d.Request, 100))
+		}
 		if err := d.Validate(); err != nil {
 			base.Summary = "invalid request received: " + oneLine(err.Error(), 100)
 		}
 		base.Mutate = func(s *State) {
 			if s.Request == nil {
 				s.Request, s.RequestDigest = &d, d.Digest()
+				if f := d.Options.Fork; f != nil {
+					s.ForkedFrom = &ForkLink{Run: f.Run, Event: f.Event, TS: e.Time.UTC().Format(time.RFC3339)}
+				}
 			}
 			s.Phase, s.Attempt = "requested", 1
 		}

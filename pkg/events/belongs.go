@@ -34,7 +34,7 @@ func (r Requested) Digest() string {
 // not read its run's request carries the zero request).
 func (r Requested) IsZero() bool {
 	return r.Request == "" && r.Repo == (RepoRef{}) && r.Options.MaxRetries == nil &&
-		r.Options.Project == "" && len(r.Options.Labels) == 0 && r.Options.Budget == nil
+		r.Options.Project == "" && len(r.Options.Labels) == 0 && r.Options.Budget == nil && r.Options.Fork == nil
 }
 
 // RequestOf returns the request an event claims to belong to: the data of

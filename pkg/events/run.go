@@ -67,6 +67,18 @@ type RunOptions struct {
 	// Budget overrides limits.maxRunTokens and limits.maxRunCost for this
 	// run; reaching it parks the run with budget_exhausted.
 	Budget *Budget `json:"budget,omitempty"`
+	// Fork, set by `codali rao fork`, links the run to the run and
+	// recorded event it was forked from.
+	Fork *ForkOf `json:"fork,omitempty"`
+}
+
+// ForkOf names where a forked run starts: a run and one event of its
+// audit history, and the plan recorded there (the architect then builds
+// it instead of planning again).
+type ForkOf struct {
+	Run   string `json:"run"`
+	Event string `json:"event"`
+	Plan  *Plan  `json:"plan,omitempty"`
 }
 
 // Requested is the data of codali.run.<id>.requested.
@@ -94,6 +106,11 @@ func (r Requested) Validate() error {
 	if b := r.Options.Budget; b != nil {
 		if err := b.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("options.%w", err))
+		}
+	}
+	if f := r.Options.Fork; f != nil {
+		if err := ValidateRunID(f.Run); err != nil || f.Event == "" {
+			errs = append(errs, fmt.Errorf("options.fork: run %q and event %q are required", f.Run, f.Event))
 		}
 	}
 	if m := r.Options.MaxRetries; m != nil && (*m < 0 || *m > 20) {

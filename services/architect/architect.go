@@ -63,9 +63,15 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
-	plan, spent, err := s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, route.Provider.Pricing, in, prompt(inp, s.d.Config.Librarian.PromptTokens))
+	plan, spent, forked, err := forkedPlan(inp.run, in.Attempt)
 	if err != nil {
-		return nil, err
+		return nil, worker.Permanent(err)
+	}
+	if !forked {
+		plan, spent, err = s.ask(ctx, provider, route.Route.Model, route.Route.Temperature, route.Provider.Pricing, in, prompt(inp, s.d.Config.Librarian.PromptTokens))
+		if err != nil {
+			return nil, err
+		}
 	}
 	run := inp.run
 	run.Spend = run.Spend.With(events.ServiceArchitect, spent)
