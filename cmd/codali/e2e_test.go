@@ -593,7 +593,7 @@ func TestCheckpointEveryOneReplaysIdentically(t *testing.T) {
 		done := make(chan int, 1)
 		go func() {
 			done <- c.up(ctx, upOptions{data: t.TempDir(), listen: "127.0.0.1:0", http: "127.0.0.1:0", workers: "all",
-				config: fastConfig(t), level: "warn", ready: ready, checkpointEvery: every})
+				config: fastConfig(t), level: "warn", ready: ready, checkpointEvery: every, replicas: 1})
 		}()
 		p := &pipeline{url: <-ready, log: log}
 		code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "same run")
