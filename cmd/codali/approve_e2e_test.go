@@ -192,6 +192,15 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 	if code, _, errOut := p.run(t, "approve", runB, "a9-s9-c9"); code != exitFailure || !strings.Contains(errOut, "not waiting") {
 		t.Fatalf("approving an unknown call: %d %s", code, errOut)
 	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`["not", "an object"]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{bad, filepath.Join(t.TempDir(), "missing.json")} {
+		if code, _, errOut := p.run(t, "approve", runB, pend[0].Call, "--edit", f); code != exitUsage || !strings.Contains(errOut, "--edit") {
+			t.Fatalf("approve --edit %s: %d %s", f, code, errOut)
+		}
+	}
 	for _, a := range pend {
 		p.must(t, "reject", runB, a.Call, "--note", "no dependency changes", "--by", "carol")
 	}
