@@ -12,6 +12,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -265,8 +266,18 @@ func TestParkedRunSurvivesARestart(t *testing.T) {
 	if got := p.pendingOf(t, runID); len(got) != 2 {
 		t.Fatalf("pending after the restart: %+v", got)
 	}
-	for _, a := range pend {
-		p.must(t, "approve", runID, a.Call, "--by", "erin")
+	// One call is approved from the CLI, the other as an agent would over
+	// plain NATS, with hand-written JSON.
+	p.must(t, "approve", runID, pend[0].Call, "--by", "erin")
+	nc, _ := p.js(t)
+	id := fmt.Sprintf("%s.approval_decided.%d.%s", runID, pend[1].Attempt, pend[1].Call)
+	m := nats.NewMsg("codali.run." + runID + ".approval_decided")
+	m.Header.Set("Nats-Msg-Id", id)
+	m.Data = []byte(`{"specversion":"1.0","id":"` + id + `","source":"agent/chatbot","type":"dev.codali.run.approval_decided",
+	  "subject":"` + runID + `","time":"2026-11-22T10:00:00Z","datacontenttype":"application/json","attempt":` + fmt.Sprint(pend[1].Attempt) + `,
+	  "data":{"call":"` + pend[1].Call + `","decision":"approve","by":"chatbot","at":"2026-11-22T10:00:00Z","note":"lgtm"}}`)
+	if _, err := nc.RequestMsg(m, 10*time.Second); err != nil {
+		t.Fatalf("publishing a decision over NATS: %v", err)
 	}
 	env, v := verdict(runID)
 	if k, _ := env.Kind(); k != events.KindPassed || v.Change == nil || !strings.Contains(v.Change.Diff, "+// approved") || !strings.Contains(v.Change.Diff, "+asked") {
