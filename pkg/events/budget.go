@@ -1,7 +1,6 @@
 package events
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -92,9 +91,6 @@ func (b Budget) Exhausted(spent Spend) (bool, string) {
 	}
 	return false, ""
 }
-
-// ErrBudget is wrapped by invalid budget extensions.
-var ErrBudget = errors.New("invalid budget")
 
 // With returns a copy of m with s added to phase.
 func (m SpendByPhase) With(phase string, s Spend) SpendByPhase {
