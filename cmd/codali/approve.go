@@ -206,3 +206,28 @@ func cmdApprovals(ctx context.Context, c *cli, args []string) int {
 	}
 	return exitOK
 }
+
+// describeApproval summarises an approval event for `watch` and
+// `submit --wait`: what waits, and how to decide it.
+func describeApproval(env events.Envelope) string {
+	if k, _ := env.Kind(); k == events.KindApprovalDecided {
+		var d events.ApprovalDecidedData
+		if events.DecodeData(env, &d) != nil {
+			return ""
+		}
+		return fmt.Sprintf("call %s: %s by %s %s", d.Call, d.Decision, d.By, short(d.Note, 60))
+	}
+	var d events.ApprovalRequestedData
+	if events.DecodeData(env, &d) != nil {
+		return ""
+	}
+	var parts []string
+	for _, c := range d.Calls {
+		parts = append(parts, fmt.Sprintf("%s %s %s", c.ID, c.Tool, short(strings.Join(c.Targets, " "), 40)))
+	}
+	how := "codali approve|reject " + env.RunID() + " CALL"
+	if d.Reason != "" {
+		how = "codali budget extend " + env.RunID() + " --tokens N"
+	}
+	return fmt.Sprintf("waiting (%s) until %s: %s — %s", orDash(d.Reason), d.Deadline.Format(time.RFC3339), strings.Join(parts, "; "), how)
+}

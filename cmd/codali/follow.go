@@ -207,6 +207,8 @@ func describe(env events.Envelope) string {
 		if events.DecodeData(env, &d) == nil {
 			return fmt.Sprintf("%s, integrity %s: %s", strings.ToUpper(d.Status), d.Integrity, short(d.Reason, 100))
 		}
+	case events.KindApprovalRequested, events.KindApprovalDecided:
+		return describeApproval(env)
 	}
 	return ""
 }
