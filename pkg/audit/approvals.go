@@ -101,14 +101,15 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 	if key := events.KeyOf(e); key != d.Call {
 		return nil, fmt.Errorf("%w: decision for call %q in event keyed %q", events.ErrInvalidPayload, d.Call, key)
 	}
-	what := d.Decision
-	if d.Extend != nil {
+	var what string
+	switch {
+	case d.Extend != nil:
 		what = fmt.Sprintf("budget extended (+%d tokens, +%g cost)", d.Extend.Tokens, d.Extend.Cost)
-	} else if len(d.EditedArgs) > 0 {
+	case len(d.EditedArgs) > 0:
 		what = "approved with edited arguments"
-	} else if d.Decision == events.DecisionApprove {
+	case d.Decision == events.DecisionApprove:
 		what = "approved"
-	} else {
+	default:
 		what = "rejected"
 	}
 	dec := Decision{Decision: d.Decision, By: d.By, At: ts(d.At), Note: d.Note, EditedArgs: d.EditedArgs, Extend: d.Extend, Event: e.ID}
