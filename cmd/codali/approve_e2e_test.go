@@ -23,7 +23,7 @@ import (
 func approvalConfig(t *testing.T, timeoutMS int) string {
 	t.Helper()
 	dir := t.TempDir()
-	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
+	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"target_files":["go.mod"],"creates":["done.txt","go.sum"],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
 	script := `{"responses":[
 	  {"phase":"architect","json":` + plan + `},
 	  {"phase":"builder","step":1,"json":{"tool_calls":[

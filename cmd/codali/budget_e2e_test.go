@@ -17,7 +17,7 @@ import (
 func budgetConfig(t *testing.T, limitsJSON string) string {
 	t.Helper()
 	dir := t.TempDir()
-	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
+	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"creates":["done.txt"],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
 	script := `{"responses":[
 	  {"phase":"architect","json":` + plan + `},
 	  {"phase":"builder","step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"done.txt","content":"x\n"}}]}},

@@ -14,7 +14,7 @@ import (
 // allowTest decides whether the policy lets the critic run it.
 func forkConfig(t *testing.T, dir string, allowTest bool) string {
 	t.Helper()
-	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
+	plan := `{"summary":"s","steps":[{"description":"write done.txt"}],"creates":["done.txt"],"verify":[{"name":"done","command":["test","-f","done.txt"]}]}`
 	script := `{"responses":[
 	  {"phase":"architect","json":` + plan + `},
 	  {"phase":"builder","step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"done.txt","content":"x\n"}}]}},
