@@ -1,6 +1,7 @@
 package budget_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/budget"
@@ -49,5 +50,24 @@ func TestLimitAndExhausted(t *testing.T) {
 	}
 	if err := (llm.Pricing{"m": {InputPerMTok: -1}}).Validate(); err == nil {
 		t.Fatal("negative price accepted")
+	}
+}
+
+func TestOfUsagePricesEachModel(t *testing.T) {
+	pricing := llm.Pricing{"big": {InputPerMTok: 10, OutputPerMTok: 20}, "*": {InputPerMTok: 1, OutputPerMTok: 2}}
+	usage := []events.ModelUsage{
+		{Phase: "architect", Model: "big", Calls: 1, InputTokens: 1000, OutputTokens: 500},
+		{Phase: "architect", Model: "small", Calls: 2, InputTokens: 2000, OutputTokens: 1000},
+	}
+	got := budget.OfUsage(usage, pricing)
+	want := (1000*10.0 + 500*20.0 + 2000*1.0 + 1000*2.0) / 1e6
+	if got.Tokens != 4500 || math.Abs(got.Cost-want) > 1e-12 || got.Estimated {
+		t.Fatalf("OfUsage = %+v, want 4500 tokens, cost %g", got, want)
+	}
+	if s := budget.OfUsage(usage, nil); s.Tokens != 4500 || s.Cost != 0 {
+		t.Fatalf("without prices: %+v", s)
+	}
+	if s := budget.OfUsage(nil, pricing); s != (events.Spend{}) {
+		t.Fatalf("no usage: %+v", s)
 	}
 }
