@@ -540,7 +540,7 @@ func TestOperatorCancelEndsRunOnce(t *testing.T) {
 		t.Fatalf("cancel: %d %s %s", code, out, errOut)
 	}
 	code, out, _ = p.run(t, "watch", runID, "--json")
-	if code != exitFailure || !strings.Contains(out, "cancelled") {
+	if code != exitFailure || !strings.Contains(out, "canceled") {
 		t.Fatalf("watch after cancel: %d %s", code, out)
 	}
 	// The critic's slow check is interrupted by the cancel, and the run is
@@ -557,7 +557,7 @@ func TestOperatorCancelEndsRunOnce(t *testing.T) {
 		t.Fatalf("terminal events after cancel: %d, want 1", got)
 	}
 	code, out, _ = p.run(t, "rao", "replay", runID, "--json")
-	if code != exitOK || !strings.Contains(out, `"kind": "override"`) || !strings.Contains(out, `"status": "cancelled"`) {
+	if code != exitOK || !strings.Contains(out, `"kind": "override"`) || !strings.Contains(out, `"status": "canceled"`) {
 		t.Fatalf("history does not record the override: %s", out)
 	}
 	if code, _, _ := p.run(t, "rao", "override", "cancel", runID, "--reason", "again"); code != exitFailure {
@@ -623,7 +623,7 @@ func TestCheckpointEveryOneReplaysIdentically(t *testing.T) {
 		done := make(chan int, 1)
 		go func() {
 			done <- c.up(ctx, upOptions{data: t.TempDir(), listen: "127.0.0.1:0", http: "127.0.0.1:0", workers: "all",
-				config: fastConfig(t), level: "warn", ready: ready, checkpointEvery: every})
+				config: fastConfig(t), level: "warn", ready: ready, checkpointEvery: every, replicas: 1})
 		}()
 		p := &pipeline{url: <-ready, log: log}
 		code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "same run")

@@ -257,6 +257,8 @@ func describe(env events.Envelope) string {
 			}
 			return line
 		}
+	case events.KindApprovalRequested, events.KindApprovalDecided:
+		return describeApproval(env)
 	}
 	return ""
 }
@@ -326,7 +328,17 @@ func summaryLine(s audit.Summary) string {
 	if !s.Updated.IsZero() {
 		age = time.Since(s.Updated).Round(time.Second).String()
 	}
-	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %-13s  %s", s.RunID, s.Status, s.Attempt, s.Phase, orDash(s.Integrity), age, tokens(s.Usage), short(s.Request, 60))
+	status := s.Status
+	if s.Status == audit.StatusRunning {
+		switch s.Waiting {
+		case "":
+		case "approval":
+			status = "waiting for approval"
+		default:
+			status = "waiting: " + s.Waiting
+		}
+	}
+	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %-13s  %s  spend %s", s.RunID, status, s.Attempt, s.Phase, orDash(s.Integrity), age, tokens(s.Usage), short(s.Request, 60), s.Spend)
 }
 
 // tokens shows a run's model tokens as input/output, "-" when none.

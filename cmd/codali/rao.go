@@ -36,7 +36,8 @@ const raoUsage = `codali rao <subcommand>:
   rerun RUN [--policy FILE] [--timeout D] [--json]
                                            rerun a finished run on a private pipeline, answering every
                                            model request from its recorded exchanges: exit 0 when
-                                           identical, 1 on drift or a different verdict`
+                                           identical, 1 on drift or a different verdict
+  fork EVENT [--policy FILE] [--request TEXT]  start a new run from the state recorded at EVENT`
 
 // raoEnv is what every rao subcommand needs.
 type raoEnv struct {
@@ -68,9 +69,10 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	policyPath := fs.String("policy", "", "policy file to simulate with, or (rerun) for the rerun's gate to enforce (overrides the config's)")
 	note := fs.String("note", "", "audit, correct: the note")
 	reason := fs.String("reason", "", "override: why")
-	by := fs.String("by", c.getenv("USER"), "audit/override: who")
+	by := fs.String("by", c.getenv("USER"), "audit/override/fork: who")
 	to := fs.String("to", "", "override promote: the scope, user or global (context.userDir / context.globalDir)")
 	rerunTimeout := fs.Duration("timeout", 10*time.Minute, "rerun: give up after this long")
+	request := fs.String("request", "", "fork: the new run's request (default: the recorded one, with its plan)")
 	pos, code, ok := parse(fs, rest)
 	if !ok {
 		return code
@@ -126,6 +128,8 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 		return e.correct(ctx, pos, *note, *by)
 	case "rerun":
 		return e.rerun(ctx, pos, rerunOptions{timeout: *rerunTimeout, policy: *policyPath, wrapProvider: c.wrapReplay})
+	case "fork":
+		return e.fork(ctx, pos, *request, *policyPath != "", *by)
 	}
 	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
 	return exitUsage
@@ -277,6 +281,9 @@ func writeSimulation(b *strings.Builder, s *audit.Simulated) {
 	}
 	for _, c := range s.Calls {
 		fmt.Fprintf(b, "       simulate %s: recorded %s, today %s", c.Tool, decisionText(c.Recorded), decisionText(c.Simulated))
+		if c.WouldPark {
+			b.WriteString(", would wait for approval")
+		}
 		d := c.Diff
 		if d.Empty() {
 			b.WriteString(" (no change)\n")
@@ -599,8 +606,8 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 	// The cancel is a terminal event of the run: agents waiting on the run
 	// see it, phases stop picking the run up, and the recorder records it
 	// as an override.
-	data := events.VerdictData{Status: events.StatusFailed, Phase: "operator", Reason: fmt.Sprintf("cancelled by %s: %s", orDash(by), reason),
-		Attempts: max(st.Attempt, 1), Integrity: events.IntegrityRed}
+	data := events.VerdictData{Status: events.StatusCanceled, Phase: "operator", Reason: fmt.Sprintf("canceled by %s: %s", orDash(by), reason),
+		Attempts: max(st.Attempt, 1), Integrity: events.IntegrityRed, Code: events.CodeCanceled}
 	// The recorded request is redacted, so it is not the run's request
 	// byte for byte: the cancel carries none (a failed event without a
 	// request belongs to any run) and only the project.
@@ -614,7 +621,7 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 		e.c.errorf("rao override: %v", err)
 		return failCode(err)
 	}
-	fmt.Fprintf(e.c.stdout, "run %s cancelled\n", runID)
+	fmt.Fprintf(e.c.stdout, "run %s canceled\n", runID)
 	return exitOK
 }
 

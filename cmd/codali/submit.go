@@ -24,6 +24,7 @@ type submitOptions struct {
 	wait, asJSON     bool
 	timeout          time.Duration
 	maxRetries       int
+	budget           events.Budget
 	project          string
 	requireIntegrity string
 	fast             bool
@@ -40,6 +41,8 @@ func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 	fs.BoolVar(&o.asJSON, "json", false, "print the terminal event (with --wait) or the run id as JSON")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Minute, "with --wait: give up after this long (exit 2)")
 	fs.IntVar(&o.maxRetries, "max-retries", -1, "critic→architect retries for this run (0: none; default: the configured limits.maxRetries)")
+	fs.IntVar(&o.budget.Tokens, "budget-tokens", 0, "model token budget of this run (options.budget.tokens; default: limits.maxRunTokens)")
+	fs.Float64Var(&o.budget.Cost, "budget-cost", 0, "model cost budget of this run (options.budget.cost; default: limits.maxRunCost)")
 	fs.StringVar(&o.project, "project", "", "project id whose state the run uses (default: derived from the repo; another id must be configured for this repo under projects)")
 	fs.BoolVar(&o.fast, "fast", false, "ask for the fast path: a one-step plan with the repository's default checks, without the architect's model (the request must name one existing file)")
 	fs.StringVar(&o.requireIntegrity, "require-integrity", "", "with --wait: exit 1 unless the run passed with at least this integrity (green or amber)")
@@ -98,6 +101,10 @@ func (c *cli) requestText(pos []string) (string, error) {
 
 func (o submitOptions) requested(req string) (events.Requested, error) {
 	d := events.Requested{Request: req, Options: events.RunOptions{Project: o.project, Fast: o.fast}}
+	if o.budget != (events.Budget{}) {
+		b := o.budget
+		d.Options.Budget = &b
+	}
 	if o.maxRetries >= 0 {
 		d.Options.MaxRetries = &o.maxRetries
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/rao"
@@ -103,6 +104,9 @@ func fold(e events.Envelope) ([]Step, error) {
 		if len(run.Usage) > 0 {
 			s.Usage = run.Usage
 		}
+		if len(run.Spend) > 0 {
+			s.Spend = run.Spend
+		}
 	}
 	switch kind {
 	case events.KindRequested:
@@ -115,12 +119,18 @@ func fold(e events.Envelope) ([]Step, error) {
 			return []Step{base}, nil
 		}
 		base.Summary = "request received: " + oneLine(d.Request, 100)
+		if f := d.Options.Fork; f != nil {
+			base.Summary = fmt.Sprintf("request received (fork of run %s at event %s): %s", f.Run, f.Event, oneLine(d.Request, 100))
+		}
 		if err := d.Validate(); err != nil {
 			base.Summary = "invalid request received: " + oneLine(err.Error(), 100)
 		}
 		base.Mutate = func(s *State) {
 			if s.Request == nil {
 				s.Request, s.RequestDigest = &d, d.Digest()
+				if f := d.Options.Fork; f != nil {
+					s.ForkedFrom = &ForkLink{Run: f.Run, Event: f.Event, TS: e.Time.UTC().Format(time.RFC3339)}
+				}
 			}
 			s.Phase, s.Attempt = "requested", 1
 		}
@@ -245,7 +255,7 @@ func fold(e events.Envelope) ([]Step, error) {
 		if e.Source == OperatorSource {
 			base.Kind = rao.KindOverride
 			status = StatusCancelled
-			base.Summary = "operator cancelled the run: " + oneLine(d.Reason, 120)
+			base.Summary = "operator canceled the run: " + oneLine(d.Reason, 120)
 		}
 		base.Mutate = func(s *State) {
 			withRun(s)
@@ -272,6 +282,10 @@ func fold(e events.Envelope) ([]Step, error) {
 			s.Verdict = &Verdict{Status: status, Phase: d.Phase, Reason: d.Reason, Integrity: d.Integrity, Attempts: d.Attempts, Warnings: d.Warnings, Usage: d.UsageTotal}
 		}
 		return []Step{base}, nil
+	case events.KindApprovalRequested:
+		return foldApprovalRequested(e)
+	case events.KindApprovalDecided:
+		return foldApprovalDecided(e)
 	}
 	return nil, fmt.Errorf("%w: %s", events.ErrUnknownKind, kind)
 }

@@ -178,7 +178,7 @@ func TestFoldEveryKind(t *testing.T) {
 			name: "operator cancel is an override",
 			ev: envelope(t, run, events.KindFailed, 2, audit.OperatorSource, events.VerdictData{Run: r, Status: events.StatusFailed, Phase: "operator",
 				Reason: "stop it", Attempts: 2, Integrity: events.IntegrityRed}),
-			want: []stepWant{{run + ".failed.2", rao.KindOverride, "operator cancelled the run: stop it", 7, ""}},
+			want: []stepWant{{run + ".failed.2", rao.KindOverride, "operator canceled the run: stop it", 7, ""}},
 			check: func(t *testing.T, st audit.State) {
 				if st.Status != audit.StatusCancelled || len(st.Overrides) != 1 || st.Verdict.Status != audit.StatusCancelled {
 					t.Fatalf("state %+v", st)

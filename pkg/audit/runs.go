@@ -30,6 +30,12 @@ type Summary struct {
 	// Usage sums the run's model usage so far.
 	Usage  *events.UsageTotal `json:"usage,omitempty"`
 	Events int                `json:"events"`
+	// Waiting is "approval" while the run is parked on undecided calls,
+	// listed in Pending.
+	Waiting string     `json:"waiting,omitempty"`
+	Pending []Approval `json:"pending,omitempty"`
+	// Spend is the model use per phase.
+	Spend events.SpendByPhase `json:"spend,omitempty"`
 	// LastSeq is the seq of the run's last history event; it only grows
 	// (also across compaction), so a summary never goes backwards.
 	LastSeq uint64 `json:"last_seq"`
@@ -50,6 +56,13 @@ func SummaryOf(st State, history []rao.Event) Summary {
 		s.Request = oneLine(st.Request.Request, 120)
 		s.Repo = st.Request.Repo.String()
 	}
+	if s.Pending = st.Pending(); len(s.Pending) > 0 {
+		s.Waiting = "approval"
+		if s.Pending[0].Reason != "" {
+			s.Waiting = s.Pending[0].Reason
+		}
+	}
+	s.Spend = st.Spend
 	if st.Verdict != nil {
 		s.Integrity, s.Reason = st.Verdict.Integrity, oneLine(st.Verdict.Reason, 200)
 	}

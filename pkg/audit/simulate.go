@@ -32,6 +32,9 @@ type SimulatedCall struct {
 	Path string `json:"path"`
 	Tool string `json:"tool"`
 	policy.Simulation
+	// WouldPark is set when today's policy requires approval for the
+	// call: the builder would park the run on it.
+	WouldPark bool `json:"would_park"`
 }
 
 var (
@@ -119,6 +122,7 @@ func Simulate(p *policy.Policy, ev rao.Event, stateAfter []byte) Simulated {
 	}
 	for i, s := range policy.Simulate(p, recorded) {
 		out.Calls[i].Simulation = s
+		out.Calls[i].WouldPark = s.Unavailable == "" && s.Simulated.RequiresApproval()
 		if !s.Diff.Empty() {
 			out.Changed = true
 		}

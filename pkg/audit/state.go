@@ -17,7 +17,7 @@ const (
 	StatusRunning   = "running"
 	StatusPassed    = "passed"
 	StatusFailed    = "failed"
-	StatusCancelled = "cancelled"
+	StatusCancelled = "canceled"
 )
 
 // State is a run's state document: what the RAO history records, one
@@ -40,6 +40,15 @@ type State struct {
 	Usage     []events.ModelUsage `json:"usage,omitempty"`
 	Overrides []Override          `json:"overrides"`
 	Notes     []Note              `json:"notes"`
+	// Approvals are the tool calls the run was parked on, with their
+	// decisions.
+	Approvals []Approval `json:"approvals,omitempty"`
+	// ForkedFrom links a forked run to its parent; Forks lists the runs
+	// forked from this one.
+	ForkedFrom *ForkLink  `json:"forked_from,omitempty"`
+	Forks      []ForkLink `json:"forks,omitempty"`
+	// Spend is the run's model use per phase, as its last event carried it.
+	Spend events.SpendByPhase `json:"spend,omitempty"`
 	// Refused lists the events that did not belong to the run (a second
 	// request for its id, another request's phase event): recorded, never
 	// folded in.
@@ -134,6 +143,15 @@ type Refusal struct {
 	// Reason says why it was refused.
 	Reason string `json:"reason"`
 	TS     string `json:"ts"`
+}
+
+// ForkLink is one end of a fork: the other run and the parent's event
+// the child started from.
+type ForkLink struct {
+	Run   string `json:"run"`
+	Event string `json:"event"`
+	By    string `json:"by,omitempty"`
+	TS    string `json:"ts,omitempty"`
 }
 
 // Note is an auditor's annotation.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,6 +105,17 @@ type Limits struct {
 	// handlers before cancelling them (their events are then redelivered
 	// elsewhere). Default 30000; keep it below the pod's grace period.
 	DrainTimeoutMS int `json:"drainTimeoutMs"`
+	// ApprovalTimeoutMS bounds how long a run parked for approval waits
+	// for its decisions before it fails with approval_timeout. Default
+	// 86400000 (a day).
+	ApprovalTimeoutMS int `json:"approvalTimeoutMs"`
+	// MaxRunTokens bounds the model tokens of a run (0: no limit); a run
+	// that reaches it parks with budget_exhausted. options.budget of a
+	// request overrides it.
+	MaxRunTokens int `json:"maxRunTokens"`
+	// MaxRunCost bounds a run's model cost, priced by
+	// providers.<p>.pricing (0: no limit).
+	MaxRunCost float64 `json:"maxRunCost"`
 }
 
 // Timeout is TimeoutMS as a duration.
@@ -244,6 +256,7 @@ func (c *Config) setDefaults() {
 	def(&c.Limits.MaxRetries, 3)
 	def(&c.Limits.TimeoutMS, 300000)
 	def(&c.Limits.DrainTimeoutMS, 30000)
+	def(&c.Limits.ApprovalTimeoutMS, 86400000)
 	def(&c.Librarian.MaxFiles, 2000)
 	if c.Librarian.MaxFileBytes == 0 {
 		c.Librarian.MaxFileBytes = 256 << 10
@@ -371,6 +384,12 @@ func (c *Config) Validate() error {
 	positive("limits.maxSteps", c.Limits.MaxSteps)
 	positive("limits.maxToolCalls", c.Limits.MaxToolCalls)
 	positive("limits.timeoutMs", c.Limits.TimeoutMS)
+	if c.Limits.MaxRunTokens < 0 || !(c.Limits.MaxRunCost >= 0) || math.IsInf(c.Limits.MaxRunCost, 0) {
+		bad("limits.maxRunTokens %d and limits.maxRunCost %g must be finite and >= 0", c.Limits.MaxRunTokens, c.Limits.MaxRunCost)
+	}
+	if c.Limits.ApprovalTimeoutMS < 1000 {
+		bad("limits.approvalTimeoutMs %d (must be >= 1000)", c.Limits.ApprovalTimeoutMS)
+	}
 	if c.Limits.DrainTimeoutMS < 1000 {
 		bad("limits.drainTimeoutMs %d (must be >= 1000)", c.Limits.DrainTimeoutMS)
 	}

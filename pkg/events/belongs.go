@@ -34,7 +34,7 @@ func (r Requested) Digest() string {
 // not read its run's request carries the zero request).
 func (r Requested) IsZero() bool {
 	return r.Request == "" && r.Repo == (RepoRef{}) && r.Options.MaxRetries == nil &&
-		r.Options.Project == "" && len(r.Options.Labels) == 0
+		r.Options.Project == "" && len(r.Options.Labels) == 0 && r.Options.Budget == nil && r.Options.Fork == nil
 }
 
 // RequestOf returns the request an event claims to belong to: the data of
@@ -54,7 +54,8 @@ func RequestOf(e Envelope) (req Requested, ok bool) {
 // not belong to the run whose recorded request has the given digest: a
 // `requested` event must be attempt 1 and carry that very request; a phase
 // event must carry it in its run description. A `failed` event carrying no
-// request (a service could not read the event it failed) belongs to any run.
+// request (a service could not read the event it failed, or an operator
+// cancel) and an approval decision carrying none belong to any run.
 func CheckBelongs(e Envelope, digest string) error {
 	kind, err := e.Kind()
 	if err != nil {
@@ -67,7 +68,7 @@ func CheckBelongs(e Envelope, digest string) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("%w: run %s already has a request; this one is unreadable", ErrConflict, e.RunID())
-	case kind == KindFailed && req.IsZero():
+	case (kind == KindFailed || kind == KindApprovalDecided) && req.IsZero():
 		return nil
 	case req.Digest() != digest:
 		if kind == KindRequested {

@@ -163,8 +163,12 @@ func (d Decoder) Decode(natsSubject string, msg []byte) (Envelope, error) {
 	if ek, _ := e.Kind(); ek != kind {
 		return fail(fmt.Errorf("%w: envelope type %q on a %q subject", ErrSubjectMismatch, e.Type, kind))
 	}
-	if want := MsgID(runID, kind, e.Attempt); e.ID != want {
+	if want := MsgID(runID, kind, e.Attempt); e.ID != want && !kind.Keyed() {
 		return fail(fmt.Errorf("%w: id %q must be <run_id>.<event>.<attempt> = %q", ErrSubjectMismatch, e.ID, want))
+	} else if kind.Keyed() {
+		if err := checkKeyedID(e.ID, want); err != nil {
+			return fail(err)
+		}
 	}
 	return e, nil
 }

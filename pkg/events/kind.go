@@ -18,6 +18,12 @@ const (
 	KindRetry     Kind = "retry"
 	KindPassed    Kind = "passed"
 	KindFailed    Kind = "failed"
+	// KindApprovalRequested: the builder parked the run on tool calls the
+	// policy requires approval for (approval.go).
+	KindApprovalRequested Kind = "approval_requested"
+	// KindApprovalDecided: a person or an agent approved, edited or
+	// rejected one parked call.
+	KindApprovalDecided Kind = "approval_decided"
 )
 
 // TypePrefix starts every Codali CloudEvents type.
@@ -25,7 +31,8 @@ const TypePrefix = "dev.codali.run."
 
 // Kinds lists every run event kind in pipeline order.
 func Kinds() []Kind {
-	return []Kind{KindRequested, KindContext, KindPlan, KindBuilt, KindRetry, KindPassed, KindFailed}
+	return []Kind{KindRequested, KindContext, KindPlan, KindBuilt, KindRetry, KindPassed, KindFailed,
+		KindApprovalRequested, KindApprovalDecided}
 }
 
 // ParseKind returns the Kind named s, or an error wrapping ErrUnknownKind.

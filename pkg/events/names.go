@@ -93,7 +93,9 @@ func InputSubjects(service string) []string {
 	case ServiceArchitect:
 		return []string{KindContext.FilterSubject(), KindRetry.FilterSubject()}
 	case ServiceBuilder:
-		return []string{KindPlan.FilterSubject()}
+		// The builder parks runs on approval_requested (its own event,
+		// redelivered at the deadline) and resumes them on approval_decided.
+		return []string{KindPlan.FilterSubject(), KindApprovalRequested.FilterSubject(), KindApprovalDecided.FilterSubject()}
 	case ServiceCritic:
 		return []string{KindBuilt.FilterSubject()}
 	case ServiceRecorder:

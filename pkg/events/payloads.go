@@ -255,6 +255,8 @@ type ToolExecution struct {
 	Call   json.RawMessage `json:"call"`
 	Gate   GateDecision    `json:"gate"`
 	Result ToolResult      `json:"result"`
+	// Approval is the decision a parked call ran (or was refused) under.
+	Approval *ToolApproval `json:"approval,omitempty"`
 }
 
 // FileChange names one changed file.
@@ -338,6 +340,17 @@ type RetryData struct {
 const (
 	StatusPassed = "passed"
 	StatusFailed = "failed"
+	// StatusCanceled ends a run an operator cancelled (a `failed` event
+	// from codali/operator): not a failure of the run itself.
+	StatusCanceled = "canceled"
+)
+
+// Reason codes of terminal events (VerdictData.Code).
+const (
+	// CodeCanceled: an operator cancelled the run.
+	CodeCanceled = "canceled"
+	// CodeApprovalTimeout: a parked run was not decided in time.
+	CodeApprovalTimeout = "approval_timeout"
 )
 
 // Integrity levels of the RL4-CODEX payload.
@@ -373,11 +386,14 @@ type VerdictData struct {
 	// Exchanges are the model exchanges of the handling that produced this
 	// event, in call order.
 	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
+	// Code is a machine-readable reason: "canceled", "approval_timeout";
+	// empty for the ordinary end of a run.
+	Code string `json:"code,omitempty"`
 }
 
 // Validate checks the status and integrity values.
 func (d VerdictData) Validate() error {
-	if d.Status != StatusPassed && d.Status != StatusFailed {
+	if d.Status != StatusPassed && d.Status != StatusFailed && d.Status != StatusCanceled {
 		return fmt.Errorf("verdict: status %q", d.Status)
 	}
 	switch d.Integrity {

@@ -73,6 +73,21 @@ type RunOptions struct {
 	// its model. See the architect's fast-path rule for when it applies
 	// without being asked.
 	Fast bool `json:"fast,omitempty"`
+	// Budget overrides limits.maxRunTokens and limits.maxRunCost for this
+	// run; reaching it parks the run with budget_exhausted.
+	Budget *Budget `json:"budget,omitempty"`
+	// Fork, set by `codali rao fork`, links the run to the run and
+	// recorded event it was forked from.
+	Fork *ForkOf `json:"fork,omitempty"`
+}
+
+// ForkOf names where a forked run starts: a run and one event of its
+// audit history, and the plan recorded there (the architect then builds
+// it instead of planning again).
+type ForkOf struct {
+	Run   string `json:"run"`
+	Event string `json:"event"`
+	Plan  *Plan  `json:"plan,omitempty"`
 }
 
 // Requested is the data of codali.run.<id>.requested.
@@ -96,6 +111,16 @@ func (r Requested) Validate() error {
 	}
 	if err := r.Repo.Validate(); err != nil {
 		errs = append(errs, err)
+	}
+	if b := r.Options.Budget; b != nil {
+		if err := b.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("options.%w", err))
+		}
+	}
+	if f := r.Options.Fork; f != nil {
+		if err := ValidateRunID(f.Run); err != nil || f.Event == "" {
+			errs = append(errs, fmt.Errorf("options.fork: run %q and event %q are required", f.Run, f.Event))
+		}
 	}
 	if m := r.Options.MaxRetries; m != nil && (*m < 0 || *m > 20) {
 		errs = append(errs, fmt.Errorf("options.max_retries: %d (allowed 0..20)", *m))
@@ -127,6 +152,10 @@ type Run struct {
 	// Usage is the model usage of the run so far, per phase, provider and
 	// model, over every attempt; the terminal event's total sums it.
 	Usage []ModelUsage `json:"usage,omitempty"`
+	// Spend is the model use so far, per phase.
+	Spend SpendByPhase `json:"spend,omitempty"`
+	// BudgetExtra is what `codali budget extend` added to the run's budget.
+	BudgetExtra *Budget `json:"budget_extra,omitempty"`
 }
 
 // Repo is the repository the phases work on: the request's, with a URL

@@ -33,6 +33,8 @@ type ProviderConfig struct {
 	// pieces are reported as they come to activity observers (live
 	// progress). The answer is the same either way.
 	Stream bool `json:"stream,omitempty"`
+	// Pricing gives per-model prices (pricing.go); runs then have a cost.
+	Pricing Pricing `json:"pricing,omitempty"`
 }
 
 // Timeout is TimeoutMS as a duration, with the default applied.
@@ -60,6 +62,9 @@ func (c ProviderConfig) Validate() error {
 	}
 	if c.TimeoutMS < 0 {
 		errs = append(errs, fmt.Errorf("%w: timeoutMs %d is negative", ErrInvalidConfig, c.TimeoutMS))
+	}
+	if err := c.Pricing.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/codali-dev/codali/pkg/approval"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -293,6 +294,35 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 			_, err = cons.Next(jetstream.FetchMaxWait(time.Second))
 			return err
 		})
+	})
+	t.Run("approvals", func(t *testing.T) {
+		b := c.as(t, events.ServiceBuilder)
+		park, err := events.NewKeyed("run1", events.KindApprovalRequested, 1, "a1-s1-c1", "test", time.Now(), events.ApprovalRequestedData{
+			Run: run, Park: "a1-s1-c1", Calls: []events.ApprovalCall{{ID: "a1-s1-c1", Tool: "write_file", Args: []byte(`{}`)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := publish(b, events.KindApprovalRequested.Subject("run1"), park)(ctx(t, 10*time.Second)); err != nil {
+			t.Fatalf("builder could not park a run: %v", err)
+		}
+		r, err := approval.NewReader(ctx(t, 10*time.Second), b.js, 0)
+		if err != nil {
+			t.Fatalf("builder could not bind the work stream: %v", err)
+		}
+		if _, err := r.LastPark(ctx(t, 10*time.Second), "run1"); err != nil {
+			t.Fatalf("builder could not read the park back: %v (errors %v)", err, b.errs)
+		}
+		decision, err := events.NewKeyed("run1", events.KindApprovalDecided, 1, "a1-s1-c1", "test", time.Now(),
+			events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		subj := events.KindApprovalDecided.Subject("run1")
+		b.denied(t, "approve its own call", subj, publish(b, subj, decision))
+		cli.denied(t, "park a run", events.KindApprovalRequested.Subject("run1"), publish(cli, events.KindApprovalRequested.Subject("run1"), park))
+		if err := publish(cli, subj, decision)(ctx(t, 10*time.Second)); err != nil {
+			t.Fatalf("cli could not decide a call: %v", err)
+		}
 	})
 	t.Run("provisioner", func(t *testing.T) {
 		prov.denied(t, "publish a request", events.KindRequested.Subject("run3"), publish(prov, events.KindRequested.Subject("run3"), event(t, events.KindRequested, req)))

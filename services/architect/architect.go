@@ -13,6 +13,7 @@ import (
 	"github.com/codali-dev/codali/pkg/answers"
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/budget"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
@@ -66,6 +67,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	run := inp.run
 	nPlan := 0
 	run.Usage = events.MergeUsage(run.Usage, usage...)
+	run.Spend = run.Spend.With(events.ServiceArchitect, budget.OfUsage(usage, s.pricing()))
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		goals := GoalOps(cur, in.RunID(), in.Attempt, plan)
 		nPlan = len(goals)
@@ -161,4 +163,14 @@ func (s *Service) ask(ctx context.Context, in events.Envelope, msgs []llm.Messag
 	default:
 		return events.Plan{}, "", a.Usage, fmt.Errorf("model unavailable: %w", err)
 	}
+}
+
+// pricing is the prices of the architect's provider (none when its route
+// does not resolve: then the plan call failed before and spent nothing).
+func (s *Service) pricing() llm.Pricing {
+	r, err := s.d.Config.Route(events.ServiceArchitect, s.d.Getenv)
+	if err != nil {
+		return nil
+	}
+	return r.Provider.Pricing
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/pmstate"
+	"github.com/codali-dev/codali/pkg/worker"
 )
 
 // plan makes the plan of an event, in one of three ways:
@@ -27,6 +28,11 @@ func (s *Service) plan(ctx context.Context, in events.Envelope, inp input) (plan
 			feedback = []string{r.Reason}
 		}
 		return r.Previous, events.PlanModeReused, feedback, nil, "", nil
+	}
+	if plan, _, forked, err := forkedPlan(inp.run, in.Attempt); err != nil {
+		return events.Plan{}, "", nil, nil, "", worker.Permanent(err)
+	} else if forked {
+		return plan, events.PlanModeReused, nil, nil, "", nil
 	}
 	if inp.retry == nil {
 		if plan, ok := FastPath(inp.run.Request, inp.bundle); ok {

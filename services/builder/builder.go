@@ -17,7 +17,9 @@ import (
 	"github.com/codali-dev/codali/pkg/activity"
 	"github.com/codali-dev/codali/pkg/answers"
 	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/approval"
 	"github.com/codali-dev/codali/pkg/artifacts"
+	"github.com/codali-dev/codali/pkg/budget"
 	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
@@ -65,8 +67,18 @@ type toolCall struct {
 // maxSummary bounds the model's summary in the built event.
 const maxSummary = 4 << 10
 
-// Handle turns a `plan` event into a `built` event.
+// Handle turns a `plan` event into a `built` event, or parks the run on
+// tool calls that need approval (approval.go) or on its budget
+// (budget.go): it then resumes on the calls' `approval_decided` events
+// and fails the run when its own `approval_requested` comes back after
+// the deadline.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+	switch k, _ := in.Kind(); k {
+	case events.KindApprovalDecided:
+		return s.resume(ctx, in)
+	case events.KindApprovalRequested:
+		return s.deadline(ctx, in)
+	}
 	var pd events.PlanData
 	if err := events.DecodeData(in, &pd); err != nil {
 		return nil, worker.Permanent(err)
@@ -79,12 +91,33 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 		return nil, err
 	}
+	msgs := prompt(pd, bundle, s.d.Config.Librarian.PromptTokens)
+	learned, err := s.learning(ctx, in.RunID(), pd, bundle)
+	if err != nil {
+		return nil, err
+	}
+	msgs[len(msgs)-1].Content += learned
+	return s.build(ctx, in, pd, &loopState{Messages: msgs}, "", nil)
+}
+
+// build runs (or resumes) the tool loop of the attempt that in (the plan
+// event) started, in a workspace holding diff, and returns the built
+// event, or the approval_requested event of a park.
+func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanData, st *loopState, diff string, decided map[string]approval.Decision) ([]events.Envelope, error) {
 	_, route, err := s.d.Model(events.ServiceBuilder)
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
 	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Repo())
+	if err == nil && diff != "" {
+		// A resumed run: the workspace is rebuilt from the recorded diff.
+		if aerr := ws.Apply(ctx, diff); aerr != nil {
+			s.d.CloseWorkspace(ws)
+			wsDone()
+			return nil, worker.Permanent(fmt.Errorf("could not rebuild the parked workspace: %w", aerr))
+		}
+	}
 	wsDone()
 	if err != nil {
 		if errors.Is(err, workspace.ErrRepo) && !errors.Is(err, workspace.ErrClone) {
@@ -95,14 +128,21 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	defer s.d.CloseWorkspace(ws)
 	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
 		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
-		retrieval: s.newRetrieval(pd.Run)}
+		retrieval: s.newRetrieval(pd.Run), totalLines: st.TotalLines}
 
 	proto := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context)
 	x.confirmDestructive = proto.confirmDestructive
-	tools, summary, usage, err := s.loop(ctx, in, pd, bundle, x, proto)
+	meter := &meter{run: pd.Run, limit: budget.Limit(s.d.Config.Limits, pd.Run), pricing: route.Provider.Pricing}
+	summary, parked, err := s.loop(ctx, in, st, x, proto, decided, meter)
 	if err != nil {
 		return nil, err
 	}
+	pd.Run = meter.charge(pd.Run, st)
+	pd.Run.Usage = events.MergeUsage(pd.Run.Usage, st.Usage...)
+	if len(parked) > 0 {
+		return s.park(ctx, in, pd, st, ws, parked)
+	}
+	tools := st.Tools
 	wsDone = worker.Step(ctx, worker.StepWorkspace)
 	change, err := s.change(ctx, ws, pd.Run.Request.Options.WriteContext)
 	wsDone()
@@ -124,7 +164,6 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, err
 	}
 	run := pd.Run
-	run.Usage = events.MergeUsage(run.Usage, usage...)
 	blocked, warnings := events.GateCounts(tools)
 	var files []string
 	for _, f := range change.Files {
@@ -137,7 +176,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, worker.Permanent(err)
 	}
 	out, err := in.Follow(events.KindBuilt, in.Attempt, events.SourceFor(events.ServiceBuilder), s.d.Now(), events.BuiltData{
-		Run: run, BundleRef: pd.BundleRef, Plan: pd.Plan, Change: change, Tools: tools, Summary: clip(s.d.Redactor.String(summary), maxSummary), Usage: usage,
+		Run: run, BundleRef: pd.BundleRef, Plan: pd.Plan, Change: change, Tools: tools, Summary: clip(s.d.Redactor.String(summary), maxSummary), Usage: st.Usage,
 		Cognition: proto.recordWithin(s.d.Config.Events.MaxEventBytes / 4),
 	})
 	if err != nil {
@@ -146,73 +185,125 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	return []events.Envelope{out}, nil
 }
 
+// loopState is where the tool loop stands: the conversation, the record
+// of every call so far, and the answer being carried out. It is all a
+// parked run needs to resume (stored with the park, approval.go).
+type loopState struct {
+	Messages []llm.Message          `json:"messages"`
+	Tools    []events.ToolExecution `json:"tools"`
+	// Step is the model step of Turn (0 before the first).
+	Step int `json:"step"`
+	// Turn is the answer being carried out; Next its next call; Results
+	// the outputs of its calls so far.
+	Turn       *turn    `json:"turn,omitempty"`
+	Next       int      `json:"next"`
+	Results    []string `json:"results,omitempty"`
+	TotalLines int      `json:"total_lines"`
+	// Usage is the builder's model usage in this attempt (events.ModelUsage,
+	// as Ask reports it).
+	Usage []events.ModelUsage `json:"usage,omitempty"`
+	// Spent is the builder's model use in this attempt, metered per call
+	// for the budget; Extra what budget extensions added in it; Used the
+	// budget decisions already applied.
+	Spent events.Spend  `json:"spent"`
+	Extra events.Budget `json:"extra"`
+	Used  []string      `json:"used,omitempty"`
+}
+
 // loop runs the tool loop until the model says it is done or a limit is
-// reached (which is not an error: the critic judges what was built). Each
-// turn must satisfy the turn schema, with one repair turn; a turn that
-// still does not is a contract failure, which ends the run.
-func (s *Service) loop(ctx context.Context, in events.Envelope, pd events.PlanData, bundle *events.ContextBundle, x *executor, proto *protocol) ([]events.ToolExecution, string, []events.ModelUsage, error) {
+// reached (which is not an error: the critic judges what was built), or
+// until a call needs approval or the budget is reached: it then returns
+// the calls to park on. decided holds the decisions of a resumed park's
+// calls. Each turn must satisfy the turn schema, with one repair turn; a
+// turn that still does not is a contract failure, which ends the run.
+func (s *Service) loop(ctx context.Context, in events.Envelope, st *loopState, x *executor, proto *protocol, decided map[string]approval.Decision, m *meter) (string, []parkedCall, error) {
 	lim := s.d.Config.Limits
-	msgs := prompt(pd, bundle, s.d.Config.Librarian.PromptTokens)
-	learned, err := s.learning(ctx, in.RunID(), pd, bundle)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	msgs[len(msgs)-1].Content += learned
-	var tools []events.ToolExecution
-	var usage []events.ModelUsage
-	for step := 1; step <= lim.MaxSteps; step++ {
-		var t turn
-		a, err := s.d.Ask(ctx, llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step, Messages: msgs},
-			answers.Turn(), func(doc []byte) error {
+	for {
+		if st.Turn == nil {
+			if st.Step >= lim.MaxSteps {
+				return fmt.Sprintf("stopped: step limit (%d) reached", lim.MaxSteps), nil, nil
+			}
+			if stop, parked := m.check(in.Attempt, st, decided); stop != "" || len(parked) > 0 {
+				return stop, parked, nil
+			}
+			st.Step++
+			step := st.Step
+			var t turn
+			req := llm.Request{Phase: events.ServiceBuilder, RunID: in.RunID(), Attempt: in.Attempt, Step: step, Messages: st.Messages}
+			a, err := s.d.Ask(ctx, req, answers.Turn(), func(doc []byte) error {
 				var perr error
 				t, perr = parseTurn(string(doc))
 				return perr
 			})
-		usage = events.MergeUsage(usage, a.Usage...)
-		switch {
-		case err == nil:
-		case errors.Is(err, llm.ErrContract):
-			return nil, "", usage, worker.Permanent(events.WithUsage(fmt.Errorf("step %d: %w", step, err), usage))
-		case errors.Is(err, llm.ErrRejected), errors.Is(err, llm.ErrInvalidConfig), errors.Is(err, config.ErrInvalid):
-			return nil, "", usage, worker.Permanent(events.WithUsage(fmt.Errorf("model rejected step %d: %w", step, err), usage))
-		default:
-			return nil, "", usage, fmt.Errorf("model unavailable at step %d: %w", step, err)
+			st.Usage = events.MergeUsage(st.Usage, a.Usage...)
+			req.Model = a.Route.Route.Model
+			for _, c := range a.Calls {
+				st.Spent = st.Spent.Plus(budget.Use(req, c, m.pricing))
+			}
+			switch {
+			case err == nil:
+			case errors.Is(err, llm.ErrContract):
+				return "", nil, worker.Permanent(events.WithUsage(fmt.Errorf("step %d: %w", step, err), st.Usage))
+			case errors.Is(err, llm.ErrRejected), errors.Is(err, llm.ErrInvalidConfig), errors.Is(err, config.ErrInvalid):
+				return "", nil, worker.Permanent(events.WithUsage(fmt.Errorf("model rejected step %d: %w", step, err), st.Usage))
+			default:
+				return "", nil, fmt.Errorf("model unavailable at step %d: %w", step, err)
+			}
+			st.Messages = a.Messages
+			proto.thought(t.Thought)
+			st.Turn, st.Next, st.Results = &t, 0, nil
 		}
-		msgs = a.Messages
-		proto.thought(t.Thought)
-		var results []string
-		for _, c := range t.ToolCalls {
-			if len(tools) >= lim.MaxToolCalls {
-				return tools, fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), usage, nil
+		for ; st.Next < len(st.Turn.ToolCalls); st.Next++ {
+			c := st.Turn.ToolCalls[st.Next]
+			if len(st.Tools) >= lim.MaxToolCalls {
+				return fmt.Sprintf("stopped: tool call limit (%d) reached", lim.MaxToolCalls), nil, nil
+			}
+			cid := callID(in.Attempt, st.Step, st.Next)
+			d, decidedCall := decided[cid]
+			if !decidedCall {
+				if parked := x.toPark(in.Attempt, st.Step, st.Next, st.Turn.ToolCalls); len(parked) > 0 {
+					return "", parked, nil
+				}
 			}
 			id, hazards := proto.before(c.Tool, c.Args)
 			toolDone := worker.Step(ctx, worker.StepTools)
-			actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Tool, Name: c.Tool, Step: step})
-			rec, out := x.execute(actx, step, c.Tool, c.Args)
+			actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Tool, Name: c.Tool, Step: st.Step})
+			var rec events.ToolExecution
+			var out string
+			if decidedCall {
+				// An approved call runs through the same executor (and gate).
+				rec, out = x.executeDecided(actx, st.Step, c, cid, d.Data)
+			} else {
+				rec, out = x.execute(actx, st.Step, c.Tool, c.Args)
+			}
 			end(toolErr(rec))
 			toolDone()
 			sig := proto.after(id, rec)
-			tools = append(tools, rec)
+			st.Tools = append(st.Tools, rec)
 			if hazards != "" {
 				out += "\n" + hazards
 			}
-			results = append(results, fmt.Sprintf("[%s] %s", c.Tool, out))
-			if proto.spin(step, sig) {
-				return tools, "stopped: spinning: " + proto.stopDetail, usage, nil
+			st.Results = append(st.Results, fmt.Sprintf("[%s] %s", c.Tool, out))
+			if proto.spin(st.Step, sig) {
+				st.TotalLines = x.totalLines
+				return "stopped: spinning: " + proto.stopDetail, nil, nil
 			}
 		}
+		st.TotalLines = x.totalLines
+		t := st.Turn
+		st.Turn = nil
 		if t.Done {
-			return tools, t.Summary, usage, nil
+			return t.Summary, nil, nil
 		}
 		if w := proto.takeWarning(); w != "" {
-			results = append(results, w)
+			st.Results = append(st.Results, w)
 		}
-		if len(results) == 0 {
-			results = append(results, "No tool calls and not done. Call tools, or answer {\"done\": true, \"summary\": …}.")
+		if len(st.Results) == 0 {
+			st.Results = append(st.Results, "No tool calls and not done. Call tools, or answer {\"done\": true, \"summary\": …}.")
 		}
-		msgs = append(msgs, llm.Message{Role: "user", Content: strings.Join(results, "\n\n")})
+		st.Messages = append(st.Messages, llm.Message{Role: "user", Content: strings.Join(st.Results, "\n\n")})
+		st.Results = nil
 	}
-	return tools, fmt.Sprintf("stopped: step limit (%d) reached", lim.MaxSteps), usage, nil
 }
 
 func parseTurn(answer string) (turn, error) {

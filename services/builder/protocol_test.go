@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/redact"
 	"log/slog"
@@ -89,7 +90,7 @@ func TestSpinningEndsTheAttemptEarly(t *testing.T) {
 	if s.d.Config.Limits.MaxSteps <= 5 {
 		t.Fatalf("maxSteps %d leaves no room to show an early stop", s.d.Config.Limits.MaxSteps)
 	}
-	tools, summary, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto)
+	tools, summary, _, err := runLoop(s, in, testPlan(), x, proto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestSpinningWarningHeeded(t *testing.T) {
 		5: `{"thought":"list instead","tool_calls":[{"tool":"list_dir","args":{}}],"done":false}`,
 		6: `{"done":true,"summary":"gave up reading"}`})
 	s, x, proto, _, in := loopHarness(t, rec)
-	tools, summary, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto)
+	tools, summary, _, err := runLoop(s, in, testPlan(), x, proto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestHazardPlaybookMatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
-	if _, _, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto); err != nil {
+	if _, _, _, err := runLoop(s, in, testPlan(), x, proto); err != nil {
 		t.Fatal(err)
 	}
 	if msg := rec.reqs[1].Messages[len(rec.reqs[1].Messages)-1].Content; !strings.Contains(msg, "add a new migration instead") {
@@ -308,7 +309,7 @@ func TestUserScopeFillsIn(t *testing.T) {
 	write(user, "scratchpad/state.json", `{`+meta+`,"entries":[{"section":"facts","key":"lang","value":"from user","updated_at":"2026-11-23T00:00:00Z"},{"section":"facts","key":"editor","value":"vim","updated_at":"2026-01-01T00:00:00Z"}]}`)
 	write(dir, ".context/scratchpad/state.json", `{`+meta+`,"entries":[{"section":"facts","key":"lang","value":"Go","updated_at":"2026-01-01T00:00:00Z"}]}`)
 	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{UserDir: user, GlobalDir: filepath.Join(t.TempDir(), "missing")})
-	if _, _, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto); err != nil {
+	if _, _, _, err := runLoop(s, in, testPlan(), x, proto); err != nil {
 		t.Fatal(err)
 	}
 	if msg := rec.reqs[1].Messages[len(rec.reqs[1].Messages)-1].Content; !strings.Contains(msg, "delete single files") {
@@ -335,7 +336,7 @@ func TestRecordWithinBudget(t *testing.T) {
 	long := strings.Repeat("think ", 2000)
 	rec := scripted(t, map[int]string{0: `{"thought":"` + long + `","tool_calls":[{"tool":"read_file","args":{"path":"missing.go"}}],"done":false}`})
 	s, x, proto, _, in := loopHarness(t, rec)
-	if _, _, _, err := s.loop(context.Background(), in, testPlan(), nil, x, proto); err != nil {
+	if _, _, _, err := runLoop(s, in, testPlan(), x, proto); err != nil {
 		t.Fatal(err)
 	}
 	full := proto.record()
@@ -382,4 +383,23 @@ func TestProtocolEntriesAreRedacted(t *testing.T) {
 	if strings.Contains(string(raw), secret) {
 		t.Fatalf("the cognition record holds the secret: %s", raw)
 	}
+}
+
+// runLoop runs the tool loop of a fresh attempt of pd as Handle does
+// (no budget, nothing decided) and returns the record, the summary and the
+// model usage.
+func runLoop(s *Service, in events.Envelope, pd events.PlanData, x *executor, proto *protocol) ([]events.ToolExecution, string, []events.ModelUsage, error) {
+	ctx := context.Background()
+	msgs := prompt(pd, nil, s.d.Config.Librarian.PromptTokens)
+	learned, err := s.learning(ctx, in.RunID(), pd, nil)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	msgs[len(msgs)-1].Content += learned
+	st := &loopState{Messages: msgs}
+	summary, parked, err := s.loop(ctx, in, st, x, proto, nil, &meter{run: pd.Run})
+	if len(parked) > 0 {
+		return st.Tools, "", st.Usage, fmt.Errorf("parked on %d calls", len(parked))
+	}
+	return st.Tools, summary, st.Usage, err
 }

@@ -96,6 +96,8 @@ type Result struct {
 	// Preferences are the request's explicit preferences not yet stored
 	// (no Docdex, or Docdex failed): the caller keeps them in the KV store.
 	Preferences []events.Preference
+	// Spend is the model use of the query expansion (zero without a model).
+	Spend events.Spend
 }
 
 // Assemble builds the bundle for a request. It fails, wrapping
@@ -108,9 +110,10 @@ func (a *Assembler) Assemble(ctx context.Context, r Request) (Result, error) {
 	}
 	b := &events.ContextBundle{Request: r.Req.Request}
 	rec := &recorder{policy: a.Policy, policyHash: a.PolicyHash, redactor: a.Redactor}
-	b.Queries = a.queries(ctx, r, b)
+	var spent events.Spend
+	b.Queries, spent = a.queries(ctx, r, b)
 	b.PreferencesDetected = DetectPreferences(r.Req.Request)
-	res := Result{Bundle: b}
+	res := Result{Bundle: b, Spend: spent}
 	done := false
 	if a.Docdex != nil {
 		ok, err := a.phase1(ctx, r, root, b, rec)

@@ -111,6 +111,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, err
 	}
+	run.Spend = run.Spend.With(events.ServiceLibrarian, res.Spend)
 	data := events.ContextData{Run: run, Bundle: inline, BundleRef: ref, Summary: bundle.Summary(), Tools: res.Tools}
 	run.Codex, err = runcodex.Encode(runcodex.Facts{RunID: in.RunID(), Project: run.Project, Phase: events.ServiceLibrarian,
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Actions: []string{"context"}, PolicyHash: s.d.PolicyHash})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/codali-dev/codali/pkg/budget"
 	"strings"
 
 	"github.com/codali-dev/codali/pkg/events"
@@ -21,30 +22,32 @@ const maxQueryLen = 200
 // queries derives the request's focused queries: the heuristic ones, or,
 // with routing.librarian set, the model's 1-3 queries when its answer
 // passes the schema (otherwise the heuristic ones and a warning).
-func (a *Assembler) queries(ctx context.Context, r Request, b *events.ContextBundle) []string {
+func (a *Assembler) queries(ctx context.Context, r Request, b *events.ContextBundle) ([]string, events.Spend) {
 	heuristic := index.FocusedQueries(r.Req.Request, maxQueries)
 	if a.Model == nil {
-		return heuristic
+		return heuristic, events.Spend{}
 	}
 	p, route, err := a.Model(events.ServiceLibrarian)
 	if err != nil {
 		b.Warnings = append(b.Warnings, fmt.Sprintf("librarian model unavailable (%v): heuristic queries used", err))
-		return heuristic
+		return heuristic, events.Spend{}
 	}
 	user := "Request:\n" + r.Req.Request + "\n\nCandidate queries:\n- " + strings.Join(heuristic, "\n- ")
-	resp, err := p.Complete(ctx, llm.Request{Phase: events.ServiceLibrarian, RunID: r.RunID, Attempt: r.Attempt, Model: route.Route.Model,
+	req := llm.Request{Phase: events.ServiceLibrarian, RunID: r.RunID, Attempt: r.Attempt, Model: route.Route.Model,
 		Temperature: route.Route.Temperature, Format: "json", MaxTokens: 256,
-		Messages: []llm.Message{{Role: "system", Content: expandSystem}, {Role: "user", Content: user}}})
+		Messages: []llm.Message{{Role: "system", Content: expandSystem}, {Role: "user", Content: user}}}
+	resp, err := p.Complete(ctx, req)
 	if err != nil {
 		b.Warnings = append(b.Warnings, fmt.Sprintf("librarian model failed (%v): heuristic queries used", err))
-		return heuristic
+		return heuristic, events.Spend{}
 	}
+	spent := budget.Use(req, resp, route.Provider.Pricing)
 	qs, err := ParseQueries(resp.Content)
 	if err != nil {
 		b.Warnings = append(b.Warnings, fmt.Sprintf("librarian model answer rejected (%v): heuristic queries used", err))
-		return heuristic
+		return heuristic, spent
 	}
-	return qs
+	return qs, spent
 }
 
 // ErrBadQueries is wrapped when a model's query answer does not fit the

@@ -63,7 +63,7 @@ add_user architect \
   -- \
   '_INBOX.>'
 
-# builder: edits workspaces; publishes built
+# builder: edits workspaces; publishes built; parks runs for approval (never decides one)
 add_user builder \
   '$JS.API.STREAM.INFO.CODALI' \
   '$JS.API.STREAM.INFO.CODALI_DLQ' \
@@ -82,6 +82,8 @@ add_user builder \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   'codali.run.*.built' \
   'codali.run.*.failed' \
+  'codali.run.*.approval_requested' \
+  '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
@@ -202,12 +204,13 @@ add_user provisioner \
   -- \
   '_INBOX.>'
 
-# cli: agents and the CLI: submit requests, follow runs, read histories
+# cli: agents and the CLI: submit requests, decide parked calls, follow runs, read histories
 add_user cli \
   '$JS.API.INFO' \
   '$JS.API.STREAM.INFO.*' \
   '$JS.API.CONSUMER.INFO.CODALI.librarian' \
   'codali.run.*.requested' \
+  'codali.run.*.approval_decided' \
   '$JS.API.STREAM.MSG.GET.RAO' \
   '$JS.API.DIRECT.GET.RAO.>' \
   '$JS.API.CONSUMER.CREATE.RAO.>' \

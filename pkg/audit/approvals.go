@@ -1,0 +1,135 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/rao"
+)
+
+// Approval is a parked tool call in the state document: what was asked
+// (by the builder's approval_requested) and, once decided, who decided
+// what, when, with which edit (the approval_decided).
+type Approval struct {
+	Call     string          `json:"call"`
+	Park     string          `json:"park"`
+	Attempt  int             `json:"attempt"`
+	Step     int             `json:"step"`
+	Tool     string          `json:"tool"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Targets  []string        `json:"targets,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+	// Requested and Deadline are RFC 3339 times.
+	Requested string    `json:"requested"`
+	Deadline  string    `json:"deadline"`
+	Decision  *Decision `json:"decision,omitempty"`
+	// Reason is "budget_exhausted" for a budget park.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Decision is the decision on a parked call.
+type Decision struct {
+	Decision   string          `json:"decision"`
+	By         string          `json:"by"`
+	At         string          `json:"at"`
+	Note       string          `json:"note,omitempty"`
+	EditedArgs json.RawMessage `json:"edited_args,omitempty"`
+	Extend     *events.Budget  `json:"extend,omitempty"`
+	// Event is the id of the approval_decided event.
+	Event string `json:"event"`
+}
+
+// Pending returns the parked calls still waiting for a decision (none
+// once the run ended).
+func (s *State) Pending() []Approval {
+	if s.Terminal() {
+		return nil
+	}
+	var out []Approval
+	for _, a := range s.Approvals {
+		if a.Decision == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// foldApprovalRequested records a park: one audit step per parked call.
+func foldApprovalRequested(e events.Envelope) ([]Step, error) {
+	var d events.ApprovalRequestedData
+	if err := events.DecodeData(e, &d); err != nil {
+		return nil, err
+	}
+	var steps []Step
+	for _, c := range d.Calls {
+		c := c
+		a := Approval{Call: c.ID, Park: d.Park, Attempt: e.Attempt, Step: c.Step, Tool: c.Tool, Args: c.Args, Targets: c.Targets,
+			Warnings: c.Warnings, Requested: ts(e.Time), Deadline: ts(d.Deadline), Reason: d.Reason}
+		steps = append(steps, Step{
+			Cause: e.ID + "#" + c.ID, Kind: rao.KindAudit, PMRev: d.Run.PMRev,
+			Summary: fmt.Sprintf("approval requested (attempt %d, step %d): %s %s, call %s, until %s", e.Attempt, c.Step, c.Tool,
+				oneLine(strings.Join(c.Targets, " "), 80), c.ID, a.Deadline),
+			Mutate: func(s *State) {
+				s.Phase = events.ServiceBuilder
+				if len(d.Run.Spend) > 0 {
+					s.Spend = d.Run.Spend
+				}
+				for _, x := range s.Approvals {
+					if x.Call == a.Call {
+						return
+					}
+				}
+				s.Approvals = append(s.Approvals, a)
+			},
+		})
+	}
+	return steps, nil
+}
+
+// foldApprovalDecided records a decision as an override step. A second
+// decision on the same call is kept as a note: the first one stands.
+func foldApprovalDecided(e events.Envelope) ([]Step, error) {
+	var d events.ApprovalDecidedData
+	if err := events.DecodeData(e, &d); err != nil {
+		return nil, err
+	}
+	if key := events.KeyOf(e); key != d.Call {
+		return nil, fmt.Errorf("%w: decision for call %q in event keyed %q", events.ErrInvalidPayload, d.Call, key)
+	}
+	var what string
+	switch {
+	case d.Extend != nil:
+		what = fmt.Sprintf("budget extended (+%d tokens, +%g cost)", d.Extend.Tokens, d.Extend.Cost)
+	case len(d.EditedArgs) > 0:
+		what = "approved with edited arguments"
+	case d.Decision == events.DecisionApprove:
+		what = "approved"
+	default:
+		what = "rejected"
+	}
+	dec := Decision{Decision: d.Decision, By: d.By, At: ts(d.At), Note: d.Note, EditedArgs: d.EditedArgs, Extend: d.Extend, Event: e.ID}
+	return []Step{{
+		Cause: e.ID, Kind: rao.KindOverride,
+		Summary: fmt.Sprintf("call %s %s by %s: %s", d.Call, what, oneLine(d.By, 60), oneLine(d.Note, 100)),
+		Mutate: func(s *State) {
+			for i := range s.Approvals {
+				a := &s.Approvals[i]
+				if a.Call != d.Call {
+					continue
+				}
+				if a.Decision != nil {
+					s.Notes = append(s.Notes, Note{By: d.By, Text: "late decision on call " + d.Call + " (" + what + "): the first one stands", TS: dec.At})
+					return
+				}
+				a.Decision = &dec
+				return
+			}
+			s.Notes = append(s.Notes, Note{By: d.By, Text: "decision on call " + d.Call + " that was never parked (" + what + ")", TS: dec.At})
+		},
+	}}, nil
+}

@@ -1,0 +1,80 @@
+package audit_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/rao"
+)
+
+func keyed(t *testing.T, kind events.Kind, key, source string, data any) events.Envelope {
+	t.Helper()
+	e, err := events.NewKeyed("r", kind, 1, key, source, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func applyTo(t *testing.T, st *audit.State, e events.Envelope) []audit.Step {
+	t.Helper()
+	steps, err := audit.Fold(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps {
+		s.Mutate(st)
+	}
+	return steps
+}
+
+func TestFoldApprovalRequestAndDecisions(t *testing.T) {
+	st := audit.NewState("r")
+	park := events.ApprovalRequestedData{Park: "a1-s1-c1", Deadline: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC), Calls: []events.ApprovalCall{
+		{ID: "a1-s1-c1", Step: 1, Tool: "write_file", Args: json.RawMessage(`{"path":"go.mod"}`), Targets: []string{"go.mod"}, Warnings: []string{"requires approval: write to go.mod"}},
+		{ID: "a1-s1-c3", Step: 1, Tool: "write_file", Args: json.RawMessage(`{"path":"go.sum"}`), Targets: []string{"go.sum"}, Warnings: []string{"requires approval: write to go.sum"}},
+	}}
+	steps := applyTo(t, &st, keyed(t, events.KindApprovalRequested, "a1-s1-c1", "codali/builder", park))
+	if len(steps) != 2 || steps[0].Kind != rao.KindAudit || steps[0].Cause == steps[1].Cause {
+		t.Fatalf("request steps: %+v", steps)
+	}
+	if p := st.Pending(); len(p) != 2 || p[0].Deadline != "2026-01-03T00:00:00Z" {
+		t.Fatalf("pending after the request: %+v", p)
+	}
+	if s := audit.SummaryOf(st, nil); s.Waiting != "approval" || len(s.Pending) != 2 {
+		t.Fatalf("summary: %+v", s)
+	}
+	edited := json.RawMessage(`{"path":"go.mod","content":"x"}`)
+	steps = applyTo(t, &st, keyed(t, events.KindApprovalDecided, "a1-s1-c1", "codali/cli",
+		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice", EditedArgs: edited}))
+	if len(steps) != 1 || steps[0].Kind != rao.KindOverride || !strings.Contains(steps[0].Summary, "approved with edited arguments by alice") {
+		t.Fatalf("decision step: %+v", steps)
+	}
+	if p := st.Pending(); len(p) != 1 || p[0].Call != "a1-s1-c3" {
+		t.Fatalf("pending after one decision: %+v", p)
+	}
+	d := st.Approvals[0].Decision
+	if d == nil || d.By != "alice" || string(d.EditedArgs) != string(edited) || d.Event != "r.approval_decided.1.a1-s1-c1" {
+		t.Fatalf("recorded decision: %+v", d)
+	}
+	// A second decision on the same call is a note: the first stands.
+	applyTo(t, &st, keyed(t, events.KindApprovalDecided, "a1-s1-c1", "codali/cli",
+		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionReject, By: "mallory", Note: "no"}))
+	if st.Approvals[0].Decision.By != "alice" || len(st.Notes) != 1 || !strings.Contains(st.Notes[0].Text, "first one stands") {
+		t.Fatalf("late decision: %+v %+v", st.Approvals[0].Decision, st.Notes)
+	}
+	// A decision whose data names another call than its id is refused.
+	if _, err := audit.Fold(keyed(t, events.KindApprovalDecided, "a1-s1-c3", "codali/cli",
+		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "x"})); err == nil {
+		t.Fatal("a decision keyed by another call was folded")
+	}
+	// Once the run ended nothing is pending.
+	st.Status = audit.StatusCancelled
+	if p := st.Pending(); p != nil {
+		t.Fatalf("pending after the end: %+v", p)
+	}
+}
