@@ -22,13 +22,18 @@ func KeyedMsgID(runID string, kind Kind, attempt int, key string) string {
 // MaxKeyBytes bounds the key of a keyed event id.
 const MaxKeyBytes = 64
 
+// keyRune reports whether r may stand in a key.
+func keyRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_'
+}
+
 // ValidateKey checks a call or park id: 1-64 of [A-Za-z0-9_-].
 func ValidateKey(key string) error {
 	if key == "" || len(key) > MaxKeyBytes {
 		return fmt.Errorf("%w: key %q must be 1-%d characters", ErrInvalidPayload, key, MaxKeyBytes)
 	}
 	for _, r := range key {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+		if !keyRune(r) {
 			return fmt.Errorf("%w: key %q may hold only letters, digits, '-' and '_'", ErrInvalidPayload, key)
 		}
 	}
