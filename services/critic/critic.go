@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/codali-dev/codali/pkg/budget"
+	"github.com/codali-dev/codali/pkg/llm"
 	"slices"
 	"strings"
 	"time"
@@ -242,6 +244,7 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, j judgement) ([]events.Envelope, error) {
 	run := bd.Run
 	run.Usage = events.MergeUsage(run.Usage, j.usage...)
+	run.Spend = run.Spend.With(events.ServiceCritic, budget.OfUsage(j.usage, s.pricing()))
 	checks := j.checks
 	var warnings []string
 	for _, t := range bd.Tools {
@@ -308,6 +311,7 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.BuiltData, j judgement) ([]events.Envelope, error) {
 	run := bd.Run
 	run.Usage = events.MergeUsage(run.Usage, j.usage...)
+	run.Spend = run.Spend.With(events.ServiceCritic, budget.OfUsage(j.usage, s.pricing()))
 	checks, reason := j.checks, j.reason()
 	run.Failures = append(append([]string(nil), run.Failures...), fmt.Sprintf("attempt %d: %s", in.Attempt, reason))
 	final := j.final || in.Attempt-1 >= run.MaxRetries
@@ -392,6 +396,16 @@ func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.R
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(bd.Plan.Steps), Actions: []string{"context", "plan", "edit", "verify"},
 		Files: files, Failures: len(run.Failures), ToolCalls: len(bd.Tools), Blocked: blocked, Warnings: warnings,
 		ChecksPassed: passed, ChecksTotal: len(checks), Integrity: integrity, PolicyHash: s.d.PolicyHash})
+}
+
+// pricing is the per-model prices of the critic's route (none without
+// one), for the review's spend.
+func (s *Service) pricing() llm.Pricing {
+	r, err := s.d.Config.Route(events.ServiceCritic, s.d.Getenv)
+	if err != nil {
+		return nil
+	}
+	return r.Provider.Pricing
 }
 
 // sandboxWarnings is what a verdict says about the sandbox: nothing when

@@ -152,6 +152,10 @@ func TestReview(t *testing.T) {
 			if reviewed && (got.Usage[0].Phase != "critic" || got.Usage[0].Provider != "scripted" || got.Usage[0].InputTokens == 0 || got.Review.Provider != "scripted") {
 				t.Errorf("usage %+v review %+v", got.Usage, got.Review)
 			}
+			// The review's tokens count against the run's budget too.
+			if reviewed && got.Run.Spend[events.ServiceCritic].Tokens == 0 {
+				t.Errorf("spend %+v lacks the critic's review", got.Run.Spend)
+			}
 			if tc.status == events.ReviewConcerns && !slices.Contains(got.Warnings, "review concern: no test for the empty name") {
 				t.Errorf("warnings %q lack the concern", got.Warnings)
 			}
