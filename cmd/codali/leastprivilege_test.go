@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,10 +11,10 @@ import (
 
 	"github.com/codali-dev/codali/examples"
 	"github.com/codali-dev/codali/pkg/app"
-	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natsauth"
+	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -28,20 +27,7 @@ import (
 // no permission violation anywhere: the allow lists are enough, not only
 // narrow.
 func TestPipelineRunsWithLeastPrivilege(t *testing.T) {
-	pw := map[string]string{}
-	for _, id := range natsauth.Identities() {
-		pw[id.Name] = "pw-" + id.Name
-	}
-	conf := filepath.Join(t.TempDir(), "nats.conf")
-	if err := os.WriteFile(conf, []byte(natsauth.ServerAccounts(pw)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Port: -1, StoreDir: t.TempDir(), ConfigFile: conf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	url := srv.ClientURL()
+	url, pw := natsauthtest.Start(t)
 	cfgPath := fastConfig(t)
 
 	run := func(args ...string) (int, string, string) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/codali-dev/codali/pkg/approval"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,10 +13,12 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/approval"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natsauth"
+	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -79,20 +80,8 @@ type cluster struct {
 
 func start(t *testing.T) cluster {
 	t.Helper()
-	pw := map[string]string{}
-	for _, id := range natsauth.Identities() {
-		pw[id.Name] = "pw-" + id.Name
-	}
-	conf := filepath.Join(t.TempDir(), "nats.conf")
-	if err := os.WriteFile(conf, []byte(natsauth.ServerAccounts(pw)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Port: -1, StoreDir: t.TempDir(), ConfigFile: conf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	return cluster{url: srv.ClientURL(), passwords: pw}
+	url, pw := natsauthtest.Start(t)
+	return cluster{url: url, passwords: pw}
 }
 
 func (c cluster) as(t *testing.T, name string) *identity {
