@@ -3,6 +3,7 @@ package runclaim_test
 import (
 	"context"
 	"errors"
+	"github.com/nats-io/nats.go/jetstream"
 	"testing"
 	"time"
 
@@ -12,17 +13,25 @@ import (
 	"github.com/codali-dev/codali/pkg/runclaim"
 )
 
-func TestAdmitOneRequestPerRunID(t *testing.T) {
+// openStore provisions a fresh embedded server and opens a claim store on
+// it; the context ends with the test (at most one minute).
+func openStore(t *testing.T, opts ...runclaim.Option) (context.Context, jetstream.JetStream, *runclaim.Store) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	_, _, js := natstest.StartJS(t)
 	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	s, err := runclaim.Open(ctx, js)
+	s, err := runclaim.Open(ctx, js, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, js, s
+}
+
+func TestAdmitOneRequestPerRunID(t *testing.T) {
+	ctx, _, s := openStore(t)
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	mk := func(run string, kind events.Kind, attempt int, source string, data any) events.Envelope {
 		e, err := events.New(run, kind, attempt, source, now, data)
@@ -103,17 +112,8 @@ func TestConcurrentRequestsOneWinner(t *testing.T) {
 }
 
 func TestAdmitChecksTheProject(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, _, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
-		t.Fatal(err)
-	}
 	resolve := func(r events.Requested) (string, error) { return "proj-of-" + r.Repo.Path, nil }
-	s, err := runclaim.Open(ctx, js, runclaim.WithProjects(resolve))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, s := openStore(t, runclaim.WithProjects(resolve))
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	req := events.Requested{Request: "x", Repo: events.RepoRef{Path: "/srv/a"}}
 	mk := func(kind events.Kind, data any) events.Envelope {
@@ -129,7 +129,7 @@ func TestAdmitChecksTheProject(t *testing.T) {
 	if err := s.Admit(ctx, mk(events.KindPlan, events.PlanData{Run: events.Run{Request: req, Project: "proj-of-/srv/a"}})); err != nil {
 		t.Fatalf("own project: %v", err)
 	}
-	err = s.Admit(ctx, mk(events.KindPlan, events.PlanData{Run: events.Run{Request: req, Project: "victim"}}))
+	err := s.Admit(ctx, mk(events.KindPlan, events.PlanData{Run: events.Run{Request: req, Project: "victim"}}))
 	if !errors.Is(err, events.ErrConflict) {
 		t.Fatalf("another project: %v, want ErrConflict", err)
 	}
@@ -139,16 +139,7 @@ func TestAdmitChecksTheProject(t *testing.T) {
 // before the victim's (concurrent handlers), the claim still goes to the
 // request stored first.
 func TestEarliestStoredRequestWins(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, _, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	s, err := runclaim.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, js, s := openStore(t)
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	store := func(source, text string) events.Envelope {
 		e, err := events.New("race", events.KindRequested, 1, source, now, events.Requested{Request: text, Repo: events.RepoRef{Path: "/x"}})
