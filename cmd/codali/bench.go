@@ -31,6 +31,8 @@ type benchOptions struct {
 	timeout  time.Duration
 	asJSON   bool
 	floor    bool
+	// script replaces benchScript (tests make runs fail with it).
+	script string
 }
 
 func cmdBench(ctx context.Context, c *cli, args []string) int {
@@ -61,11 +63,19 @@ func cmdBench(ctx context.Context, c *cli, args []string) int {
 		c.errorf("bench: --metrics and --repo go with --nats (a running pipeline)")
 		return exitUsage
 	}
+	return c.runBench(ctx, o)
+}
+
+// runBench runs the bench and reports it. A bench in which any run failed
+// (or the floor's did) measured failures, not the pipeline: it says so
+// on stderr and in the report, and exits 1.
+func (c *cli) runBench(ctx context.Context, o benchOptions) int {
 	res, err := c.bench(ctx, o)
 	if err != nil {
 		c.errorf("bench: %v", err)
 		return exitFailure
 	}
+	res.judge()
 	if o.asJSON {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
@@ -73,7 +83,8 @@ func cmdBench(ctx context.Context, c *cli, args []string) int {
 	} else {
 		res.print(c.stdout)
 	}
-	if res.Codali.Failed > 0 {
+	if !res.Valid {
+		c.errorf("bench: INVALID: %s", res.Invalid)
 		return exitFailure
 	}
 	return exitOK
@@ -87,6 +98,27 @@ type benchResult struct {
 	Phases   *phaseTimes  `json:"phases,omitempty"`
 	Floor    *loadResult  `json:"floor,omitempty"`
 	Ratio    *floorRatios `json:"ratio_to_floor,omitempty"`
+	// Valid is false when a run failed: the figures then time failures.
+	Valid bool `json:"valid"`
+	// Invalid says why the bench is not valid.
+	Invalid string `json:"invalid,omitempty"`
+}
+
+// judge sets Valid and Invalid: every run, Codali's and the floor's,
+// must have passed.
+func (r *benchResult) judge() {
+	var why []string
+	if l := r.Codali; l.Failed > 0 || l.Passed == 0 {
+		why = append(why, fmt.Sprintf("%d of %d codali runs failed (first: %s)", l.Failed, l.Passed+l.Failed, short(l.FirstFailure, 300)))
+	}
+	if l := r.Floor; l != nil && (l.Failed > 0 || l.Passed == 0) {
+		why = append(why, fmt.Sprintf("%d of %d floor runs failed (first: %s)", l.Failed, l.Passed+l.Failed, short(l.FirstFailure, 300)))
+	}
+	r.Valid = len(why) == 0
+	r.Invalid = strings.Join(why, "; ")
+	if !r.Valid {
+		r.Invalid += ": the figures time failed runs, not the pipeline"
+	}
 }
 
 // floorRatios compare Codali with the floor: how many times slower.
@@ -100,7 +132,7 @@ func (c *cli) bench(ctx context.Context, o benchOptions) (*benchResult, error) {
 	res := &benchResult{Runs: o.n, InFlight: o.inflight}
 	url, repo, metricURLs := o.conn.URL, o.repo, splitList(o.metrics)
 	if !o.external {
-		p, err := c.startBenchPipeline(ctx)
+		p, err := c.startBenchPipeline(ctx, o.script)
 		if err != nil {
 			return nil, err
 		}
@@ -239,8 +271,12 @@ func writeBenchRepo(dir string) error {
 }
 
 // startBenchPipeline runs `codali up` in this process with the bench
-// configuration, on free ports and a scratch data directory.
-func (c *cli) startBenchPipeline(ctx context.Context) (*benchPipeline, error) {
+// configuration (script, when not empty, replacing benchScript), on free
+// ports and a scratch data directory.
+func (c *cli) startBenchPipeline(ctx context.Context, script string) (*benchPipeline, error) {
+	if script == "" {
+		script = benchScript
+	}
 	dir, err := os.MkdirTemp("", "codali-bench-")
 	if err != nil {
 		return nil, err
@@ -255,7 +291,7 @@ func (c *cli) startBenchPipeline(ctx context.Context) (*benchPipeline, error) {
 		cleanup()
 		return nil, err
 	}
-	for name, body := range map[string]string{"script.json": benchScript, "policy.json": benchPolicy, "codali.config.json": benchConfig} {
+	for name, body := range map[string]string{"script.json": script, "policy.json": benchPolicy, "codali.config.json": benchConfig} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			cleanup()
 			return nil, err
@@ -325,9 +361,23 @@ func (d codaliDriver) terminalSubjects() []string {
 	return []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()}
 }
 
-func (d codaliDriver) runOf(m *nats.Msg) (string, bool) {
+func (d codaliDriver) runOf(m *nats.Msg) (string, bool, string) {
 	run, kind, err := events.ParseSubject(m.Subject)
-	return run, err == nil && kind == events.KindPassed
+	if err != nil {
+		return run, false, err.Error()
+	}
+	if kind == events.KindPassed {
+		return run, true, ""
+	}
+	env, err := events.Decoder{MaxBytes: 8 << 20}.Decode(m.Subject, m.Data)
+	if err != nil {
+		return run, false, fmt.Sprintf("unreadable terminal event: %v", err)
+	}
+	var v events.VerdictData
+	if err := events.DecodeData(env, &v); err != nil {
+		return run, false, fmt.Sprintf("unreadable verdict: %v", err)
+	}
+	return run, false, v.Reason
 }
 
 func (d codaliDriver) submit(ctx context.Context, i int, started func(runID string)) error {
@@ -346,6 +396,9 @@ func (d codaliDriver) submit(ctx context.Context, i int, started func(runID stri
 
 func (r benchResult) print(w io.Writer) {
 	fmt.Fprintf(w, "codali bench: %d runs, %d in flight\n\n", r.Runs, r.InFlight)
+	if !r.Valid {
+		fmt.Fprintf(w, "!!! BENCH INVALID: %s !!!\n\n", r.Invalid)
+	}
 	printLoad(w, "codali", r.Codali)
 	if r.Phases != nil {
 		r.Phases.print(w)

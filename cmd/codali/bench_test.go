@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBenchUsageErrors(t *testing.T) {
@@ -42,7 +43,63 @@ func TestBenchEmbedded(t *testing.T) {
 	if res.Floor == nil || res.Floor.Passed != 4 || res.Ratio == nil || res.Ratio.P50 <= 0 {
 		t.Errorf("floor %+v ratio %+v", res.Floor, res.Ratio)
 	}
+	if !res.Valid || res.Invalid != "" {
+		t.Errorf("a bench whose runs passed is invalid: %q", res.Invalid)
+	}
 	if strings.Contains(errOut.String(), "█") {
 		t.Error("--json drew a progress bar")
+	}
+}
+
+// benchFailScript plans a check that cannot pass, with no retries left to
+// pass it on: every run fails.
+const benchFailScript = `{"responses":[
+  {"phase":"architect","json":{"summary":"bench","steps":[{"description":"write bench.txt","files":["bench.txt"]}],"creates":["bench.txt"],"verify":[{"name":"missing","command":["test","-f","missing.txt"]}]}},
+  {"phase":"builder","step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"bench.txt","content":"bench\n"}}]}},
+  {"phase":"builder","step":2,"json":{"done":true,"summary":"wrote bench.txt"}}]}`
+
+// TestBenchFailedRunsInvalid: a bench whose runs fail says so on stdout
+// and stderr, marks its JSON invalid with the first failure's reason, and
+// exits 1 (with and without --json).
+func TestBenchFailedRunsInvalid(t *testing.T) {
+	for _, asJSON := range []bool{true, false} {
+		out, errOut := &syncBuffer{}, &syncBuffer{}
+		c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
+		o := benchOptions{n: 2, inflight: 1, timeout: time.Minute, asJSON: asJSON, script: benchFailScript}
+		if code := c.runBench(context.Background(), o); code != exitFailure {
+			t.Fatalf("json=%v: bench of failing runs exited %d, want %d: %s %s", asJSON, code, exitFailure, out.String(), errOut.String())
+		}
+		if !strings.Contains(errOut.String(), "INVALID") || !strings.Contains(errOut.String(), "2 of 2 codali runs failed") {
+			t.Errorf("json=%v: stderr does not say the bench is invalid: %s", asJSON, errOut.String())
+		}
+		if !asJSON {
+			if !strings.Contains(out.String(), "BENCH INVALID") {
+				t.Errorf("report does not say the bench is invalid:\n%s", out.String())
+			}
+			continue
+		}
+		var res benchResult
+		if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
+			t.Fatalf("bench --json: %v\n%s", err, out.String())
+		}
+		if res.Valid || res.Codali.Failed != 2 || !strings.Contains(res.Invalid, "missing") || !strings.Contains(res.Codali.FirstFailure, "missing") {
+			t.Errorf("json report of failing runs: valid=%v invalid=%q codali=%+v", res.Valid, res.Invalid, res.Codali)
+		}
+	}
+}
+
+func TestBenchJudge(t *testing.T) {
+	ok := benchResult{Codali: loadResult{Passed: 3}, Floor: &loadResult{Passed: 3}}
+	if ok.judge(); !ok.Valid || ok.Invalid != "" {
+		t.Errorf("all passed: valid=%v %q", ok.Valid, ok.Invalid)
+	}
+	for name, r := range map[string]benchResult{
+		"no runs":      {},
+		"codali fails": {Codali: loadResult{Passed: 2, Failed: 1, FirstFailure: "boom"}},
+		"floor fails":  {Codali: loadResult{Passed: 3}, Floor: &loadResult{Failed: 3}},
+	} {
+		if r.judge(); r.Valid || !strings.Contains(r.Invalid, "not the pipeline") {
+			t.Errorf("%s: valid=%v %q", name, r.Valid, r.Invalid)
+		}
 	}
 }
