@@ -31,6 +31,13 @@ type benchOptions struct {
 	timeout  time.Duration
 	asJSON   bool
 	floor    bool
+	// cpuProfile and trace name files for a CPU profile and an execution
+	// trace of this process during the Codali runs (the embedded
+	// pipeline's services run in it).
+	cpuProfile, trace string
+	// workspaces is where the embedded pipeline's workspaces go (see
+	// benchWorkspaces).
+	workspaces string
 	// script replaces benchScript (tests make runs fail with it).
 	script string
 }
@@ -45,6 +52,9 @@ func cmdBench(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&o.repo, "repo", "", "with --nats: repository the runs change (the workers must read it); default: a scratch one")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up on a run after this long")
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON (no progress bar)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process during the Codali runs to FILE (go tool pprof)")
+	fs.StringVar(&o.trace, "trace", "", "write an execution trace of this process during the Codali runs to FILE (go tool trace; -pprof=syscall shows where handlers wait)")
+	fs.StringVar(&o.workspaces, "workspaces", "", "without --nats: directory for the embedded pipeline's workspaces (default: tmpfs /dev/shm when there is one, else beside its data)")
 	fs.BoolVar(&o.floor, "floor", false, "also run a minimal JetStream pipeline with the same message pattern and no domain work, and print Codali's figures as a ratio of it")
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -61,6 +71,10 @@ func cmdBench(ctx context.Context, c *cli, args []string) int {
 	o.external = o.conn.URL != ""
 	if !o.external && (o.metrics != "" || o.repo != "") {
 		c.errorf("bench: --metrics and --repo go with --nats (a running pipeline)")
+		return exitUsage
+	}
+	if o.external && o.workspaces != "" {
+		c.errorf("bench: --workspaces goes without --nats (the running pipeline's configuration places its workspaces)")
 		return exitUsage
 	}
 	return c.runBench(ctx, o)
@@ -98,6 +112,10 @@ type benchResult struct {
 	Phases   *phaseTimes  `json:"phases,omitempty"`
 	Floor    *loadResult  `json:"floor,omitempty"`
 	Ratio    *floorRatios `json:"ratio_to_floor,omitempty"`
+	// Workspaces is the embedded pipeline's workspace root and
+	// WorkspacesFS its kind of file system (tmpfs or disk).
+	Workspaces   string `json:"workspaces,omitempty"`
+	WorkspacesFS string `json:"workspaces_fs,omitempty"`
 	// Valid is false when a run failed: the figures then time failures.
 	Valid bool `json:"valid"`
 	// Invalid says why the bench is not valid.
@@ -132,12 +150,13 @@ func (c *cli) bench(ctx context.Context, o benchOptions) (*benchResult, error) {
 	res := &benchResult{Runs: o.n, InFlight: o.inflight}
 	url, repo, metricURLs := o.conn.URL, o.repo, splitList(o.metrics)
 	if !o.external {
-		p, err := c.startBenchPipeline(ctx, o.script)
+		p, err := c.startBenchPipeline(ctx, o)
 		if err != nil {
 			return nil, err
 		}
 		defer p.stop()
 		url, repo, metricURLs = p.url, p.repo, []string{p.metrics}
+		res.Workspaces, res.WorkspacesFS = p.workspaces, p.workspacesFS
 	} else if repo == "" {
 		dir, err := os.MkdirTemp("", "codali-bench-repo-")
 		if err != nil {
@@ -161,7 +180,14 @@ func (c *cli) bench(ctx context.Context, o benchOptions) (*benchResult, error) {
 		return nil, err
 	}
 	gen := loadGen{n: o.n, inflight: o.inflight, timeout: o.timeout, progress: c.progress(o, o.n, "codali")}
+	stopProfiles, err := startProfiles(o.cpuProfile, o.trace)
+	if err != nil {
+		return nil, err
+	}
 	res.Codali, err = gen.run(ctx, cl.nc, codaliDriver{cl: cl, repo: repo})
+	if perr := stopProfiles(); err == nil && perr != nil {
+		err = perr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +265,39 @@ func waitRecorder(ctx context.Context, cl *client) time.Duration {
 // benchPipeline is the embedded pipeline bench starts without --nats.
 type benchPipeline struct {
 	url, repo, metrics string
-	stop               func()
+	// workspaces is the workspace root, on a file system of kind
+	// workspacesFS.
+	workspaces, workspacesFS string
+	stop                     func()
 }
+
+// benchWorkspaces makes the workspace root of the embedded pipeline: a
+// scratch directory in dir, or without dir on tmpfs (/dev/shm) when the
+// host has one, else in fallback. Workspaces are scratch space made and
+// removed per run, which on a disk file system is mostly metadata writes
+// (see docs/architecture.md, Performance). It returns the root, the kind
+// of its file system and how to remove it.
+func benchWorkspaces(dir, fallback string) (root, kind string, remove func(), err error) {
+	parent := dir
+	if parent == "" {
+		parent = fallback
+		if onTmpfs(benchShm) {
+			parent = benchShm
+		}
+	}
+	root, err = os.MkdirTemp(parent, "codali-bench-ws-")
+	if err != nil {
+		return "", "", nil, fmt.Errorf("workspaces: %w", err)
+	}
+	kind = "disk"
+	if onTmpfs(root) {
+		kind = "tmpfs"
+	}
+	return root, kind, func() { _ = os.RemoveAll(root) }, nil
+}
+
+// benchShm is where bench looks for tmpfs.
+const benchShm = "/dev/shm"
 
 // benchScript is the zero-latency scripted model: one plan with a trivial
 // check, one edit, done.
@@ -253,7 +310,7 @@ const benchPolicy = `{"never_touch":[".git/**"],"commands":{"allow":[["test","-f
 
 const benchConfig = `{"providers":{"bench":{"type":"scripted","script":"script.json"}},
   "routing":{"architect":{"provider":"bench"},"builder":{"provider":"bench"}},
-  "policy":"policy.json"}`
+  "policy":"policy.json", "workspace":{"root":%s}}`
 
 // writeBenchRepo writes the scratch repository the bench runs change.
 func writeBenchRepo(dir string) error {
@@ -271,9 +328,11 @@ func writeBenchRepo(dir string) error {
 }
 
 // startBenchPipeline runs `codali up` in this process with the bench
-// configuration (script, when not empty, replacing benchScript), on free
-// ports and a scratch data directory.
-func (c *cli) startBenchPipeline(ctx context.Context, script string) (*benchPipeline, error) {
+// configuration (o.script, when not empty, replacing benchScript), on free
+// ports, a scratch data directory and the workspace root benchWorkspaces
+// makes.
+func (c *cli) startBenchPipeline(ctx context.Context, o benchOptions) (*benchPipeline, error) {
+	script := o.script
 	if script == "" {
 		script = benchScript
 	}
@@ -281,7 +340,17 @@ func (c *cli) startBenchPipeline(ctx context.Context, script string) (*benchPipe
 	if err != nil {
 		return nil, err
 	}
-	cleanup := func() { _ = os.RemoveAll(dir) }
+	wsRoot, wsKind, removeWS, err := benchWorkspaces(o.workspaces, dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	cleanup := func() { removeWS(); _ = os.RemoveAll(dir) }
+	rootJSON, err := json.Marshal(wsRoot)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
 	repo := filepath.Join(dir, "repo")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		cleanup()
@@ -291,7 +360,7 @@ func (c *cli) startBenchPipeline(ctx context.Context, script string) (*benchPipe
 		cleanup()
 		return nil, err
 	}
-	for name, body := range map[string]string{"script.json": script, "policy.json": benchPolicy, "codali.config.json": benchConfig} {
+	for name, body := range map[string]string{"script.json": script, "policy.json": benchPolicy, "codali.config.json": fmt.Sprintf(benchConfig, rootJSON)} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			cleanup()
 			return nil, err
@@ -326,7 +395,7 @@ func (c *cli) startBenchPipeline(ctx context.Context, script string) (*benchPipe
 		cleanup()
 		return nil, errors.New("embedded pipeline did not announce its health address")
 	}
-	return &benchPipeline{url: url, repo: repo, metrics: "http://" + m[1] + "/metrics", stop: func() {
+	return &benchPipeline{url: url, repo: repo, metrics: "http://" + m[1] + "/metrics", workspaces: wsRoot, workspacesFS: wsKind, stop: func() {
 		cancel()
 		<-done
 		cleanup()
@@ -395,7 +464,11 @@ func (d codaliDriver) submit(ctx context.Context, i int, started func(runID stri
 }
 
 func (r benchResult) print(w io.Writer) {
-	fmt.Fprintf(w, "codali bench: %d runs, %d in flight\n\n", r.Runs, r.InFlight)
+	fmt.Fprintf(w, "codali bench: %d runs, %d in flight", r.Runs, r.InFlight)
+	if r.Workspaces != "" {
+		fmt.Fprintf(w, ", workspaces on %s (%s)", r.WorkspacesFS, r.Workspaces)
+	}
+	fmt.Fprint(w, "\n\n")
 	if !r.Valid {
 		fmt.Fprintf(w, "!!! BENCH INVALID: %s !!!\n\n", r.Invalid)
 	}

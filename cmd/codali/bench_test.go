@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"bench", "--timeout", "0s"},
 		{"bench", "--metrics", "http://127.0.0.1:1/metrics"},
 		{"bench", "extra"},
+		{"bench", "--nats", "nats://127.0.0.1:1", "--workspaces", "/tmp"},
 	} {
 		if code, _, errOut := runBare(t, "", args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errOut)
@@ -45,6 +48,12 @@ func TestBenchEmbedded(t *testing.T) {
 	}
 	if !res.Valid || res.Invalid != "" {
 		t.Errorf("a bench whose runs passed is invalid: %q", res.Invalid)
+	}
+	if res.Workspaces == "" || (res.WorkspacesFS != "tmpfs" && res.WorkspacesFS != "disk") {
+		t.Errorf("workspaces %q on %q", res.Workspaces, res.WorkspacesFS)
+	}
+	if _, err := os.Stat(res.Workspaces); !os.IsNotExist(err) {
+		t.Errorf("the bench left its workspaces behind: %v", err)
 	}
 	if strings.Contains(errOut.String(), "█") {
 		t.Error("--json drew a progress bar")
@@ -101,5 +110,58 @@ func TestBenchJudge(t *testing.T) {
 		if r.judge(); r.Valid || !strings.Contains(r.Invalid, "not the pipeline") {
 			t.Errorf("%s: valid=%v %q", name, r.Valid, r.Invalid)
 		}
+	}
+}
+
+// TestBenchProfiles: --cpuprofile and --trace write their files; a file
+// that cannot be created fails the bench before any run.
+func TestBenchProfiles(t *testing.T) {
+	dir := t.TempDir()
+	stop, err := startProfiles(filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "trace.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"cpu.pprof", "trace.out"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, files := range [][2]string{{filepath.Join(dir, "no", "cpu"), ""}, {"", filepath.Join(dir, "no", "trace")}, {filepath.Join(dir, "cpu2"), filepath.Join(dir, "no", "trace")}} {
+		if _, err := startProfiles(files[0], files[1]); err == nil {
+			t.Errorf("%v: no error for a file that cannot be created", files)
+		}
+	}
+	// The CPU profile of the failed start above was stopped: a new one starts.
+	stop, err = startProfiles(filepath.Join(dir, "cpu3"), "")
+	if err != nil {
+		t.Fatalf("a failed start left the CPU profile running: %v", err)
+	}
+	_ = stop()
+}
+
+// TestBenchWorkspaces: the workspace root goes into the directory asked
+// for (its file system named as it is), and a directory that cannot be
+// used is an error.
+func TestBenchWorkspaces(t *testing.T) {
+	dir := t.TempDir()
+	root, kind, remove, err := benchWorkspaces(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(root) != dir || (kind == "tmpfs") != onTmpfs(dir) {
+		t.Errorf("root %s (%s) for %s", root, kind, dir)
+	}
+	remove()
+	if _, err := os.Stat(root); !os.IsNotExist(err) {
+		t.Errorf("not removed: %v", err)
+	}
+	if _, _, _, err := benchWorkspaces(filepath.Join(dir, "missing"), ""); err == nil {
+		t.Error("no error for a missing directory")
+	}
+	if onTmpfs(filepath.Join(dir, "missing")) {
+		t.Error("a missing path is on tmpfs")
 	}
 }
