@@ -278,14 +278,18 @@ type benchPipeline struct {
 // (see docs/architecture.md, Performance). It returns the root, the kind
 // of its file system and how to remove it.
 func benchWorkspaces(dir, fallback string) (root, kind string, remove func(), err error) {
-	parent := dir
-	if parent == "" {
-		parent = fallback
+	const pattern = "codali-bench-ws-"
+	if dir != "" {
+		root, err = os.MkdirTemp(dir, pattern)
+	} else {
+		err = errNoTmpfs
 		if onTmpfs(benchShm) {
-			parent = benchShm
+			root, err = os.MkdirTemp(benchShm, pattern)
+		}
+		if err != nil { // no usable tmpfs: beside the data
+			root, err = os.MkdirTemp(fallback, pattern)
 		}
 	}
-	root, err = os.MkdirTemp(parent, "codali-bench-ws-")
 	if err != nil {
 		return "", "", nil, fmt.Errorf("workspaces: %w", err)
 	}
@@ -298,6 +302,8 @@ func benchWorkspaces(dir, fallback string) (root, kind string, remove func(), er
 
 // benchShm is where bench looks for tmpfs.
 const benchShm = "/dev/shm"
+
+var errNoTmpfs = errors.New("no tmpfs")
 
 // benchScript is the zero-latency scripted model: one plan with a trivial
 // check, one edit, done.

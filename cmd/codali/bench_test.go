@@ -158,8 +158,17 @@ func TestBenchWorkspaces(t *testing.T) {
 	if _, err := os.Stat(root); !os.IsNotExist(err) {
 		t.Errorf("not removed: %v", err)
 	}
-	if _, _, _, err := benchWorkspaces(filepath.Join(dir, "missing"), ""); err == nil {
-		t.Error("no error for a missing directory")
+	if _, _, _, err := benchWorkspaces(filepath.Join(dir, "missing"), dir); err == nil {
+		t.Error("no error for a missing directory asked for")
+	}
+	// Without a directory asked for: tmpfs, else the fallback.
+	root, kind, remove, err = benchWorkspaces("", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remove()
+	if onTmpfs(benchShm) != (kind == "tmpfs") || (kind != "tmpfs" && filepath.Dir(root) != dir) {
+		t.Errorf("default root %s (%s)", root, kind)
 	}
 	if onTmpfs(filepath.Join(dir, "missing")) {
 		t.Error("a missing path is on tmpfs")
