@@ -282,7 +282,9 @@ func splitChange(out string) (stat, patch string, err error) {
 	}
 	files := 0
 	for strings.HasPrefix(out[pos:], ":") {
-		if !field() || !field() {
+		header := field()
+		path := header && field()
+		if !path {
 			return "", "", fmt.Errorf("%w: a raw record without its path", errDiffFormat)
 		}
 		files++
