@@ -45,6 +45,9 @@ type loadResult struct {
 	FirstFailure string `json:"first_failure,omitempty"`
 }
 
+// maxFailureText bounds the first failure's reason kept in a result.
+const maxFailureText = 2000
+
 type runEnd struct {
 	passed bool
 	reason string
@@ -143,7 +146,7 @@ func (g loadGen) run(ctx context.Context, nc *nats.Conn, d benchDriver) (loadRes
 			} else {
 				res.Failed++
 				if res.FirstFailure == "" {
-					res.FirstFailure = fmt.Sprintf("run %s failed: %s", runID, end.reason)
+					res.FirstFailure = short(fmt.Sprintf("run %s failed: %s", runID, end.reason), maxFailureText)
 				}
 			}
 			if g.progress != nil {
