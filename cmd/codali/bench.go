@@ -31,6 +31,15 @@ type benchOptions struct {
 	timeout  time.Duration
 	asJSON   bool
 	floor    bool
+	// cpuProfile and trace name files for a CPU profile and an execution
+	// trace of this process during the Codali runs (the embedded
+	// pipeline's services run in it).
+	cpuProfile, trace string
+	// workspaces is where the embedded pipeline's workspaces go (see
+	// benchWorkspaces).
+	workspaces string
+	// script replaces benchScript (tests make runs fail with it).
+	script string
 }
 
 func cmdBench(ctx context.Context, c *cli, args []string) int {
@@ -43,6 +52,9 @@ func cmdBench(ctx context.Context, c *cli, args []string) int {
 	fs.StringVar(&o.repo, "repo", "", "with --nats: repository the runs change (the workers must read it); default: a scratch one")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up on a run after this long")
 	fs.BoolVar(&o.asJSON, "json", false, "print the result as JSON (no progress bar)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of this process during the Codali runs to FILE (go tool pprof)")
+	fs.StringVar(&o.trace, "trace", "", "write an execution trace of this process during the Codali runs to FILE (go tool trace; -pprof=syscall shows where handlers wait)")
+	fs.StringVar(&o.workspaces, "workspaces", "", "without --nats: directory for the embedded pipeline's workspaces (default: tmpfs /dev/shm when there is one, else beside its data)")
 	fs.BoolVar(&o.floor, "floor", false, "also run a minimal JetStream pipeline with the same message pattern and no domain work, and print Codali's figures as a ratio of it")
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -61,11 +73,23 @@ func cmdBench(ctx context.Context, c *cli, args []string) int {
 		c.errorf("bench: --metrics and --repo go with --nats (a running pipeline)")
 		return exitUsage
 	}
+	if o.external && o.workspaces != "" {
+		c.errorf("bench: --workspaces goes without --nats (the running pipeline's configuration places its workspaces)")
+		return exitUsage
+	}
+	return c.runBench(ctx, o)
+}
+
+// runBench runs the bench and reports it. A bench in which any run failed
+// (or the floor's did) measured failures, not the pipeline: it says so
+// on stderr and in the report, and exits 1.
+func (c *cli) runBench(ctx context.Context, o benchOptions) int {
 	res, err := c.bench(ctx, o)
 	if err != nil {
 		c.errorf("bench: %v", err)
 		return exitFailure
 	}
+	res.judge()
 	if o.asJSON {
 		enc := json.NewEncoder(c.stdout)
 		enc.SetIndent("", "  ")
@@ -73,7 +97,8 @@ func cmdBench(ctx context.Context, c *cli, args []string) int {
 	} else {
 		res.print(c.stdout)
 	}
-	if res.Codali.Failed > 0 {
+	if !res.Valid {
+		c.errorf("bench: INVALID: %s", res.Invalid)
 		return exitFailure
 	}
 	return exitOK
@@ -87,6 +112,31 @@ type benchResult struct {
 	Phases   *phaseTimes  `json:"phases,omitempty"`
 	Floor    *loadResult  `json:"floor,omitempty"`
 	Ratio    *floorRatios `json:"ratio_to_floor,omitempty"`
+	// Workspaces is the embedded pipeline's workspace root and
+	// WorkspacesFS its kind of file system (tmpfs or disk).
+	Workspaces   string `json:"workspaces,omitempty"`
+	WorkspacesFS string `json:"workspaces_fs,omitempty"`
+	// Valid is false when a run failed: the figures then time failures.
+	Valid bool `json:"valid"`
+	// Invalid says why the bench is not valid.
+	Invalid string `json:"invalid,omitempty"`
+}
+
+// judge sets Valid and Invalid: every run, Codali's and the floor's,
+// must have passed.
+func (r *benchResult) judge() {
+	var why []string
+	if l := r.Codali; l.Failed > 0 || l.Passed == 0 {
+		why = append(why, fmt.Sprintf("%d of %d codali runs failed (first: %s)", l.Failed, l.Passed+l.Failed, short(l.FirstFailure, 300)))
+	}
+	if l := r.Floor; l != nil && (l.Failed > 0 || l.Passed == 0) {
+		why = append(why, fmt.Sprintf("%d of %d floor runs failed (first: %s)", l.Failed, l.Passed+l.Failed, short(l.FirstFailure, 300)))
+	}
+	r.Valid = len(why) == 0
+	r.Invalid = strings.Join(why, "; ")
+	if !r.Valid {
+		r.Invalid += ": the figures time failed runs, not the pipeline"
+	}
 }
 
 // floorRatios compare Codali with the floor: how many times slower.
@@ -100,12 +150,13 @@ func (c *cli) bench(ctx context.Context, o benchOptions) (*benchResult, error) {
 	res := &benchResult{Runs: o.n, InFlight: o.inflight}
 	url, repo, metricURLs := o.conn.URL, o.repo, splitList(o.metrics)
 	if !o.external {
-		p, err := c.startBenchPipeline(ctx)
+		p, err := c.startBenchPipeline(ctx, o)
 		if err != nil {
 			return nil, err
 		}
 		defer p.stop()
 		url, repo, metricURLs = p.url, p.repo, []string{p.metrics}
+		res.Workspaces, res.WorkspacesFS = p.workspaces, p.workspacesFS
 	} else if repo == "" {
 		dir, err := os.MkdirTemp("", "codali-bench-repo-")
 		if err != nil {
@@ -129,7 +180,14 @@ func (c *cli) bench(ctx context.Context, o benchOptions) (*benchResult, error) {
 		return nil, err
 	}
 	gen := loadGen{n: o.n, inflight: o.inflight, timeout: o.timeout, progress: c.progress(o, o.n, "codali")}
+	stopProfiles, err := startProfiles(o.cpuProfile, o.trace)
+	if err != nil {
+		return nil, err
+	}
 	res.Codali, err = gen.run(ctx, cl.nc, codaliDriver{cl: cl, repo: repo})
+	if perr := stopProfiles(); err == nil && perr != nil {
+		err = perr
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +265,45 @@ func waitRecorder(ctx context.Context, cl *client) time.Duration {
 // benchPipeline is the embedded pipeline bench starts without --nats.
 type benchPipeline struct {
 	url, repo, metrics string
-	stop               func()
+	// workspaces is the workspace root, on a file system of kind
+	// workspacesFS.
+	workspaces, workspacesFS string
+	stop                     func()
 }
+
+// benchWorkspaces makes the workspace root of the embedded pipeline: a
+// scratch directory in dir, or without dir on tmpfs (/dev/shm) when the
+// host has one, else in fallback. Workspaces are scratch space made and
+// removed per run, which on a disk file system is mostly metadata writes
+// (see docs/architecture.md, Performance). It returns the root, the kind
+// of its file system and how to remove it.
+func benchWorkspaces(dir, fallback string) (root, kind string, remove func(), err error) {
+	const pattern = "codali-bench-ws-"
+	if dir != "" {
+		root, err = os.MkdirTemp(dir, pattern)
+	} else {
+		err = errNoTmpfs
+		if onTmpfs(benchShm) {
+			root, err = os.MkdirTemp(benchShm, pattern)
+		}
+		if err != nil { // no usable tmpfs: beside the data
+			root, err = os.MkdirTemp(fallback, pattern)
+		}
+	}
+	if err != nil {
+		return "", "", nil, fmt.Errorf("workspaces: %w", err)
+	}
+	kind = "disk"
+	if onTmpfs(root) {
+		kind = "tmpfs"
+	}
+	return root, kind, func() { _ = os.RemoveAll(root) }, nil
+}
+
+// benchShm is where bench looks for tmpfs.
+const benchShm = "/dev/shm"
+
+var errNoTmpfs = errors.New("no tmpfs")
 
 // benchScript is the zero-latency scripted model: one plan with a trivial
 // check, one edit, done.
@@ -221,7 +316,7 @@ const benchPolicy = `{"never_touch":[".git/**"],"commands":{"allow":[["test","-f
 
 const benchConfig = `{"providers":{"bench":{"type":"scripted","script":"script.json"}},
   "routing":{"architect":{"provider":"bench"},"builder":{"provider":"bench"}},
-  "policy":"policy.json"}`
+  "policy":"policy.json", "workspace":{"root":%s}}`
 
 // writeBenchRepo writes the scratch repository the bench runs change.
 func writeBenchRepo(dir string) error {
@@ -239,13 +334,29 @@ func writeBenchRepo(dir string) error {
 }
 
 // startBenchPipeline runs `codali up` in this process with the bench
-// configuration, on free ports and a scratch data directory.
-func (c *cli) startBenchPipeline(ctx context.Context) (*benchPipeline, error) {
+// configuration (o.script, when not empty, replacing benchScript), on free
+// ports, a scratch data directory and the workspace root benchWorkspaces
+// makes.
+func (c *cli) startBenchPipeline(ctx context.Context, o benchOptions) (*benchPipeline, error) {
+	script := o.script
+	if script == "" {
+		script = benchScript
+	}
 	dir, err := os.MkdirTemp("", "codali-bench-")
 	if err != nil {
 		return nil, err
 	}
-	cleanup := func() { _ = os.RemoveAll(dir) }
+	wsRoot, wsKind, removeWS, err := benchWorkspaces(o.workspaces, dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	cleanup := func() { removeWS(); _ = os.RemoveAll(dir) }
+	rootJSON, err := json.Marshal(wsRoot)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
 	repo := filepath.Join(dir, "repo")
 	if err := os.MkdirAll(repo, 0o755); err != nil {
 		cleanup()
@@ -255,7 +366,7 @@ func (c *cli) startBenchPipeline(ctx context.Context) (*benchPipeline, error) {
 		cleanup()
 		return nil, err
 	}
-	for name, body := range map[string]string{"script.json": benchScript, "policy.json": benchPolicy, "codali.config.json": benchConfig} {
+	for name, body := range map[string]string{"script.json": script, "policy.json": benchPolicy, "codali.config.json": fmt.Sprintf(benchConfig, rootJSON)} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			cleanup()
 			return nil, err
@@ -290,7 +401,7 @@ func (c *cli) startBenchPipeline(ctx context.Context) (*benchPipeline, error) {
 		cleanup()
 		return nil, errors.New("embedded pipeline did not announce its health address")
 	}
-	return &benchPipeline{url: url, repo: repo, metrics: "http://" + m[1] + "/metrics", stop: func() {
+	return &benchPipeline{url: url, repo: repo, metrics: "http://" + m[1] + "/metrics", workspaces: wsRoot, workspacesFS: wsKind, stop: func() {
 		cancel()
 		<-done
 		cleanup()
@@ -325,9 +436,23 @@ func (d codaliDriver) terminalSubjects() []string {
 	return []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()}
 }
 
-func (d codaliDriver) runOf(m *nats.Msg) (string, bool) {
+func (d codaliDriver) runOf(m *nats.Msg) (string, bool, string) {
 	run, kind, err := events.ParseSubject(m.Subject)
-	return run, err == nil && kind == events.KindPassed
+	if err != nil {
+		return run, false, err.Error()
+	}
+	if kind == events.KindPassed {
+		return run, true, ""
+	}
+	env, err := events.Decoder{MaxBytes: 8 << 20}.Decode(m.Subject, m.Data)
+	if err != nil {
+		return run, false, fmt.Sprintf("unreadable terminal event: %v", err)
+	}
+	var v events.VerdictData
+	if err := events.DecodeData(env, &v); err != nil {
+		return run, false, fmt.Sprintf("unreadable verdict: %v", err)
+	}
+	return run, false, v.Reason
 }
 
 func (d codaliDriver) submit(ctx context.Context, i int, started func(runID string)) error {
@@ -345,7 +470,14 @@ func (d codaliDriver) submit(ctx context.Context, i int, started func(runID stri
 }
 
 func (r benchResult) print(w io.Writer) {
-	fmt.Fprintf(w, "codali bench: %d runs, %d in flight\n\n", r.Runs, r.InFlight)
+	fmt.Fprintf(w, "codali bench: %d runs, %d in flight", r.Runs, r.InFlight)
+	if r.Workspaces != "" {
+		fmt.Fprintf(w, ", workspaces on %s (%s)", r.WorkspacesFS, r.Workspaces)
+	}
+	fmt.Fprint(w, "\n\n")
+	if !r.Valid {
+		fmt.Fprintf(w, "!!! BENCH INVALID: %s !!!\n\n", r.Invalid)
+	}
 	printLoad(w, "codali", r.Codali)
 	if r.Phases != nil {
 		r.Phases.print(w)

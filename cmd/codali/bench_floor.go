@@ -36,12 +36,12 @@ func (d floorDriver) terminalSubjects() []string {
 	return []string{"floor.*.s" + strconv.Itoa(floorHops)}
 }
 
-func (d floorDriver) runOf(m *nats.Msg) (string, bool) {
+func (d floorDriver) runOf(m *nats.Msg) (string, bool, string) {
 	parts := strings.Split(m.Subject, ".")
 	if len(parts) != 3 {
-		return "", false
+		return "", false, "unexpected subject " + m.Subject
 	}
-	return parts[1], true
+	return parts[1], true, ""
 }
 
 func (d floorDriver) submit(ctx context.Context, i int, started func(string)) error {

@@ -18,8 +18,9 @@ type benchDriver interface {
 	submit(ctx context.Context, i int, started func(runID string)) error
 	// terminalSubjects match the events that end runs.
 	terminalSubjects() []string
-	// runOf returns the run a terminal event ends and whether it passed.
-	runOf(m *nats.Msg) (runID string, passed bool)
+	// runOf returns the run a terminal event ends, whether it passed, and
+	// why it failed (empty when it passed or says nothing).
+	runOf(m *nats.Msg) (runID string, passed bool, reason string)
 }
 
 // loadGen makes n runs with at most inflight at once.
@@ -39,10 +40,17 @@ type loadResult struct {
 	P99MS             float64 `json:"p99_ms"`
 	MeanMS            float64 `json:"mean_ms"`
 	RecorderCatchUpMS float64 `json:"recorder_catch_up_ms,omitempty"`
+	// FirstFailure says why the first failed run failed (its terminal
+	// event's reason, or the error waiting for it).
+	FirstFailure string `json:"first_failure,omitempty"`
 }
+
+// maxFailureText bounds the first failure's reason kept in a result.
+const maxFailureText = 2000
 
 type runEnd struct {
 	passed bool
+	reason string
 	at     time.Time
 }
 
@@ -73,8 +81,8 @@ func (g loadGen) run(ctx context.Context, nc *nats.Conn, d benchDriver) (loadRes
 				if !ok {
 					return
 				}
-				id, passed := d.runOf(m)
-				e := runEnd{passed: passed, at: time.Now()}
+				id, passed, reason := d.runOf(m)
+				e := runEnd{passed: passed, reason: reason, at: time.Now()}
 				mu.Lock()
 				if ch, ok := waiting[id]; ok { // other runs are not ours
 					delete(waiting, id)
@@ -126,6 +134,9 @@ func (g loadGen) run(ctx context.Context, nc *nats.Conn, d benchDriver) (loadRes
 				if firstErr == nil {
 					firstErr = err
 				}
+				if res.FirstFailure == "" {
+					res.FirstFailure = err.Error()
+				}
 				res.Failed++
 				return
 			}
@@ -134,6 +145,9 @@ func (g loadGen) run(ctx context.Context, nc *nats.Conn, d benchDriver) (loadRes
 				res.Passed++
 			} else {
 				res.Failed++
+				if res.FirstFailure == "" {
+					res.FirstFailure = short(fmt.Sprintf("run %s failed: %s", runID, end.reason), maxFailureText)
+				}
 			}
 			if g.progress != nil {
 				_ = g.progress.Add(1)

@@ -108,6 +108,9 @@ func RepoState(ctx context.Context, root string, maxFileBytes int64) (string, er
 }
 
 func gitState(ctx context.Context, root string) (string, bool) {
+	if !mayBeInGitWorkTree(root) {
+		return "", false // no git process for a directory git cannot know
+	}
 	run := func(args ...string) (string, bool) {
 		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1")
@@ -123,6 +126,29 @@ func gitState(ctx context.Context, root string) (string, bool) {
 		return "", false // dirty: the content decides
 	}
 	return "git:" + strings.Join(strings.Fields(head), "|"), true
+}
+
+// mayBeInGitWorkTree reports whether git could find a work tree for
+// root: GIT_DIR or GIT_WORK_TREE is set, or root or one of its parents
+// has a .git entry (directory or gitfile). Without any, git finds none.
+func mayBeInGitWorkTree(root string) bool {
+	if os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
+		return true
+	}
+	dir, err := filepath.Abs(root)
+	if err != nil {
+		return true
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
 
 func contentHash(root string, maxFileBytes int64) (string, error) {

@@ -28,6 +28,7 @@ type Store struct {
 	initialBackoff time.Duration
 	maxBackoff     time.Duration
 	log            *slog.Logger
+	decoded        decodedStates
 }
 
 // Option configures a Store.
@@ -110,7 +111,7 @@ func (s *Store) get(ctx context.Context, project, key string) (cognition.Cogniti
 	if err != nil {
 		return cognition.CognitionState{}, 0, fmt.Errorf("could not read cognition state of project %q: %w", project, err)
 	}
-	st, err := cognition.DecodeState(entry.Value())
+	st, err := s.decoded.decode(key, entry.Value())
 	if err != nil {
 		return cognition.CognitionState{}, 0, fmt.Errorf("%w: project %q at revision %d: %w", ErrCorruptState, project, entry.Revision(), err)
 	}

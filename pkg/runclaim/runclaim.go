@@ -34,10 +34,17 @@ type Store struct {
 	kv      jetstream.KeyValue
 	work    jetstream.Stream
 	project func(events.Requested) (string, error)
+	cache   *claimCache
+	now     func() time.Time
 }
 
 // Option customises a Store.
 type Option func(*Store)
+
+// WithClock makes the Store read the time from now (for its claim cache).
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) { s.now = now }
+}
 
 // WithProjects makes Admit also check the project a phase event carries:
 // it must be the one resolve gives for the run's request (config.Project),
@@ -56,7 +63,11 @@ func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, 
 	if err != nil {
 		return nil, fmt.Errorf("could not open stream %s: %w", events.StreamWork, err)
 	}
-	s := &Store{kv: kv, work: work}
+	status, err := kv.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("could not read bucket %s: %w", events.BucketRequests, err)
+	}
+	s := &Store{kv: kv, work: work, cache: newClaimCache(status.TTL()), now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -64,8 +75,13 @@ func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, 
 }
 
 // Get returns the claim of a run; ok is false when the run id is not
-// claimed.
+// claimed. A claim read once is trusted for a while (see claimCacheFor)
+// without reading the bucket again; an absent one is always read again.
 func (s *Store) Get(ctx context.Context, runID string) (Claim, bool, error) {
+	now := s.now()
+	if c, ok := s.cache.get(runID, now); ok {
+		return c, true, nil
+	}
 	// Bounded: a request lost with a dying cluster member must fail (and
 	// be retried), not wait for the handler's whole deadline.
 	rctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
@@ -81,6 +97,7 @@ func (s *Store) Get(ctx context.Context, runID string) (Claim, bool, error) {
 	if err := json.Unmarshal(e.Value(), &c); err != nil {
 		return Claim{}, false, fmt.Errorf("claim of run %s is unreadable: %w", runID, err)
 	}
+	s.cache.put(runID, c, e.Created(), now)
 	return c, true, nil
 }
 
@@ -190,6 +207,8 @@ func (s *Store) claim(ctx context.Context, e, first events.Envelope) error {
 	_, err = s.kv.Create(cctx, e.RunID(), raw)
 	cancel()
 	if err == nil {
+		now := s.now()
+		s.cache.put(e.RunID(), Claim{Digest: digest, Source: first.Source, Time: first.Time.UTC()}, now, now)
 		return events.CheckBelongs(e, digest)
 	}
 	if !errors.Is(err, jetstream.ErrKeyExists) && !bus.IsWrongLastSequence(err) {

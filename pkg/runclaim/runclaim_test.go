@@ -170,3 +170,48 @@ func TestEarliestStoredRequestWins(t *testing.T) {
 		t.Fatalf("claim %+v is not the victim's request", c)
 	}
 }
+
+// TestClaimsCached: a claim read (or made) once is served from memory for
+// a while — still refusing another request's events — and read from the
+// bucket again afterwards; another process's Store reads the bucket.
+func TestClaimsCached(t *testing.T) {
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	ctx, js, s := openStore(t, runclaim.WithClock(clock))
+	own := events.Requested{Request: "fix it", Repo: events.RepoRef{Path: "/srv/own"}}
+	req, err := events.New("r1", events.KindRequested, 1, "agent/own", now, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Admit(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	kv, err := js.KeyValue(ctx, events.BucketRequests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := kv.Purge(ctx, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok, err := s.Get(ctx, "r1"); err != nil || !ok || c.Digest != own.Digest() {
+		t.Fatalf("cached claim: %+v %v %v", c, ok, err)
+	}
+	evil, err := events.New("r1", events.KindPlan, 1, "codali/architect", now, events.PlanData{Run: events.Run{Request: events.Requested{Request: "steal"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Admit(ctx, evil); !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("another request's plan against a cached claim: %v", err)
+	}
+	other, err := runclaim.Open(ctx, js, runclaim.WithClock(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := other.Get(ctx, "r1"); err != nil || ok {
+		t.Fatalf("another store found the purged claim: %v %v", ok, err)
+	}
+	now = now.Add(2 * time.Minute)
+	if _, ok, err := s.Get(ctx, "r1"); err != nil || ok {
+		t.Fatalf("the cache outlived its time: %v %v", ok, err)
+	}
+}

@@ -242,16 +242,18 @@ func (m *Manager) pruneBases(bases, keep string) {
 
 // materialize makes w from b: a copy of the tree, and a repository of its
 // own whose history is the base's (pack files hard-linked: git never
-// writes into an existing pack) with the base's index.
+// writes into an existing pack) with the base's index, and HEAD detached
+// at the baseline commit (git needs a refs directory, no branch).
 func (b *base) materialize(w *Workspace, lim Limits) error {
 	if err := copyTree(b.tree(), w.Dir, lim); err != nil {
 		return err
 	}
 	packs := filepath.Join(w.gitDir, "objects", "pack")
-	for _, d := range []string{packs, filepath.Join(w.gitDir, "refs", "heads")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
+	if err := os.MkdirAll(packs, 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(filepath.Join(w.gitDir, "refs"), 0o755); err != nil {
+		return err
 	}
 	src := filepath.Join(b.gitDir(), "objects", "pack")
 	entries, err := os.ReadDir(src)
@@ -266,10 +268,7 @@ func (b *base) materialize(w *Workspace, lim Limits) error {
 	if err := linkOrCopyFile(filepath.Join(b.gitDir(), "index"), filepath.Join(w.gitDir, "index"), false); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(w.gitDir, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(w.gitDir, "refs", "heads", "main"), []byte(b.commit+"\n"), 0o644)
+	return os.WriteFile(filepath.Join(w.gitDir, "HEAD"), []byte(b.commit+"\n"), 0o644)
 }
 
 func linkOrCopy(src, dst string) error { return linkOrCopyFile(src, dst, true) }

@@ -241,19 +241,68 @@ func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (eve
 	return ch, nil
 }
 
-// changeOf is the staged change restricted to pathspec.
+// changeOf is the staged change restricted to pathspec, from one git
+// process: the raw and numstat records (files and line counts) and the
+// binary-safe patch come out of the same `git diff`, so they always
+// describe the same change. Renames are a deletion and an addition.
 func (w *Workspace) changeOf(ctx context.Context, pathspec []string) (events.Change, error) {
-	diff, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--full-index"}, pathspec...)...)
+	out, err := w.runGit(ctx, w.Dir, w.gitDir, 2*w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--raw", "--numstat", "--patch",
+		"--binary", "-z", "--no-renames", "--no-color", "--no-ext-diff", "--full-index"}, pathspec...)...)
 	if err != nil {
 		return events.Change{}, err
 	}
-	stat, err := w.runGit(ctx, w.Dir, w.gitDir, w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--raw", "--numstat", "--no-renames", "-z"}, pathspec...)...)
+	stat, diff, err := splitChange(out)
 	if err != nil {
-		return events.Change{}, err
+		return events.Change{}, fmt.Errorf("%w: %w", ErrGit, err)
+	}
+	if int64(len(diff)) > w.lim.MaxDiffBytes || int64(len(stat)) > w.lim.MaxDiffBytes {
+		return events.Change{}, fmt.Errorf("%w: git diff printed more than %d bytes", ErrTooLarge, w.lim.MaxDiffBytes)
 	}
 	ch := events.Change{Diff: diff}
 	ch.Files, ch.Added, ch.Removed = parseRawNumstat(stat)
 	return ch, nil
+}
+
+// errDiffFormat is output of git diff that splitChange cannot read.
+var errDiffFormat = errors.New("unexpected git diff output")
+
+// splitChange splits the output of `git diff --raw --numstat --patch -z
+// --no-renames` into its records (N raw records ":<modes> <ids>
+// <status>\0<path>\0", then N numstat records "<added>\t<removed>\t<path>\0")
+// and the patch after them (behind one NUL separator).
+func splitChange(out string) (stat, patch string, err error) {
+	pos := 0
+	field := func() bool {
+		i := strings.IndexByte(out[pos:], 0)
+		if i < 0 {
+			return false
+		}
+		pos += i + 1
+		return true
+	}
+	files := 0
+	for strings.HasPrefix(out[pos:], ":") {
+		header := field()
+		path := header && field()
+		if !path {
+			return "", "", fmt.Errorf("%w: a raw record without its path", errDiffFormat)
+		}
+		files++
+	}
+	for i := 0; i < files; i++ {
+		if !field() {
+			return "", "", fmt.Errorf("%w: %d files but fewer numstat records", errDiffFormat, files)
+		}
+	}
+	stat = out[:pos]
+	if files > 0 && strings.HasPrefix(out[pos:], "\x00") {
+		pos++
+	}
+	patch = out[pos:]
+	if (files == 0) != (patch == "") || (patch != "" && !strings.HasPrefix(patch, "diff --git ")) {
+		return "", "", fmt.Errorf("%w: %d files and a patch of %d bytes", errDiffFormat, files, len(patch))
+	}
+	return stat, patch, nil
 }
 
 // parseRawNumstat reads `git diff --raw --numstat -z` (no renames): raw

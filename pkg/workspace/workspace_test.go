@@ -289,3 +289,59 @@ func TestAllowedRoots(t *testing.T) {
 		t.Fatalf("no restriction configured: %v", err)
 	}
 }
+
+// TestChangeOddPaths: paths with newlines, tabs and colons, binary files,
+// a file turned into a symlink and an empty new file are all in the change
+// taken from one git process, and the change applies elsewhere.
+func TestChangeOddPaths(t *testing.T) {
+	ctx := context.Background()
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"plain.txt": "a\n", "bin.dat": "x\x00y", "link": "target\n", "old.txt": "old\n"})
+	m := &workspace.Manager{Root: t.TempDir()}
+	b, err := m.Prepare(ctx, "run1", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, b.Dir, map[string]string{"new\nline\t:x.txt": "one\ntwo\n", "bin.dat": "x\x00z", "empty": "", "plain.txt": "a\nb\n"})
+	if err := os.Remove(filepath.Join(b.Dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("plain.txt", filepath.Join(b.Dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(b.Dir, "old.txt"), filepath.Join(b.Dir, "moved.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := b.Change(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := map[string]string{}
+	for _, f := range ch.Files {
+		ops[f.Path] = f.Op
+	}
+	want := map[string]string{"new\nline\t:x.txt": "add", "bin.dat": "modify", "empty": "add", "plain.txt": "modify",
+		"link": "modify", "old.txt": "delete", "moved.txt": "add"}
+	for p, op := range want {
+		if ops[p] != op {
+			t.Errorf("%q: op %q, want %q (all: %v)", p, ops[p], op, ops)
+		}
+	}
+	if len(ch.Files) != len(want) || ch.Added != 5 || ch.Removed != 2 || !strings.Contains(ch.Diff, "GIT binary patch") {
+		t.Errorf("change: %d files +%d -%d\n%s", len(ch.Files), ch.Added, ch.Removed, ch.Diff)
+	}
+	c, err := m.Prepare(ctx, "run1", 1, "critic", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Apply(ctx, ch.Diff); err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.Change(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Diff != ch.Diff || again.Added != ch.Added || len(again.Files) != len(ch.Files) {
+		t.Errorf("the applied change differs from the one taken:\n%s\n---\n%s", again.Diff, ch.Diff)
+	}
+}
