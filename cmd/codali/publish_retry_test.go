@@ -93,6 +93,33 @@ func TestSubmitRequestRetryAfterALostAck(t *testing.T) {
 	if err := publishRequestOnce(ctx, cl, m, env, true); err != nil {
 		t.Fatalf("retry after an unanswered attempt: %v", err)
 	}
+	// Our request was stored, and consumed (removed) before the retry.
+	env4, m4 := request("consumed", "r")
+	ack, err := js.PublishMsg(ctx, m4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, err := js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := work.DeleteMsg(ctx, ack.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishRequestOnce(ctx, cl, m4, env4, true); err != nil {
+		t.Fatalf("retry after the stored request was consumed: %v", err)
+	}
+	// Another request was stored under our message id (it names our
+	// run, but is not what we sent).
+	env3, m3 := request("sameid", "mine")
+	_, forged := request("sameid", "forged")
+	forged.Header.Set(events.HeaderMsgID, env3.ID)
+	if _, err := js.PublishMsg(ctx, forged); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishRequestOnce(ctx, cl, m3, env3, true); !errors.Is(err, ErrRunIDTaken) {
+		t.Fatalf("retry finding another request under its id: %v, want ErrRunIDTaken", err)
+	}
 	// Another request holds the run's subject (another message id).
 	_, other := request("taken", "someone else's")
 	if _, err := js.PublishMsg(ctx, other); err != nil {
@@ -102,11 +129,7 @@ func TestSubmitRequestRetryAfterALostAck(t *testing.T) {
 	if err := publishRequestOnce(ctx, cl, m2, env2, true); !errors.Is(err, ErrRunIDTaken) {
 		t.Fatalf("retry finding another request: %v, want ErrRunIDTaken", err)
 	}
-	s, err := js.Stream(ctx, events.StreamWork)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info, _ := s.Info(ctx); info.State.Msgs != 2 {
-		t.Fatalf("%d requests stored, want 2", info.State.Msgs)
+	if info, _ := work.Info(ctx); info.State.Msgs != 3 {
+		t.Fatalf("%d requests stored, want 3", info.State.Msgs)
 	}
 }

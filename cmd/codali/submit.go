@@ -243,12 +243,12 @@ func publishRequestOnce(ctx context.Context, cl *client, m *nats.Msg, env events
 	ack, err := cl.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(0))
 	switch {
 	case uncertain && err == nil && ack.Duplicate:
-		// Our earlier attempt was stored (the message id holds our run
-		// id, unknown to anyone before that attempt); the librarian may
-		// even have consumed it already.
-		return nil
+		// Most likely our earlier attempt was stored: the message with
+		// this id must hold our request, unless the librarian and the
+		// recorder have consumed it already (interest retention).
+		return storedRequest(ctx, cl, m, env, ack.Sequence)
 	case uncertain && bus.IsWrongLastSequence(err):
-		return storedRequest(ctx, cl, m, env)
+		return storedRequest(ctx, cl, m, env, 0)
 	case bus.IsWrongLastSequence(err):
 		return fmt.Errorf("%w: run %s already has a request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
 	case err != nil:
@@ -261,18 +261,28 @@ func publishRequestOnce(ctx context.Context, cl *client, m *nats.Msg, env events
 }
 
 // storedRequest checks, after a publish whose outcome was unknown was
-// refused for the run's subject holding a request, that this request is
-// ours (stored by the earlier attempt).
-func storedRequest(ctx context.Context, cl *client, m *nats.Msg, env events.Envelope) error {
+// refused, that the request the stream holds is ours (stored by the
+// earlier attempt): the message at seq when the refusal named it (a
+// duplicate; gone means consumed), otherwise the last on the run's
+// subject.
+func storedRequest(ctx context.Context, cl *client, m *nats.Msg, env events.Envelope, seq uint64) error {
 	s, err := cl.js.Stream(ctx, events.StreamWork)
 	if err != nil {
 		return fmt.Errorf("could not check the stored request of run %s: %w", env.RunID(), err)
 	}
-	stored, err := s.GetLastMsgForSubject(ctx, m.Subject)
+	var stored *jetstream.RawStreamMsg
+	if seq > 0 {
+		stored, err = s.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil
+		}
+	} else {
+		stored, err = s.GetLastMsgForSubject(ctx, m.Subject)
+	}
 	if err != nil {
 		return fmt.Errorf("could not check the stored request of run %s: %w", env.RunID(), err)
 	}
-	if !bytes.Equal(stored.Data, m.Data) || stored.Header.Get(events.HeaderMsgID) != env.ID {
+	if stored.Subject != m.Subject || !bytes.Equal(stored.Data, m.Data) || stored.Header.Get(events.HeaderMsgID) != env.ID {
 		return fmt.Errorf("%w: run %s already has another request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
 	}
 	return nil
