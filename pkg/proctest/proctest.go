@@ -72,6 +72,7 @@ func (p *Process) Start() error {
 	cmd := exec.Command(p.bin, p.args...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, p.env...)
 	cmd.Dir = p.dir
+	cmd.SysProcAttr = sysProcAttr()
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", p.Name, err)
@@ -113,6 +114,16 @@ func (p *Process) Exited() bool {
 	default:
 		return false
 	}
+}
+
+// Pid is the process id of the running process, or 0.
+func (p *Process) Pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
 }
 
 // ExitCode is the exit code of a process that has exited by itself, or -1.

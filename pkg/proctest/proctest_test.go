@@ -3,9 +3,13 @@ package proctest_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -96,4 +100,54 @@ func TestStartMissingBinary(t *testing.T) {
 	if err := p.Start(); err == nil || !strings.Contains(err.Error(), "start missing") {
 		t.Fatalf("start of a missing binary: %v", err)
 	}
+}
+
+// TestChildDiesWithItsParent: a child whose parent dies without cleaning
+// up (here a shell that starts it, then is killed) is killed too.
+func TestChildDiesWithItsParent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("parent-death signal is Linux only")
+	}
+	out := &lockedBuffer{}
+	// The parent is this package's test binary run as a helper: it
+	// starts "sleep 600" through proctest and prints its pid.
+	p := proctest.New(t, proctest.Spec{Name: "parent", Bin: os.Args[0], Args: []string{"-test.run", "^TestHelperParent$"},
+		Env: []string{"PROCTEST_HELPER=1"}, Out: out})
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := fmt.Sscanf(strings.TrimSpace(out.String()), "child %d", &pid); err == nil {
+			break
+		}
+		if time.Now().After(deadline) || p.Exited() {
+			t.Fatalf("helper did not start its child: %q", out.String())
+		}
+		time.Sleep(10 * time.Millisecond) // poll interval
+	}
+	p.Kill()
+	deadline = time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d outlived its killed parent", pid)
+		}
+		time.Sleep(10 * time.Millisecond) // poll interval
+	}
+}
+
+// TestHelperParent is the parent of TestChildDiesWithItsParent, run only
+// as its helper process: it starts a child and blocks until killed.
+func TestHelperParent(t *testing.T) {
+	if os.Getenv("PROCTEST_HELPER") == "" {
+		t.Skip("helper process of TestChildDiesWithItsParent")
+	}
+	child := proctest.New(t, proctest.Spec{Name: "child", Bin: binary(t, "sleep"), Args: []string{"600"}})
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("child %d\n", child.Pid())
+	select {} // until killed
 }
