@@ -40,8 +40,12 @@ fuzz: ## run each fuzz target for $(FUZZTIME), sequentially
 		echo "$(GO) test -run '^$$' -fuzz '^$$fn$$' -fuzztime $(FUZZTIME) -parallel 2 ./$$pkg"; \
 		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 2 ./$$pkg || exit 1; done
 
-chaos: ## the long chaos suite: stop the leader of every stream, bucket and phase consumer of a 3-server cluster mid-run (CI may skip it)
-	CODALI_CHAOS=1 $(GO) test -race -count=1 -timeout 40m -run 'TestChaos' -v ./cmd/codali
+chaos: ## the long chaos suite: stop (in-process) and SIGKILL (nats-server processes) the leader of every stream, bucket and phase consumer of a 3-server cluster mid-run, and the services (CI may skip it)
+	@mkdir -p $(BIN)/chaos
+	$(GO) build -o $(BIN)/chaos/nats-server github.com/nats-io/nats-server/v2
+	$(GO) build -o $(BIN)/chaos/codali ./cmd/codali
+	@for s in $(SERVICES); do $(GO) build -o $(BIN)/chaos/$$s ./services/$$s/cmd/$$s || exit 1; done
+	CODALI_CHAOS=1 CODALI_CHAOS_BIN=$(abspath $(BIN)/chaos) $(GO) test -race -count=1 -timeout 60m -run 'TestChaos' -v ./cmd/codali
 
 # Repository commands run in a bubblewrap sandbox (pkg/sandbox). Install it
 # when missing, where that is possible (root with apt-get); elsewhere say

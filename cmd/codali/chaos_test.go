@@ -38,8 +38,26 @@ func clusterPipeline(t *testing.T) (*natstest.Cluster, *pipeline) {
 
 // chaosResult is what a batch of runs under a fault came to.
 type chaosResult struct {
-	// recovered is how long after the fault the last run ended.
+	// recovered is how long after the fault's reference time (the fault
+	// itself, or the new leader's election) the last run that was in
+	// flight at the fault ended.
 	recovered time.Duration
+	// inFlight is how many runs had started and not ended at the fault.
+	inFlight int
+	// longest is the longest a run took from submit to its end.
+	longest time.Duration
+}
+
+// chaosLoad is a batch of runs and the fault applied to it.
+type chaosLoad struct {
+	// runs are submitted with at most inFlight at once (0 = all at once).
+	runs, inFlight int
+	// faultAfter is how many runs must have ended before the fault;
+	// with 0 the fault comes once every run in flight is stored.
+	faultAfter int
+	// fault applies the fault and returns the time recovery is measured
+	// from; nil runs the batch without a fault.
+	fault func() time.Time
 }
 
 // runThrough submits n runs at once, applies fault once the runs are in
@@ -47,19 +65,47 @@ type chaosResult struct {
 // and a history that verifies.
 func runThrough(t *testing.T, p *pipeline, n int, fault func()) chaosResult {
 	t.Helper()
+	l := chaosLoad{runs: n}
+	if fault != nil {
+		l.fault = func() time.Time { at := time.Now(); fault(); return at }
+	}
+	return runLoad(t, p, l)
+}
+
+// runLoad submits l.runs runs, l.inFlight at a time, applies l.fault
+// while they are in flight, and checks that every run passes with exactly
+// one stored terminal event and a history that verifies.
+func runLoad(t *testing.T, p *pipeline, l chaosLoad) chaosResult {
+	t.Helper()
 	_, js := p.js(t)
 	count := terminals(t, js)
 	repo := helloRepo(t)
+	inFlight := l.inFlight
+	if inFlight <= 0 {
+		inFlight = l.runs
+	}
+	slots := make(chan struct{}, inFlight)
 	var wg sync.WaitGroup
-	runIDs := make([]string, n)
-	errs := make([]string, n)
-	ended := make([]time.Time, n)
-	for i := range n {
+	var mu sync.Mutex
+	ended := 0
+	runIDs := make([]string, l.runs)
+	errs := make([]string, l.runs)
+	started := make([]time.Time, l.runs)
+	finished := make([]time.Time, l.runs)
+	for i := range l.runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			mu.Lock()
+			started[i] = time.Now()
+			mu.Unlock()
 			code, out, errOut := p.run(t, "submit", "--repo", repo, "--wait", "--json", "--timeout", "4m", fmt.Sprintf("chaos run %d", i))
-			ended[i] = time.Now()
+			mu.Lock()
+			finished[i] = time.Now()
+			ended++
+			mu.Unlock()
 			if code != exitOK {
 				errs[i] = fmt.Sprintf("run %d exited %d: %s %s", i, code, out, errOut)
 				return
@@ -68,15 +114,19 @@ func runThrough(t *testing.T, p *pipeline, n int, fault func()) chaosResult {
 			runIDs[i] = env.RunID()
 		}()
 	}
-	faulted := time.Now()
-	if fault != nil {
-		// In flight: the requests are stored and work has started.
+	var faulted, reference time.Time
+	if l.fault != nil {
 		eventually(t, "runs in flight", func() bool {
+			if l.faultAfter > 0 {
+				mu.Lock()
+				defer mu.Unlock()
+				return ended >= l.faultAfter
+			}
 			s, err := js.Stream(context.Background(), events.StreamRAO)
-			return err == nil && s.CachedInfo().State.Msgs >= uint64(n)
+			return err == nil && s.CachedInfo().State.Msgs >= uint64(l.runs)
 		})
 		faulted = time.Now()
-		fault()
+		reference = l.fault()
 	}
 	wg.Wait()
 	for _, e := range errs {
@@ -94,30 +144,40 @@ func runThrough(t *testing.T, p *pipeline, n int, fault func()) chaosResult {
 		return true
 	})
 	var res chaosResult
+	c := count()
 	for i, id := range runIDs {
-		if got := count()[id]; got != 1 {
+		if got := c[id]; got != 1 {
 			t.Errorf("run %s: %d terminal events, want exactly 1", id, got)
 		}
-		if d := ended[i].Sub(faulted); d > res.recovered {
-			res.recovered = d
+		res.longest = max(res.longest, finished[i].Sub(started[i]))
+		if l.fault != nil && started[i].Before(faulted) && finished[i].After(faulted) {
+			res.inFlight++
+			res.recovered = max(res.recovered, finished[i].Sub(reference))
 		}
 	}
 	for _, id := range runIDs {
-		var last string
-		deadline := time.Now().Add(time.Minute)
-		for {
-			code, out, errOut := p.run(t, "rao", "verify", id)
-			if code == exitOK {
-				break
-			}
-			last = fmt.Sprintf("exit %d: %s %s", code, out, errOut)
-			if time.Now().After(deadline) {
-				t.Fatalf("history of %s does not verify: %s\nservices:\n%s", id, last, p.log.String())
-			}
-			time.Sleep(200 * time.Millisecond) // poll interval
-		}
+		verifies(t, p, id)
 	}
 	return res
+}
+
+// verifies checks (for up to a minute, while the recorder catches up)
+// that the run's audit history verifies.
+func verifies(t *testing.T, p *pipeline, runID string) {
+	t.Helper()
+	var last string
+	deadline := time.Now().Add(time.Minute)
+	for {
+		code, out, errOut := p.run(t, "rao", "verify", runID)
+		if code == exitOK {
+			return
+		}
+		last = fmt.Sprintf("exit %d: %s %s", code, out, errOut)
+		if time.Now().After(deadline) {
+			t.Fatalf("history of %s does not verify: %s\nservices:\n%s", runID, last, p.log.String())
+		}
+		time.Sleep(200 * time.Millisecond) // poll interval
+	}
 }
 
 // leaderOf returns the member leading stream (or, when consumer is set,

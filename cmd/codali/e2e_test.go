@@ -332,8 +332,8 @@ func fastConfig(t *testing.T) string {
 	return filepath.Join(dir, "codali.config.json")
 }
 
-// terminals counts the stored terminal events per run, through a consumer
-// created before any run starts.
+// terminals counts the stored terminal events per run (distinct stream
+// sequences), through a consumer created before any run starts.
 func terminals(t *testing.T, js jetstream.JetStream) func() map[string]int {
 	t.Helper()
 	ctx := context.Background()
@@ -349,11 +349,20 @@ func terminals(t *testing.T, js jetstream.JetStream) func() map[string]int {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
-	counts := map[string]int{}
+	// A message redelivered to this consumer (its ack lost with a server)
+	// is the same stored event: count stream sequences, not deliveries.
+	stored := map[string]map[uint64]bool{}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		run, _, _ := events.ParseSubject(m.Subject())
+		meta, err := m.Metadata()
+		if err != nil {
+			return // not a JetStream message: cannot happen on a consumer
+		}
 		mu.Lock()
-		counts[run]++
+		if stored[run] == nil {
+			stored[run] = map[uint64]bool{}
+		}
+		stored[run][meta.Sequence.Stream] = true
 		mu.Unlock()
 		_ = m.Ack()
 	})
@@ -365,8 +374,8 @@ func terminals(t *testing.T, js jetstream.JetStream) func() map[string]int {
 		mu.Lock()
 		defer mu.Unlock()
 		out := map[string]int{}
-		for k, v := range counts {
-			out[k] = v
+		for k, v := range stored {
+			out[k] = len(v)
 		}
 		return out
 	}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/nats-io/nats.go"
 )
 
 // TestSubmitRetriesAPublishThatFoundNoStream: the request is published
@@ -51,5 +53,83 @@ func TestSubmitRetriesAPublishThatFoundNoStream(t *testing.T) {
 	}
 	if info, _ := s.Info(ctx); info.State.Msgs != 1 || m.Header.Get(events.HeaderMsgID) != env.ID {
 		t.Fatalf("%d messages stored, last id %q", info.State.Msgs, m.Header.Get(events.HeaderMsgID))
+	}
+}
+
+// TestSubmitRequestRetryAfterALostAck: the request was stored but its
+// acknowledgement lost (a leader died). Sent again, the server refuses it
+// as a duplicate: after an attempt without an answer that is our own
+// request, and success; on a first attempt, or when the run's subject
+// holds another request, the run id is taken.
+func TestSubmitRequestRetryAfterALostAck(t *testing.T) {
+	srv := natstest.Start(t)
+	nc, js := natstest.Connect(t, srv)
+	cl := &client{nc: nc, js: js}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// A librarian consumer keeps requests in the interest stream.
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{events.ServiceLibrarian}); err != nil {
+		t.Fatal(err)
+	}
+	request := func(run, text string) (events.Envelope, *nats.Msg) {
+		env, err := events.New(run, events.KindRequested, 1, "codali/cli", time.Now(),
+			events.Requested{Request: text, Repo: events.RepoRef{Path: "/repo"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := requestMsg(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env, m
+	}
+	env, m := request("lostack", "r")
+	if _, err := js.PublishMsg(ctx, m); err != nil { // the attempt whose ack was lost
+		t.Fatal(err)
+	}
+	if err := publishRequestOnce(ctx, cl, m, env, false); !errors.Is(err, ErrRunIDTaken) {
+		t.Fatalf("first attempt finding the id stored: %v, want ErrRunIDTaken", err)
+	}
+	if err := publishRequestOnce(ctx, cl, m, env, true); err != nil {
+		t.Fatalf("retry after an unanswered attempt: %v", err)
+	}
+	// Our request was stored, and consumed (removed) before the retry.
+	env4, m4 := request("consumed", "r")
+	ack, err := js.PublishMsg(ctx, m4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, err := js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := work.DeleteMsg(ctx, ack.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishRequestOnce(ctx, cl, m4, env4, true); err != nil {
+		t.Fatalf("retry after the stored request was consumed: %v", err)
+	}
+	// Another request was stored under our message id (it names our
+	// run, but is not what we sent).
+	env3, m3 := request("sameid", "mine")
+	_, forged := request("sameid", "forged")
+	forged.Header.Set(events.HeaderMsgID, env3.ID)
+	if _, err := js.PublishMsg(ctx, forged); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishRequestOnce(ctx, cl, m3, env3, true); !errors.Is(err, ErrRunIDTaken) {
+		t.Fatalf("retry finding another request under its id: %v, want ErrRunIDTaken", err)
+	}
+	// Another request holds the run's subject (another message id).
+	_, other := request("taken", "someone else's")
+	if _, err := js.PublishMsg(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	env2, m2 := request("taken", "mine")
+	if err := publishRequestOnce(ctx, cl, m2, env2, true); !errors.Is(err, ErrRunIDTaken) {
+		t.Fatalf("retry finding another request: %v, want ErrRunIDTaken", err)
+	}
+	if info, _ := work.Info(ctx); info.State.Msgs != 3 {
+		t.Fatalf("%d requests stored, want 3", info.State.Msgs)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -192,17 +193,62 @@ func publishRequested(ctx context.Context, cl *client, env events.Envelope) erro
 		}
 		return fmt.Errorf("could not reach JetStream: %w", err)
 	}
-	raw, err := env.Encode(events.DefaultMaxEventBytes)
+	m, err := requestMsg(env)
 	if err != nil {
 		return err
+	}
+	// A run id takes one request: the server refuses this one if the
+	// run's subject already holds a request. During a leader election a
+	// publish can time out although the request was stored; it is sent
+	// again with the same message id, and a refusal after such an attempt
+	// is checked against what the stream holds: our own request is success.
+	uncertain := false
+	return retryPublish(ctx, env.ID, func(ctx context.Context) error {
+		err := publishRequestOnce(ctx, cl, m, env, uncertain)
+		uncertain = uncertain || bus.IsTransient(err)
+		return err
+	})
+}
+
+// retryPublish makes attempts at publishing the event id (each bounded by
+// publishAttemptTimeout, all by publishTimeout) until one succeeds or
+// fails for good.
+func retryPublish(ctx context.Context, id string, attempt func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	return bus.Retry(ctx, discardLog, "publish "+id, bus.RetryPolicy{Initial: 250 * time.Millisecond, Max: 2 * time.Second,
+		Permanent: func(err error) bool { return !bus.IsTransient(err) }}, nil, func(ctx context.Context) error {
+		actx, cancel := context.WithTimeout(ctx, publishAttemptTimeout)
+		defer cancel()
+		return attempt(actx)
+	})
+}
+
+// requestMsg is the message of the request env, with its message id.
+func requestMsg(env events.Envelope) (*nats.Msg, error) {
+	raw, err := env.Encode(events.DefaultMaxEventBytes)
+	if err != nil {
+		return nil, err
 	}
 	m := nats.NewMsg(events.KindRequested.Subject(env.RunID()))
 	m.Data = raw
 	m.Header.Set(events.HeaderMsgID, env.ID)
-	// A run id takes one request: the server refuses this one if the
-	// run's subject already holds a request.
+	return m, nil
+}
+
+// publishRequestOnce is one attempt at publishing the request m of env.
+// uncertain says an earlier attempt failed without an answer, so the
+// request may already be stored.
+func publishRequestOnce(ctx context.Context, cl *client, m *nats.Msg, env events.Envelope, uncertain bool) error {
 	ack, err := cl.js.PublishMsg(ctx, m, jetstream.WithExpectLastSequencePerSubject(0))
 	switch {
+	case uncertain && err == nil && ack.Duplicate:
+		// Most likely our earlier attempt was stored: the message with
+		// this id must hold our request, unless the librarian and the
+		// recorder have consumed it already (interest retention).
+		return storedRequest(ctx, cl, m, env, ack.Sequence)
+	case uncertain && bus.IsWrongLastSequence(err):
+		return storedRequest(ctx, cl, m, env, 0)
 	case bus.IsWrongLastSequence(err):
 		return fmt.Errorf("%w: run %s already has a request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
 	case err != nil:
@@ -210,6 +256,34 @@ func publishRequested(ctx context.Context, cl *client, env events.Envelope) erro
 	case ack.Duplicate:
 		// The server kept an earlier request with this message id.
 		return fmt.Errorf("%w: run %s already has a request (duplicate message id %s); submit again (a new run id)", ErrRunIDTaken, env.RunID(), env.ID)
+	}
+	return nil
+}
+
+// storedRequest checks, after a publish whose outcome was unknown was
+// refused, that the request the stream holds is ours (stored by the
+// earlier attempt): the message at seq when the refusal named it (a
+// duplicate; gone means consumed), otherwise the last on the run's
+// subject.
+func storedRequest(ctx context.Context, cl *client, m *nats.Msg, env events.Envelope, seq uint64) error {
+	s, err := cl.js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		return fmt.Errorf("could not check the stored request of run %s: %w", env.RunID(), err)
+	}
+	var stored *jetstream.RawStreamMsg
+	if seq > 0 {
+		stored, err = s.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil
+		}
+	} else {
+		stored, err = s.GetLastMsgForSubject(ctx, m.Subject)
+	}
+	if err != nil {
+		return fmt.Errorf("could not check the stored request of run %s: %w", env.RunID(), err)
+	}
+	if stored.Subject != m.Subject || !bytes.Equal(stored.Data, m.Data) || stored.Header.Get(events.HeaderMsgID) != env.ID {
+		return fmt.Errorf("%w: run %s already has another request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
 	}
 	return nil
 }
@@ -233,13 +307,8 @@ func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {
 	// During a leader election a publish can time out although the event
 	// was stored; the same message id makes sending it again safe (the
 	// stream drops the duplicate), so a timed-out publish is retried.
-	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
-	defer cancel()
-	err = bus.Retry(ctx, discardLog, "publish "+env.ID, bus.RetryPolicy{Initial: 250 * time.Millisecond, Max: 2 * time.Second,
-		Permanent: func(err error) bool { return !bus.IsTransient(err) }}, nil, func(ctx context.Context) error {
-		pctx, cancel := context.WithTimeout(ctx, publishAttemptTimeout)
-		defer cancel()
-		_, err := cl.js.PublishMsg(pctx, m)
+	err = retryPublish(ctx, env.ID, func(ctx context.Context) error {
+		_, err := cl.js.PublishMsg(ctx, m)
 		return err
 	})
 	if err != nil {
