@@ -403,3 +403,32 @@ func runLoop(s *Service, in events.Envelope, pd events.PlanData, x *executor, pr
 	}
 	return st.Tools, summary, st.Usage, err
 }
+
+// Anxiety comes from the recorded outcomes: after five failed calls the
+// session is anxious, and a delete the policy allows parks the attempt
+// for approval; the same delete from a calm session runs at once.
+func TestFailuresMakeADeleteNeedApproval(t *testing.T) {
+	fails := `{"tool":"read_file","args":{"path":"m1.go"}},{"tool":"read_file","args":{"path":"m2.go"}},{"tool":"read_file","args":{"path":"m3.go"}},` +
+		`{"tool":"read_file","args":{"path":"m4.go"}},{"tool":"read_file","args":{"path":"m5.go"}},`
+	for _, anxious := range []bool{false, true} {
+		calls := `{"tool":"delete_file","args":{"path":"main.go"}}`
+		if anxious {
+			calls = fails + calls
+		}
+		rec := scripted(t, map[int]string{1: `{"tool_calls":[` + calls + `],"done":false}`, 2: `{"done":true,"summary":"ok"}`})
+		s, x, proto, _, in := loopHarness(t, rec)
+		x.policy.Destructive = policy.DestructiveAllow
+		x.confirmDestructive = proto.confirmDestructive
+		tools, _, _, err := runLoop(s, in, testPlan(), x, proto)
+		parked := err != nil && strings.Contains(err.Error(), "parked on 1 calls")
+		if err != nil && !parked {
+			t.Fatal(err)
+		}
+		if parked != anxious {
+			t.Errorf("anxious=%v: parked=%v (anxiety %v)", anxious, parked, proto.sess.Emotions().Session.AnxietyLevel)
+		}
+		if !anxious && (len(tools) != 1 || !tools[0].Result.OK) {
+			t.Errorf("calm delete: %+v", tools)
+		}
+	}
+}
