@@ -18,6 +18,7 @@ import (
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -63,7 +64,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, err
 	}
 	cortex, report := cortexOutput(answer)
-	applyActs(cortex, &plan, report)
+	applyActs(cortex, &plan, report, s.gate())
 	run := inp.run
 	nPlan := 0
 	run.Usage = events.MergeUsage(run.Usage, usage...)
@@ -173,4 +174,12 @@ func (s *Service) pricing() llm.Pricing {
 		return nil
 	}
 	return r.Provider.Pricing
+}
+
+// gate is the policy gate acts are checked with, or nil without a policy.
+func (s *Service) gate() func(policy.ToolCall) policy.Decision {
+	if s.d.Policy == nil {
+		return nil
+	}
+	return s.d.Policy.Evaluate
 }
