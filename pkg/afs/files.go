@@ -21,8 +21,9 @@ const (
 	PathEmotions      = "scratchpad/emotions.json"
 	PathEpistemic     = "scratchpad/epistemic.json"
 	PathHazards       = "memory/fears.json"
-	DirHistory        = "history"
-	DirHivemind       = "hivemind"
+	// PathTriggers (analysis-triggers.json) is declared in triggers.go.
+	DirHistory  = "history"
+	DirHivemind = "hivemind"
 )
 
 // Files is the content of a .context/ directory. A nil file is absent.
@@ -32,6 +33,8 @@ type Files struct {
 	Goals         *GoalsFile
 	Emotions      *Emotions
 	Epistemic     *Epistemic
+	// Triggers is scratchpad/analysis-triggers.json.
+	Triggers *TriggersFile
 	// Hazards is memory/fears.json.
 	Hazards *HazardFile
 	// Hivemind maps a file name under hivemind/ (e.g. "fears.json") to
@@ -72,6 +75,9 @@ func Render(f Files) (map[string][]byte, error) {
 	}
 	if f.Epistemic != nil {
 		errs = append(errs, put(PathEpistemic, f.Epistemic))
+	}
+	if f.Triggers != nil {
+		errs = append(errs, put(PathTriggers, f.Triggers))
 	}
 	if f.Hazards != nil {
 		errs = append(errs, put(PathHazards, f.Hazards))
@@ -182,6 +188,10 @@ func ReadDir(dir string) (Files, error) {
 	var ep Epistemic
 	if read(PathEpistemic, &ep, nil) {
 		f.Epistemic = &ep
+	}
+	var tr TriggersFile
+	if read(PathTriggers, &tr, nil) {
+		f.Triggers = &tr
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(PathHazards))); err == nil {
 		hs, herr := ParseHazards(data)
