@@ -2,12 +2,19 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/afs"
+	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/pmstate"
 )
 
 // checkContextExport exports a finished run's .context/ from its audit
@@ -110,4 +117,68 @@ func checkPromotion(t *testing.T, p *pipeline, runID string) {
 	if code, out, _ := p.run(t, "rao", "verify", runID); code != exitOK || !strings.Contains(out, "ok") {
 		t.Errorf("rao verify after the override: %d %s", code, out)
 	}
+}
+
+// checkExportStable shows a run's export is a projection of its own
+// events: after another run of the same project changed the goal tree,
+// exporting the first run again gives the same bytes, while --project
+// exports the project's goal tree as it is now.
+func checkExportStable(t *testing.T, p *pipeline, runID, repo string) {
+	t.Helper()
+	export := func(args ...string) map[string][]byte {
+		t.Helper()
+		dir := t.TempDir()
+		if code, out, errOut := p.run(t, append(append([]string{"context", "export"}, args...), dir)...); code != exitOK {
+			t.Fatalf("context export %v: %d %s %s", args, code, out, errOut)
+		}
+		files := map[string][]byte{}
+		root := filepath.Join(dir, afs.Root)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			files[rel], err = os.ReadFile(path)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	before := export(runID)
+	if _, ok := before[filepath.FromSlash(afs.PathGoals)]; !ok {
+		t.Fatalf("the run's export has no goals.json: %v", keys(before))
+	}
+	// Another run of the same project: its plan sprouts its own goal.
+	code, out, errOut := p.run(t, "submit", "--repo", repo, "--wait", "--json", "--max-retries", "0", "--timeout", "5m", "--fast", "Make greet.go greet politely")
+	env, _ := decodeTerminal(t, out)
+	if k, _ := env.Kind(); k != events.KindPassed && k != events.KindFailed {
+		t.Fatalf("second run: %d %s %s", code, out, errOut)
+	}
+	after := export(runID)
+	if !reflect.DeepEqual(keys(after), keys(before)) {
+		t.Fatalf("files %v, then %v", keys(before), keys(after))
+	}
+	for name, b := range before {
+		if !bytes.Equal(after[name], b) {
+			t.Errorf("%s changed after another run:\n%s\nthen\n%s", name, b, after[name])
+		}
+	}
+	// The run's goals.json is the goal tree its plan left (with the run's
+	// own goal); --project exports the tree now (that goal pruned on pass).
+	goal, goals := pmstate.RunGoalID(runID), filepath.FromSlash(afs.PathGoals)
+	project := export("--project", config.DerivedProject(events.RepoRef{Path: repo}))
+	if !strings.Contains(string(before[goals]), goal) || strings.Contains(string(project[goals]), goal) {
+		t.Errorf("run goals.json:\n%s\n--project goals.json:\n%s", before[goals], project[goals])
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

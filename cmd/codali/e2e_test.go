@@ -306,6 +306,7 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 	if !found {
 		t.Fatal("no failure summary and golden example in the project's learning record")
 	}
+	checkExportStable(t, p, runID, helloRepo(t))
 }
 
 // fastConfig writes a configuration whose scripted model verifies with a

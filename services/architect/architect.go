@@ -79,6 +79,8 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, fmt.Errorf("could not record the plan in the project state: %w", err)
 	}
 	cortexDiagnostics(res.Diagnostics, nPlan, report)
+	state := res.State
+	report.State = &state
 	for _, d := range report.Diagnostics {
 		s.d.Log.Info("cortex output IR", "run", in.RunID(), "attempt", in.Attempt, "diagnostic", d)
 	}
