@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,11 +11,15 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/afs"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/pmstate"
+	"github.com/codali-dev/codali/pkg/rao/raostore"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // checkContextExport exports a finished run's .context/ from its audit
@@ -181,4 +186,55 @@ func keys(m map[string][]byte) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// checkHistoryLines validates every Cognitive Protocol history line of
+// every run recorded on the pipeline at url (afs.ValidateLine). A pipeline
+// a test has already taken down is only logged.
+func checkHistoryLines(t *testing.T, url string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nc, err := bus.Connect(bus.ConnectOptions{URL: url, Name: "history-lines"})
+	if err != nil {
+		t.Logf("history lines not checked: %v", err)
+		return
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Logf("history lines not checked: %v", err)
+		return
+	}
+	store, err := raostore.Open(ctx, js)
+	if err != nil {
+		t.Logf("history lines not checked: %v", err)
+		return
+	}
+	ids, err := store.Runs(ctx)
+	if err != nil {
+		t.Logf("history lines not checked: %v", err)
+		return
+	}
+	for _, id := range ids {
+		st, err := recordedRun(ctx, store, id)
+		if err != nil {
+			t.Logf("run %s: history lines not checked: %v", id, err)
+			continue
+		}
+		for _, a := range st.Attempts {
+			if a.Cognition == nil {
+				continue
+			}
+			for _, e := range a.Cognition.Entries {
+				line, err := e.MarshalLine()
+				if err == nil {
+					err = afs.ValidateLine(line)
+				}
+				if err != nil {
+					t.Errorf("run %s attempt %d: history line %s: %v", id, a.Attempt, e.ID, err)
+				}
+			}
+		}
+	}
 }
