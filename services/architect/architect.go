@@ -108,6 +108,16 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 			}
 		}
 	}
+	if !out.Fits(s.d.Config.Events.MaxEventBytes) && report.State != nil {
+		// The recorded Cortex state is what a run's export projects
+		// goals.json from; a state too large for the event is left out
+		// (the export then says so) rather than failing the run.
+		report.State = nil
+		report.Diagnostics = append(report.Diagnostics, "cortex state left out of the plan event: it would exceed events.maxEventBytes")
+		if out, err = in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data); err != nil {
+			return nil, worker.Permanent(err)
+		}
+	}
 	return []events.Envelope{out}, nil
 }
 

@@ -2,9 +2,12 @@ package architect_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/pmstate"
 )
 
@@ -74,5 +77,41 @@ func TestCortexContractFailureIsANoOp(t *testing.T) {
 	}
 	if pd.Cortex == nil || len(pd.Cortex.Diagnostics) != 1 || !strings.Contains(pd.Cortex.Diagnostics[0], "nothing applied") {
 		t.Errorf("cortex report %+v", pd.Cortex)
+	}
+}
+
+// The plan event records the Cortex state it left; a state too large for
+// the event is left out with a diagnostic, and the run goes on.
+func TestPlanRecordsTheCortexState(t *testing.T) {
+	for _, big := range []bool{false, true} {
+		d := newDeps(t, `{"events": {"maxEventBytes": 8192, "artifactThresholdBytes": 1024}}`, script(t, answer{attempt: 1, step: 0, content: plan1}))
+		if big {
+			_, err := d.PM.Update(testCtx(t), project, func(cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
+				var ops []cognition.L1MemoryPatchOp
+				for i := 0; i < 20; i++ {
+					ops = append(ops, cognition.AppendOp(fmt.Sprintf("lesson %d: %s", i, strings.Repeat("x", 400))))
+				}
+				return nil, ops, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		in := contextEvent(t, d, "run-st", false)
+		pd := decodePlan(t, mustHandle(t, handler(t, d), in), "run-st", 1)
+		st, _ := pmState(t, d)
+		diags := strings.Join(pd.Cortex.Diagnostics, "\n")
+		if big {
+			if pd.Cortex.State != nil || !strings.Contains(diags, "cortex state left out") {
+				t.Errorf("big state: recorded %v, diagnostics %s", pd.Cortex.State != nil, diags)
+			}
+			continue
+		}
+		if pd.Cortex.State == nil || !reflect.DeepEqual(*pd.Cortex.State, st) {
+			t.Errorf("recorded state %+v, project state %+v", pd.Cortex.State, st)
+		}
+		if _, ok := pd.Cortex.State.GoalTree.UserPartition.Find(pmstate.RunGoalID("run-st")); !ok {
+			t.Error("the recorded state lacks the plan's goal")
+		}
 	}
 }
