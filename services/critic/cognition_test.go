@@ -162,3 +162,21 @@ func TestConfidentCleanBuildSkipsTheReview(t *testing.T) {
 		})
 	}
 }
+
+// The extra checks follow from the recorded entries: five failed calls
+// make the attempt anxious even when the record's summary says otherwise.
+func TestRecordedFailuresGetExtraChecks(t *testing.T) {
+	repo := copyHello(t)
+	good := change(t, repo, map[string]string{"greet.go": goodGreet})
+	cog := confidentRecord(t, "!a.go", "!b.go", "!c.go", "!d.go", "!e.go")
+	cog.Heuristics = afs.Heuristics{}
+	d := newDeps(t, `{}`)
+	in := builtWith(t, built(t, "anx2", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil), cog)
+	var vd events.VerdictData
+	if err := json.Unmarshal(output(t, mustHandle(t, handler(t, d), in), in, events.KindPassed, 1), &vd); err != nil {
+		t.Fatal(err)
+	}
+	if len(vd.Checks) != 2 || vd.Checks[1].Name != critic.ExtraCheckPrefix+"go vet" {
+		t.Errorf("checks %+v", vd.Checks)
+	}
+}
