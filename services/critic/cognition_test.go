@@ -132,22 +132,28 @@ func TestConfidentCleanBuildSkipsTheReview(t *testing.T) {
 	claimed := confidentRecord(t, "a.go", "b.go")
 	claimed.Heuristics.FastPath = true
 	cases := []struct {
-		name string
-		cog  *events.BuildCognition
-		fast bool
+		name   string
+		cog    *events.BuildCognition
+		fast   bool
+		always bool
 	}{
-		{"confident and calm", confidentRecord(t, reads...), true},
-		{"a failed call", confidentRecord(t, append([]string{"!x.go"}, reads...)...), false},
-		{"not confident", confidentRecord(t, "a.go", "b.go"), false},
-		{"claimed, not recorded", claimed, false},
-		{"no record", nil, false},
+		{"confident and calm", confidentRecord(t, reads...), true, false},
+		{"confident and calm, alwaysReview", confidentRecord(t, reads...), false, true},
+		{"a failed call", confidentRecord(t, append([]string{"!x.go"}, reads...)...), false, false},
+		{"not confident", confidentRecord(t, "a.go", "b.go"), false, false},
+		{"claimed, not recorded", claimed, false, false},
+		{"no record", nil, false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.cog != nil && tc.name == "a failed call" && !tc.cog.Heuristics.FastPath {
 				t.Fatal("the failing record should still be confident: the test would not show that failures matter")
 			}
-			d := apptest.Deps(t, `{"routing":{"critic":{"provider":"scripted","model":"judge"}}}`, apptest.Options{Getenv: getenv, PolicyJSON: testPolicy,
+			cfg := `{"routing":{"critic":{"provider":"scripted","model":"judge"}}}`
+			if tc.always {
+				cfg = `{"routing":{"critic":{"provider":"scripted","model":"judge"}},"critic":{"alwaysReview":true}}`
+			}
+			d := apptest.Deps(t, cfg, apptest.Options{Getenv: getenv, PolicyJSON: testPolicy,
 				Script: reviewScript(t, `{"status":"pass","reasons":[],"retryable":false}`)})
 			in := built(t, "fast", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)
 			in = builtWith(t, in, tc.cog)
