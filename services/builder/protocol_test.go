@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -429,6 +430,38 @@ func TestFailuresMakeADeleteNeedApproval(t *testing.T) {
 		}
 		if !anxious && (len(tools) != 1 || !tools[0].Result.OK) {
 			t.Errorf("calm delete: %+v", tools)
+		}
+	}
+}
+
+// hivemind/ files are read into the snapshot only when the policy lets
+// the model read them.
+func TestHivemindReadOnlyWhenAllowed(t *testing.T) {
+	for _, allowed := range []bool{true, false} {
+		rec := scripted(t, map[int]string{0: `{"done":true,"summary":"nothing"}`})
+		_, x, _, dir, in := loopHarness(t, rec)
+		if !allowed {
+			x.policy.NeverTouch = append(x.policy.NeverTouch, ".context/hivemind/**")
+		}
+		p := filepath.Join(dir, ".context", "hivemind", "fears.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`{"fears":[]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
+		proto.before(ToolListDir, json.RawMessage(`{}`))
+		var snap afs.CognitiveInput
+		for _, e := range proto.record().Entries {
+			if e.Operation.Type == afs.OpCognitiveState {
+				if err := json.Unmarshal(e.Operation.Input, &snap); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if got := slices.Contains(snap.FilesRead, "hivemind/fears.json"); got != allowed {
+			t.Errorf("allowed=%v: files read %v", allowed, snap.FilesRead)
 		}
 	}
 }
