@@ -193,7 +193,7 @@ func keys(m map[string][]byte) []string {
 // a test has already taken down is only logged.
 func checkHistoryLines(t *testing.T, url string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	nc, err := bus.Connect(bus.ConnectOptions{URL: url, Name: "history-lines"})
 	if err != nil {
