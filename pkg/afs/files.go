@@ -21,7 +21,6 @@ const (
 	PathEmotions      = "scratchpad/emotions.json"
 	PathEpistemic     = "scratchpad/epistemic.json"
 	PathHazards       = "memory/fears.json"
-	// PathTriggers (analysis-triggers.json) is declared in triggers.go.
 	DirHistory  = "history"
 	DirHivemind = "hivemind"
 )

@@ -100,8 +100,7 @@ func epiUpdated(e EpistemicItem) string { return e.UpdatedAt }
 func emotionKey(e Emotion) string       { return e.Category + "/" + e.ID }
 func emotionUpdated(e Emotion) string   { return firstNonEmpty(e.UpdatedAt, e.LastAccessed, e.Timestamp) }
 func hazardKey(h Hazard) string         { return h.ID }
-
-func hazardUpdated(h Hazard) string { return h.UpdatedAt }
+func hazardUpdated(h Hazard) string     { return h.UpdatedAt }
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {
