@@ -21,8 +21,8 @@ const (
 	PathEmotions      = "scratchpad/emotions.json"
 	PathEpistemic     = "scratchpad/epistemic.json"
 	PathHazards       = "memory/fears.json"
-	DirHistory  = "history"
-	DirHivemind = "hivemind"
+	DirHistory        = "history"
+	DirHivemind       = "hivemind"
 )
 
 // Files is the content of a .context/ directory. A nil file is absent.
