@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func planWithIR(t *testing.T, ir string) string {
 // after the plan's own goal ops; a skipped op and a broken section are
 // diagnostics, not failures.
 func TestCortexPatchesApplied(t *testing.T) {
-	ir := `<output-ir><acts>[{"act":"flag_risk","args":{"risk":"names with spaces"}}]</acts>
+	ir := `<output-ir><acts>[{"act":"flag_risk","args":{"risk":"names with spaces"}},{"act":"add_check","args":{"name":"vet","command":["go","vet","./..."]}},{"act":"declare_create","args":{"path":"greet_test.go"}}]</acts>
 <goal-tree-patch>[{"op":"sprout","parent_node_id":"user-root","node_id":"docs","summary":"Document Greet","weight":7},
 {"op":"prune","node_id":"no-such-goal"}]</goal-tree-patch>
 <l1-memory-patch>[{"op":"append","value":"Greet must handle empty names"}]</l1-memory-patch></output-ir>`
@@ -49,7 +50,7 @@ func TestCortexPatchesApplied(t *testing.T) {
 		t.Errorf("pm_rev %d, revision %d/%d: the plan and the patches must be one CAS write", pd.Run.PMRev, rev, st.Revision)
 	}
 	rep := pd.Cortex
-	if rep == nil || !rep.Found || rep.GoalOps != 2 || rep.MemoryOps != 1 || len(rep.Acts) != 1 {
+	if rep == nil || !rep.Found || rep.GoalOps != 2 || rep.MemoryOps != 1 || len(rep.Acts) != 3 {
 		t.Fatalf("cortex report %+v", rep)
 	}
 	if len(rep.Diagnostics) != 1 || !strings.Contains(rep.Diagnostics[0], "goal-tree-patch[1] prune: missing-node") {
@@ -57,6 +58,9 @@ func TestCortexPatchesApplied(t *testing.T) {
 	}
 	if len(pd.Plan.Risks) != 2 || pd.Plan.Risks[1] != "names with spaces" {
 		t.Errorf("risks %v", pd.Plan.Risks)
+	}
+	if v := pd.Plan.Verify; len(v) < 2 || v[len(v)-1].Name != "vet" || !slices.Contains(pd.Plan.Creates, "greet_test.go") {
+		t.Errorf("acts not carried out: verify %+v creates %v", v, pd.Plan.Creates)
 	}
 	// A redelivered event applies again without learning twice.
 	mustHandle(t, handler(t, d), in)
