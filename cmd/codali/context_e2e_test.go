@@ -2,12 +2,24 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/afs"
+	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/pmstate"
+	"github.com/codali-dev/codali/pkg/rao/raostore"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // checkContextExport exports a finished run's .context/ from its audit
@@ -109,5 +121,120 @@ func checkPromotion(t *testing.T, p *pipeline, runID string) {
 	}
 	if code, out, _ := p.run(t, "rao", "verify", runID); code != exitOK || !strings.Contains(out, "ok") {
 		t.Errorf("rao verify after the override: %d %s", code, out)
+	}
+}
+
+// checkExportStable shows a run's export is a projection of its own
+// events: after another run of the same project changed the goal tree,
+// exporting the first run again gives the same bytes, while --project
+// exports the project's goal tree as it is now.
+func checkExportStable(t *testing.T, p *pipeline, runID, repo string) {
+	t.Helper()
+	export := func(args ...string) map[string][]byte {
+		t.Helper()
+		dir := t.TempDir()
+		if code, out, errOut := p.run(t, append(append([]string{"context", "export"}, args...), dir)...); code != exitOK {
+			t.Fatalf("context export %v: %d %s %s", args, code, out, errOut)
+		}
+		files := map[string][]byte{}
+		root := filepath.Join(dir, afs.Root)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			files[rel], err = os.ReadFile(path)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	before := export(runID)
+	if _, ok := before[filepath.FromSlash(afs.PathGoals)]; !ok {
+		t.Fatalf("the run's export has no goals.json: %v", keys(before))
+	}
+	// Another run of the same project: its plan sprouts its own goal.
+	code, out, errOut := p.run(t, "submit", "--repo", repo, "--wait", "--json", "--max-retries", "0", "--timeout", "5m", "--fast", "Make greet.go greet politely")
+	env, _ := decodeTerminal(t, out)
+	if k, _ := env.Kind(); k != events.KindPassed && k != events.KindFailed {
+		t.Fatalf("second run: %d %s %s", code, out, errOut)
+	}
+	after := export(runID)
+	if !reflect.DeepEqual(keys(after), keys(before)) {
+		t.Fatalf("files %v, then %v", keys(before), keys(after))
+	}
+	for name, b := range before {
+		if !bytes.Equal(after[name], b) {
+			t.Errorf("%s changed after another run:\n%s\nthen\n%s", name, b, after[name])
+		}
+	}
+	// The run's goals.json is the goal tree its plan left (with the run's
+	// own goal); --project exports the tree now (that goal pruned on pass).
+	goal, goals := pmstate.RunGoalID(runID), filepath.FromSlash(afs.PathGoals)
+	project := export("--project", config.DerivedProject(events.RepoRef{Path: repo}))
+	if !strings.Contains(string(before[goals]), goal) || strings.Contains(string(project[goals]), goal) {
+		t.Errorf("run goals.json:\n%s\n--project goals.json:\n%s", before[goals], project[goals])
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkHistoryLines validates every Cognitive Protocol history line of
+// every run recorded on the pipeline at url (afs.ValidateLine). A pipeline
+// a test has already taken down is only logged.
+func checkHistoryLines(t *testing.T, url string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	nc, err := bus.Connect(bus.ConnectOptions{URL: url, Name: "history-lines"})
+	if err != nil {
+		t.Logf("history lines not checked: %v", err)
+		return
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Logf("history lines not checked: %v", err)
+		return
+	}
+	store, err := raostore.Open(ctx, js)
+	if err != nil {
+		t.Logf("history lines not checked: %v", err)
+		return
+	}
+	ids, err := store.Runs(ctx)
+	if err != nil {
+		t.Logf("history lines not checked: %v", err)
+		return
+	}
+	for _, id := range ids {
+		st, err := recordedRun(ctx, store, id)
+		if err != nil {
+			t.Logf("run %s: history lines not checked: %v", id, err)
+			continue
+		}
+		for _, a := range st.Attempts {
+			if a.Cognition == nil {
+				continue
+			}
+			for _, e := range a.Cognition.Entries {
+				line, err := e.MarshalLine()
+				if err == nil {
+					err = afs.ValidateLine(line)
+				}
+				if err != nil {
+					t.Errorf("run %s attempt %d: history line %s: %v", id, a.Attempt, e.ID, err)
+				}
+			}
+		}
 	}
 }

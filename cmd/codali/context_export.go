@@ -23,7 +23,9 @@ const contextUsage = `codali context export (RUN | --project P) DIR
   a project) into DIR/.context (or into DIR itself when it is named
   .context), projected from the recorded audit history: the builder's
   history entries, the files they fold into, and goals.json from the
-  project's Cortex goal tree. The target must not hold any .context files
+  Cortex goal tree the run's last plan recorded (with --project: the
+  project's goal tree now). Exporting a run again later gives the same
+  files. The target must not hold any .context files
   yet unless --force is given. The result passes the protocol's shape
   checks, or the command fails.`
 
@@ -89,12 +91,14 @@ func cmdContextExport(ctx context.Context, c *cli, args []string) int {
 		c.errorf("context export: %v", err)
 		return exitFailure
 	}
-	projectID := *project
-	if projectID == "" {
-		projectID = runs[0].Project
-	}
 	var cog *cognition.CognitionState
-	if projectID != "" {
+	if runID != "" {
+		// A run's export is a projection of its own events: the Cortex
+		// state its last plan recorded, not the project's state now.
+		if cog = recordedCortex(runs[0]); cog == nil {
+			fmt.Fprintf(c.stderr, "context export: run %s recorded no Cortex state: goals.json is left out\n", runID)
+		}
+	} else {
 		kv, err := cl.js.KeyValue(ctx, events.BucketPMState)
 		if err != nil {
 			c.errorf("context export: project state: %v", err)
@@ -105,7 +109,7 @@ func cmdContextExport(ctx context.Context, c *cli, args []string) int {
 			c.errorf("context export: project state: %v", err)
 			return exitFailure
 		}
-		st, _, err := pm.Get(ctx, projectID)
+		st, _, err := pm.Get(ctx, *project)
 		if err != nil {
 			c.errorf("context export: project state: %v", err)
 			return exitFailure
@@ -149,6 +153,19 @@ func emptyTarget(dir string) error {
 		return fmt.Errorf("%s already holds .context files (%s); choose an empty directory or pass --force", dir, found)
 	}
 	return nil
+}
+
+// recordedCortex is the Cortex state the run's last planned attempt
+// recorded, or nil when none did (a run recorded before plans carried it).
+func recordedCortex(st audit.State) *cognition.CognitionState {
+	var out *cognition.CognitionState
+	last := 0
+	for _, a := range st.Attempts {
+		if a.CortexState != nil && a.Attempt >= last {
+			out, last = a.CortexState, a.Attempt
+		}
+	}
+	return out
 }
 
 // recordedRun replays a run's audit history to its last state.

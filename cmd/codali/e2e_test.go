@@ -138,7 +138,11 @@ func startUpErr(t *testing.T, o upOptions) (*pipeline, error) {
 			t.Errorf("codali up exited %d:\n%s", code, log.String())
 		}
 	})
-	return &pipeline{url: url, data: data, log: log, out: out}, nil
+	p := &pipeline{url: url, data: data, log: log, out: out}
+	// Runs before the pipeline stops: every history line any run of the
+	// test recorded passes the protocol's line-shape validator.
+	t.Cleanup(func() { checkHistoryLines(t, url) })
+	return p, nil
 }
 
 // run runs one CLI command and returns its exit code and output.
@@ -306,6 +310,7 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 	if !found {
 		t.Fatal("no failure summary and golden example in the project's learning record")
 	}
+	checkExportStable(t, p, runID, helloRepo(t))
 }
 
 // fastConfig writes a configuration whose scripted model verifies with a

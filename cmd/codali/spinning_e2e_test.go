@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codali-dev/codali/pkg/afs"
 	"github.com/codali-dev/codali/pkg/events"
 )
 
@@ -31,5 +32,27 @@ func TestSpinningExampleEndsEarly(t *testing.T) {
 	joined := strings.Join(v.Warnings, "\n")
 	if !strings.Contains(joined, "help-seeking: the builder had 5 consecutive failed tool calls") {
 		t.Errorf("verdict warnings %v", v.Warnings)
+	}
+	// The run's exported analysis triggers hold what it raised.
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "failed"`)
+	})
+	dir := t.TempDir()
+	if code, out, errOut := p.run(t, "context", "export", env.RunID(), dir); code != exitOK {
+		t.Fatalf("context export: %d %s %s", code, out, errOut)
+	}
+	got, err := afs.ReadDir(filepath.Join(dir, afs.Root))
+	if err != nil || got.Triggers == nil {
+		t.Fatalf("exported triggers: %v %+v", err, got.Triggers)
+	}
+	pending := map[string]bool{}
+	for _, tr := range got.Triggers.Pending() {
+		pending[tr.Kind] = true
+	}
+	for _, k := range []string{afs.TriggerSpinning, afs.TriggerHelpSeeking, afs.TriggerRepeatedFailure} {
+		if !pending[k] {
+			t.Errorf("no pending %s trigger: %+v", k, got.Triggers.Triggers)
+		}
 	}
 }

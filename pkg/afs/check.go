@@ -19,6 +19,7 @@ var requiredKeys = map[string][]string{
 	PathGoals:         {"root_partition", "goals", "focus_stack", "conflicts"},
 	PathEmotions:      {"session"},
 	PathEpistemic:     {"golden_facts", "working_facts", "assumptions", "unknowns", "contradictions"},
+	PathTriggers:      {"triggers", "automatic"},
 }
 
 // Check runs the protocol's shape checks on a .context directory: every
@@ -32,7 +33,7 @@ func Check(dir string) error {
 	bad := func(p string, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrShape, p, fmt.Sprintf(format, args...)))
 	}
-	for _, p := range []string{PathState, PathMetacognition, PathGoals, PathEmotions, PathEpistemic} {
+	for _, p := range []string{PathState, PathMetacognition, PathGoals, PathEmotions, PathEpistemic, PathTriggers} {
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 		if errors.Is(err, fs.ErrNotExist) {
 			if p == PathState {

@@ -32,6 +32,8 @@ type Files struct {
 	Goals         *GoalsFile
 	Emotions      *Emotions
 	Epistemic     *Epistemic
+	// Triggers is scratchpad/analysis-triggers.json.
+	Triggers *TriggersFile
 	// Hazards is memory/fears.json.
 	Hazards *HazardFile
 	// Hivemind maps a file name under hivemind/ (e.g. "fears.json") to
@@ -72,6 +74,9 @@ func Render(f Files) (map[string][]byte, error) {
 	}
 	if f.Epistemic != nil {
 		errs = append(errs, put(PathEpistemic, f.Epistemic))
+	}
+	if f.Triggers != nil {
+		errs = append(errs, put(PathTriggers, f.Triggers))
 	}
 	if f.Hazards != nil {
 		errs = append(errs, put(PathHazards, f.Hazards))
@@ -182,6 +187,10 @@ func ReadDir(dir string) (Files, error) {
 	var ep Epistemic
 	if read(PathEpistemic, &ep, nil) {
 		f.Epistemic = &ep
+	}
+	var tr TriggersFile
+	if read(PathTriggers, &tr, nil) {
+		f.Triggers = &tr
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(PathHazards))); err == nil {
 		hs, herr := ParseHazards(data)

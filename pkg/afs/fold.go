@@ -36,12 +36,13 @@ type fold struct {
 	emo   Emotions
 	state StateFile
 	epi   Epistemic
+	trig  triggers
 	// last is the timestamp of the last entry folded in.
 	last string
 }
 
 func newFold(base Files) *fold {
-	f := &fold{meta: NewMetacognition(), emo: NewEmotions(), epi: NewEpistemic(), state: StateFile{Entries: []StateEntry{}}}
+	f := &fold{meta: NewMetacognition(), emo: NewEmotions(), epi: NewEpistemic(), state: StateFile{Entries: []StateEntry{}}, trig: newTriggers()}
 	if m := base.Metacognition; m != nil {
 		if m.SpinDetection.SpinningThreshold > 0 {
 			f.meta.SpinDetection.SpinningThreshold = m.SpinDetection.SpinningThreshold
@@ -76,6 +77,7 @@ func (f *fold) apply(e Entry) {
 			f.emo.feel(Fear, h.Trigger, h.Mitigation, severityIntensity(h.Severity), in.Call.Paths, e.Timestamp)
 			f.emo.shift(5, 0, false)
 		}
+		f.triggersForHazards(e, in.Call, in.Hazards)
 	case OpSystemEvent:
 		f.systemEvent(e)
 	}
@@ -107,6 +109,7 @@ func (f *fold) toolResult(e Entry) {
 		f.emo.feel(Frustration, "spinning on "+sig, "similar actions without progress", 8, nil, ts)
 		f.emo.shift(5, -5, true)
 	}
+	f.triggersAfterTool(e, sig, op.Success, progress)
 }
 
 func (f *fold) systemEvent(e Entry) {

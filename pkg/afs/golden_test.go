@@ -15,7 +15,7 @@ func TestGoldenFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{PathState, PathStateMD, PathMetacognition, PathGoals, PathEmotions, PathEpistemic, PathHazards, "history/2026-03-14.jsonl"}
+	want := []string{PathState, PathStateMD, PathMetacognition, PathGoals, PathEmotions, PathEpistemic, PathTriggers, PathHazards, "history/2026-03-14.jsonl"}
 	if len(out) != len(want) {
 		t.Errorf("rendered %d files, want %d: %v", len(out), len(want), sortedKeys(out))
 	}

@@ -121,6 +121,7 @@ func mergeFiles(rule string, layers ...Files) (Files, []Conflict) {
 	var epis [][5][]EpistemicItem
 	var emos [][]Emotion
 	var hazards [][]Hazard
+	var trigs [][]AnalysisTrigger
 	ordered := layers
 	if rule == ruleNewest {
 		// File-level picks: the last layer wins, so walk backwards.
@@ -152,6 +153,10 @@ func mergeFiles(rule string, layers ...Files) (Files, []Conflict) {
 			h := *l.Hazards
 			out.Hazards = &h
 		}
+		if out.Triggers == nil && l.Triggers != nil {
+			t := *l.Triggers
+			out.Triggers = &t
+		}
 		for name, raw := range l.Hivemind {
 			if out.Hivemind == nil {
 				out.Hivemind = map[string]json.RawMessage{}
@@ -173,6 +178,9 @@ func mergeFiles(rule string, layers ...Files) (Files, []Conflict) {
 		}
 		if l.Hazards != nil {
 			hazards = append(hazards, l.Hazards.Playbooks)
+		}
+		if l.Triggers != nil {
+			trigs = append(trigs, l.Triggers.Triggers)
 		}
 	}
 	if out.State != nil {
@@ -208,6 +216,11 @@ func mergeFiles(rule string, layers ...Files) (Files, []Conflict) {
 	if out.Hazards != nil {
 		var c []Conflict
 		out.Hazards.Playbooks, c = mergeKeyed(PathHazards, rule, hazards, hazardKey, hazardUpdated)
+		conflicts = append(conflicts, c...)
+	}
+	if out.Triggers != nil {
+		var c []Conflict
+		out.Triggers.Triggers, c = mergeKeyed(PathTriggers, rule, trigs, triggerKey, triggerUpdated)
 		conflicts = append(conflicts, c...)
 	}
 	return out, conflicts

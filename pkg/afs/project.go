@@ -49,7 +49,9 @@ func Project(in ProjectInput) (Files, []Conflict) {
 	out.Metacognition = run.Metacognition
 	out.Emotions.Session = run.Emotions.Session
 	out.Emotions.Decay = run.Emotions.Decay
-	for _, p := range []*Meta{&out.State.Meta, &out.Emotions.Meta, &out.Epistemic.Meta} {
+	// The run's rules are the automatic triggers.
+	out.Triggers.Automatic = run.Triggers.Automatic
+	for _, p := range []*Meta{&out.State.Meta, &out.Emotions.Meta, &out.Epistemic.Meta, &out.Triggers.Meta} {
 		*p = meta
 	}
 	decayed, _ := out.Emotions.DecayAndPrune(now)
@@ -83,7 +85,8 @@ func (f *fold) files(meta Meta) Files {
 	em.Meta = meta
 	ep := f.epi
 	ep.Meta = meta
-	return Files{State: &st, Metacognition: &mc, Emotions: &em, Epistemic: &ep}
+	tr := TriggersFile{Meta: meta, Triggers: f.trig.list(), Automatic: automaticTriggers(f.meta)}
+	return Files{State: &st, Metacognition: &mc, Emotions: &em, Epistemic: &ep, Triggers: &tr}
 }
 
 // mergeHistory appends the run's entries to the base history, skipping

@@ -73,13 +73,14 @@ func TestCheckReportsShapeProblems(t *testing.T) {
 	write(PathStateMD, "# State\n\n## facts\n\n* not a bullet\n")
 	write("history/2026-01-01.jsonl", `{"id":"1"}`+"\n")
 	write("history/today.jsonl", "")
+	write(PathTriggers, `{"schema_version":"0.3","producer":{"name":"x","version":"1"},"last_updated":"2026-01-01T00:00:00Z","triggers":[]}`)
 	err := Check(dir)
 	if !errors.Is(err, ErrShape) {
 		t.Fatalf("Check = %v, want ErrShape", err)
 	}
 	for _, want := range []string{
 		"state.json: schema_version", "state.json: producer.name is empty", "metacognition.json: current_strategy is missing",
-		"state.md line 5", "2026-01-01.jsonl line 1", "today.jsonl: history files are named",
+		"state.md line 5", "2026-01-01.jsonl line 1", "analysis-triggers.json: automatic is missing", "today.jsonl: history files are named",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Check error lacks %q:\n%v", want, err)

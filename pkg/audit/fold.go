@@ -181,6 +181,9 @@ func fold(e events.Envelope) ([]Step, error) {
 			p := d.Plan
 			a := s.attempt(e.Attempt)
 			a.Plan, a.PlanMode, a.Feedback = &p, d.Mode, d.Feedback
+			if d.Cortex != nil && d.Cortex.State != nil {
+				a.CortexState = d.Cortex.State
+			}
 			a.Usage = events.MergeUsage(a.Usage, d.Usage...)
 			addModelCalls(s, e.Attempt, events.ServiceArchitect, d.Exchanges)
 		}

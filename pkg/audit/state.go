@@ -9,6 +9,7 @@ package audit
 import (
 	"encoding/json"
 
+	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 )
 
@@ -75,6 +76,10 @@ type Attempt struct {
 	Result    *AttemptResult         `json:"result,omitempty"`
 	// Cognition is the builder's Cognitive Protocol record of the attempt.
 	Cognition *events.BuildCognition `json:"cognition,omitempty"`
+	// CortexState is the project's Cortex state as the attempt's plan
+	// left it (the plan event's cortex.state): a run's exported goals.json
+	// is projected from the last one.
+	CortexState *cognition.CognitionState `json:"cortex_state,omitempty"`
 	// PlanMode is how the plan was made: planned, fast or reused.
 	PlanMode string `json:"plan_mode,omitempty"`
 	// Feedback is the critic's reasons the reused plan carried.

@@ -202,6 +202,9 @@ type Critic struct {
 	VerifyTimeoutMS int `json:"verifyTimeoutMs"`
 	// OutputBytes keeps this much of each command's output. Default 16 KiB.
 	OutputBytes int `json:"outputBytes"`
+	// AlwaysReview turns the Cognitive Protocol's fast path off: the
+	// model review runs even for a confident, clean attempt.
+	AlwaysReview bool `json:"alwaysReview,omitempty"`
 }
 
 // RAO configures the audit history.

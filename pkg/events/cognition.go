@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/codali-dev/codali/pkg/afs"
+	"github.com/codali-dev/codali/pkg/cognition"
 )
 
 // StopSpinning is BuildCognition.Stopped when the builder ended an attempt
@@ -78,4 +79,10 @@ type CortexReport struct {
 	MemoryOps int `json:"memory_ops"`
 	// Diagnostics explain everything that was not applied.
 	Diagnostics []string `json:"diagnostics,omitempty"`
+	// State is the project's Cortex state as the plan left it: the state
+	// the architect read, with the plan's goal ops and the model's
+	// patches applied (one compare-and-set write). The run's .context/
+	// goals.json is projected from it, so exporting a run later gives the
+	// same files whatever later runs did to the project.
+	State *cognition.CognitionState `json:"state,omitempty"`
 }

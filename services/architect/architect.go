@@ -18,6 +18,7 @@ import (
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -63,7 +64,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, err
 	}
 	cortex, report := cortexOutput(answer)
-	applyActs(cortex, &plan, report)
+	applyActs(cortex, &plan, report, s.gate())
 	run := inp.run
 	nPlan := 0
 	run.Usage = events.MergeUsage(run.Usage, usage...)
@@ -78,6 +79,8 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, fmt.Errorf("could not record the plan in the project state: %w", err)
 	}
 	cortexDiagnostics(res.Diagnostics, nPlan, report)
+	state := res.State
+	report.State = &state
 	for _, d := range report.Diagnostics {
 		s.d.Log.Info("cortex output IR", "run", in.RunID(), "attempt", in.Attempt, "diagnostic", d)
 	}
@@ -103,6 +106,16 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 			if out, err = in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data); err != nil {
 				return nil, worker.Permanent(err)
 			}
+		}
+	}
+	if !out.Fits(s.d.Config.Events.MaxEventBytes) && report.State != nil {
+		// The recorded Cortex state is what a run's export projects
+		// goals.json from; a state too large for the event is left out
+		// (the export then says so) rather than failing the run.
+		report.State = nil
+		report.Diagnostics = append(report.Diagnostics, "cortex state left out of the plan event: it would exceed events.maxEventBytes")
+		if out, err = in.Follow(events.KindPlan, in.Attempt, events.SourceFor(events.ServiceArchitect), s.d.Now(), data); err != nil {
+			return nil, worker.Permanent(err)
 		}
 	}
 	return []events.Envelope{out}, nil
@@ -173,4 +186,12 @@ func (s *Service) pricing() llm.Pricing {
 		return nil
 	}
 	return r.Provider.Pricing
+}
+
+// gate is the policy gate acts are checked with, or nil without a policy.
+func (s *Service) gate() func(policy.ToolCall) policy.Decision {
+	if s.d.Policy == nil {
+		return nil
+	}
+	return s.d.Policy.Evaluate
 }

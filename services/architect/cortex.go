@@ -2,20 +2,12 @@ package architect
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 )
-
-// ActFlagRisk is the one act of the architect's catalog: it adds a risk to
-// the plan.
-const ActFlagRisk = "flag_risk"
-
-// actCatalog describes the acts the architect carries out.
-const actCatalog = `- flag_risk {"risk": string}: add a risk to the plan (the builder sees it).`
 
 // cortexInstructions tells the model how to answer with output IR.
 const cortexInstructions = `Project cognition (Cortex input IR) follows. You may ask for acts and change the project's goal tree (user partition) and L1 memory: add a string field "output_ir" to your JSON answer holding
@@ -34,7 +26,7 @@ func cortexMessage(inp input, st cognition.CognitionState) llm.Message {
 	if r := inp.retry; r != nil {
 		senses += "\nprevious attempt failed: " + r.Reason
 	}
-	return llm.Message{Role: "user", Content: cortexInstructions + "\n\n" + cognition.RenderInputIR(senses, actCatalog, st)}
+	return llm.Message{Role: "user", Content: cortexInstructions + "\n\n" + cognition.RenderInputIR(senses, actCatalog(), st)}
 }
 
 // cortexOutput finds the output IR of an answer, in an "output_ir" string
@@ -72,27 +64,6 @@ func cortexOutput(answer string) (cognition.OutputIR, *events.CortexReport) {
 	}
 	rep.GoalOps, rep.MemoryOps = len(out.GoalTreePatch), len(out.L1MemoryPatch)
 	return out, rep
-}
-
-// applyActs carries out the acts the catalog knows on the plan; others
-// are reported.
-func applyActs(out cognition.OutputIR, plan *events.Plan, rep *events.CortexReport) {
-	for i, a := range out.Acts {
-		switch a.Act {
-		case ActFlagRisk:
-			var args struct {
-				Risk string `json:"risk"`
-			}
-			if json.Unmarshal(a.Args, &args) != nil || strings.TrimSpace(args.Risk) == "" {
-				rep.Diagnostics = append(rep.Diagnostics, fmt.Sprintf("acts[%d] %s: needs a non-empty \"risk\"", i, a.Act))
-				continue
-			}
-			plan.Risks = append(plan.Risks, args.Risk)
-			rep.Acts = append(rep.Acts, a.Act)
-		default:
-			rep.Diagnostics = append(rep.Diagnostics, fmt.Sprintf("acts[%d] %s: not in the act catalog", i, a.Act))
-		}
-	}
 }
 
 // cortexOps are the model's patch ops to apply after the plan's own goal

@@ -46,7 +46,7 @@ func TestCortexOutput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out, rep := cortexOutput(tc.answer)
 			plan := events.Plan{}
-			applyActs(out, &plan, rep)
+			applyActs(out, &plan, rep, nil)
 			if rep.Found != tc.found || rep.GoalOps != tc.goals || rep.MemoryOps != tc.mem || strings.Join(rep.Acts, ",") != strings.Join(tc.acts, ",") {
 				t.Errorf("report %+v", rep)
 			}

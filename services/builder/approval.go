@@ -37,12 +37,14 @@ func (x *executor) preview(tool string, args json.RawMessage) (policy.ToolCall, 
 	if err != nil {
 		return pc.call, policy.Decision{}, false
 	}
-	d := x.policy.Evaluate(pc.call)
+	// The emotion heuristics join the preview as they join the gate, so
+	// an anxious destructive call really parks for approval.
+	d := x.heuristicGate(pc.call, x.policy.Evaluate(pc.call))
 	if !d.Blocked && pc.measure != nil {
 		if pc.measure(&pc.call) != nil {
 			return pc.call, policy.Decision{}, false
 		}
-		d = x.policy.Evaluate(pc.call)
+		d = x.heuristicGate(pc.call, x.policy.Evaluate(pc.call))
 	}
 	return pc.call, d, true
 }

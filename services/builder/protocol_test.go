@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -402,4 +403,65 @@ func runLoop(s *Service, in events.Envelope, pd events.PlanData, x *executor, pr
 		return st.Tools, "", st.Usage, fmt.Errorf("parked on %d calls", len(parked))
 	}
 	return st.Tools, summary, st.Usage, err
+}
+
+// Anxiety comes from the recorded outcomes: after five failed calls the
+// session is anxious, and a delete the policy allows parks the attempt
+// for approval; the same delete from a calm session runs at once.
+func TestFailuresMakeADeleteNeedApproval(t *testing.T) {
+	fails := `{"tool":"read_file","args":{"path":"m1.go"}},{"tool":"read_file","args":{"path":"m2.go"}},{"tool":"read_file","args":{"path":"m3.go"}},` +
+		`{"tool":"read_file","args":{"path":"m4.go"}},{"tool":"read_file","args":{"path":"m5.go"}},`
+	for _, anxious := range []bool{false, true} {
+		calls := `{"tool":"delete_file","args":{"path":"main.go"}}`
+		if anxious {
+			calls = fails + calls
+		}
+		rec := scripted(t, map[int]string{1: `{"tool_calls":[` + calls + `],"done":false}`, 2: `{"done":true,"summary":"ok"}`})
+		s, x, proto, _, in := loopHarness(t, rec)
+		x.policy.Destructive = policy.DestructiveAllow
+		x.confirmDestructive = proto.confirmDestructive
+		tools, _, _, err := runLoop(s, in, testPlan(), x, proto)
+		parked := err != nil && strings.Contains(err.Error(), "parked on 1 calls")
+		if err != nil && !parked {
+			t.Fatal(err)
+		}
+		if parked != anxious {
+			t.Errorf("anxious=%v: parked=%v (anxiety %v)", anxious, parked, proto.sess.Emotions().Session.AnxietyLevel)
+		}
+		if !anxious && (len(tools) != 1 || !tools[0].Result.OK) {
+			t.Errorf("calm delete: %+v", tools)
+		}
+	}
+}
+
+// hivemind/ files are read into the snapshot only when the policy lets
+// the model read them.
+func TestHivemindReadOnlyWhenAllowed(t *testing.T) {
+	for _, allowed := range []bool{true, false} {
+		rec := scripted(t, map[int]string{0: `{"done":true,"summary":"nothing"}`})
+		_, x, _, dir, in := loopHarness(t, rec)
+		if !allowed {
+			x.policy.NeverTouch = append(x.policy.NeverTouch, ".context/hivemind/**")
+		}
+		p := filepath.Join(dir, ".context", "hivemind", "fears.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`{"fears":[]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
+		proto.before(ToolListDir, json.RawMessage(`{}`))
+		var snap afs.CognitiveInput
+		for _, e := range proto.record().Entries {
+			if e.Operation.Type == afs.OpCognitiveState {
+				if err := json.Unmarshal(e.Operation.Input, &snap); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if got := slices.Contains(snap.FilesRead, "hivemind/fears.json"); got != allowed {
+			t.Errorf("allowed=%v: files read %v", allowed, snap.FilesRead)
+		}
+	}
 }

@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/afs"
+	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/services/critic"
 )
 
 // builtWith re-encodes a built event with the builder's cognition record.
@@ -98,5 +101,88 @@ func TestAnxiousBuildGetsExtraChecks(t *testing.T) {
 		if strings.Join(names, ",") != want {
 			t.Errorf("anxious=%v: checks %v, want %s", anxious, names, want)
 		}
+	}
+}
+
+// confidentRecord is a builder record of reads (one per path; "!" before
+// a path makes that read fail) folded into a session, with the
+// heuristics the session ends with.
+func confidentRecord(t *testing.T, paths ...string) *events.BuildCognition {
+	t.Helper()
+	at := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := afs.NewSession(afs.SessionConfig{SessionID: "fast.a1", Now: func() time.Time { return at }})
+	for _, p := range paths {
+		ok := !strings.HasPrefix(p, "!")
+		in := json.RawMessage(`{"path":"` + strings.TrimPrefix(p, "!") + `"}`)
+		_, id := s.BeforeTool(afs.Files{}, afs.Call{Tool: "read_file", Paths: []string{p}}, in)
+		s.AfterTool(id, "read_file", in, afs.Outcome{Success: ok})
+	}
+	return &events.BuildCognition{Entries: s.Entries(), Heuristics: s.Emotions().Heuristics()}
+}
+
+// High confidence with low anxiety, derived from the recorded entries,
+// is the fast path: a clean, passing attempt skips the model review (no
+// model call). Any failed call, low confidence, or a record whose
+// summary claims the fast path while its entries do not show it gets the
+// review.
+func TestConfidentCleanBuildSkipsTheReview(t *testing.T) {
+	repo := copyHello(t)
+	good := change(t, repo, map[string]string{"greet.go": goodGreet})
+	reads := []string{"a.go", "b.go", "c.go", "d.go", "e.go", "f.go", "g.go", "h.go"}
+	claimed := confidentRecord(t, "a.go", "b.go")
+	claimed.Heuristics.FastPath = true
+	cases := []struct {
+		name   string
+		cog    *events.BuildCognition
+		fast   bool
+		always bool
+	}{
+		{"confident and calm", confidentRecord(t, reads...), true, false},
+		{"confident and calm, alwaysReview", confidentRecord(t, reads...), false, true},
+		{"a failed call", confidentRecord(t, append([]string{"!x.go"}, reads...)...), false, false},
+		{"not confident", confidentRecord(t, "a.go", "b.go"), false, false},
+		{"claimed, not recorded", claimed, false, false},
+		{"no record", nil, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.cog != nil && tc.name == "a failed call" && !tc.cog.Heuristics.FastPath {
+				t.Fatal("the failing record should still be confident: the test would not show that failures matter")
+			}
+			cfg := `{"routing":{"critic":{"provider":"scripted","model":"judge"}}}`
+			if tc.always {
+				cfg = `{"routing":{"critic":{"provider":"scripted","model":"judge"}},"critic":{"alwaysReview":true}}`
+			}
+			d := apptest.Deps(t, cfg, apptest.Options{Getenv: getenv, PolicyJSON: testPolicy,
+				Script: reviewScript(t, `{"status":"pass","reasons":[],"retryable":false}`)})
+			in := built(t, "fast", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)
+			in = builtWith(t, in, tc.cog)
+			var vd events.VerdictData
+			if err := json.Unmarshal(output(t, mustHandle(t, handler(t, d), in), in, events.KindPassed, 1), &vd); err != nil {
+				t.Fatal(err)
+			}
+			skipped := vd.Review != nil && vd.Review.Status == events.ReviewSkipped && vd.Review.Skipped == critic.FastPathSkip
+			if skipped != tc.fast || (len(vd.Usage) == 0) != tc.fast {
+				t.Errorf("fast=%v: review %+v usage %+v", tc.fast, vd.Review, vd.Usage)
+			}
+		})
+	}
+}
+
+// The extra checks follow from the recorded entries: five failed calls
+// make the attempt anxious even when the record's summary says otherwise.
+func TestRecordedFailuresGetExtraChecks(t *testing.T) {
+	repo := copyHello(t)
+	good := change(t, repo, map[string]string{"greet.go": goodGreet})
+	cog := confidentRecord(t, "!a.go", "!b.go", "!c.go", "!d.go", "!e.go")
+	cog.Heuristics = afs.Heuristics{}
+	d := newDeps(t, `{}`)
+	in := builtWith(t, built(t, "anx2", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil), cog)
+	var vd events.VerdictData
+	if err := json.Unmarshal(output(t, mustHandle(t, handler(t, d), in), in, events.KindPassed, 1), &vd); err != nil {
+		t.Fatal(err)
+	}
+	if len(vd.Checks) != 2 || vd.Checks[1].Name != critic.ExtraCheckPrefix+"go vet" {
+		t.Errorf("checks %+v", vd.Checks)
 	}
 }

@@ -87,6 +87,10 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		j.review = &events.Review{Status: events.ReviewSkipped, Skipped: "the attempt already failed its checks or its alignment with the plan"}
 		return s.reject(ctx, in, bd, j)
 	}
+	if !s.d.Config.Critic.AlwaysReview && fastPath(bd, j) {
+		j.review = &events.Review{Status: events.ReviewSkipped, Skipped: FastPathSkip}
+		return s.pass(ctx, in, bd, j)
+	}
 	r, usage, err := s.review(ctx, in, bd, diff, checks, *j.alignment)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,12 @@
 package critic
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/codali-dev/codali/pkg/afs"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
 )
@@ -18,7 +20,7 @@ const ExtraCheckPrefix = "extra: "
 // build mode: more thorough verification): `go vet ./...` for a Go
 // module, when the policy allows it and the plan does not already run it.
 func (s *Service) extraChecks(dir string, bd events.BuiltData) []events.VerifyCommand {
-	if bd.Cognition == nil || !bd.Cognition.Heuristics.ExtraChecks {
+	if !heuristics(bd).ExtraChecks {
 		return nil
 	}
 	var out []events.VerifyCommand
@@ -30,4 +32,53 @@ func (s *Service) extraChecks(dir string, bd events.BuiltData) []events.VerifyCo
 		}
 	}
 	return out
+}
+
+// heuristics are the build-mode behaviours the builder's recorded emotions
+// call for: projected from the attempt's history entries when it has
+// any (so they follow from what was recorded, not from a claim), else
+// the record's own summary.
+func heuristics(bd events.BuiltData) afs.Heuristics {
+	if bd.Cognition == nil {
+		return afs.Heuristics{}
+	}
+	if len(bd.Cognition.Entries) == 0 {
+		return bd.Cognition.Heuristics
+	}
+	files, _ := afs.Project(afs.ProjectInput{Entries: bd.Cognition.Entries})
+	return files.Emotions.Heuristics()
+}
+
+// FastPathSkip is the review's skipped text when the fast path applies.
+const FastPathSkip = "fast path (cognitive protocol §3.1, build mode): every tool call succeeded without hazards or gate warnings, and the checks and the alignment passed"
+
+// fastPath reports whether a passing attempt may skip the model review
+// (protocol §3.1, build mode: high confidence lets the agent operate more
+// autonomously). It applies only when it is safe: the recorded emotions
+// show high confidence and low anxiety, the builder neither stopped early
+// nor sought help, no tool call failed, matched a hazard or was blocked
+// or warned about, the change gate warned about nothing, the alignment
+// has no unmatched target, and at least one check ran.
+func fastPath(bd events.BuiltData, j judgement) bool {
+	if bd.Cognition == nil || !heuristics(bd).FastPath || bd.Cognition.Stopped != "" || bd.Cognition.HelpSeeking ||
+		len(j.gateWarnings) > 0 || len(j.checks) == 0 || j.alignment == nil || len(j.alignment.UnmatchedTargets) > 0 {
+		return false
+	}
+	for _, t := range bd.Tools {
+		if t.Gate.Blocked || len(t.Gate.Warnings) > 0 || !t.Result.OK {
+			return false
+		}
+	}
+	for _, e := range bd.Cognition.Entries {
+		if e.Operation.Type == afs.OpToolCall && !e.Operation.Success {
+			return false
+		}
+		if e.Operation.Type == afs.OpCognitiveState {
+			var in afs.CognitiveInput
+			if json.Unmarshal(e.Operation.Input, &in) != nil || len(in.Hazards) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
