@@ -205,6 +205,10 @@ type Critic struct {
 	// AlwaysReview turns the Cognitive Protocol's fast path off: the
 	// model review runs even for a confident, clean attempt.
 	AlwaysReview bool `json:"alwaysReview,omitempty"`
+	// FastPathMaxLines bounds the change the fast path may leave
+	// unreviewed: a change of more added plus removed lines is always
+	// reviewed, however confident the attempt. Default 40.
+	FastPathMaxLines int `json:"fastPathMaxLines"`
 }
 
 // RAO configures the audit history.
@@ -269,6 +273,7 @@ func (c *Config) setDefaults() {
 	def(&c.Librarian.PromptTokens, 6000)
 	def(&c.Critic.VerifyTimeoutMS, 120000)
 	def(&c.Critic.OutputBytes, 16<<10)
+	def(&c.Critic.FastPathMaxLines, 40)
 	def(&c.RAO.CheckpointEvery, 10)
 	def(&c.RAO.MaxEvents, 200)
 	def(&c.Events.MaxEventBytes, 1<<20)
@@ -413,6 +418,7 @@ func (c *Config) Validate() error {
 	}
 	positive("critic.verifyTimeoutMs", c.Critic.VerifyTimeoutMS)
 	positive("critic.outputBytes", c.Critic.OutputBytes)
+	positive("critic.fastPathMaxLines", c.Critic.FastPathMaxLines)
 	positive("rao.checkpointEvery", c.RAO.CheckpointEvery)
 	if c.RAO.MaxEvents < c.RAO.CheckpointEvery {
 		bad("rao.maxEvents %d is below rao.checkpointEvery %d", c.RAO.MaxEvents, c.RAO.CheckpointEvery)

@@ -82,13 +82,14 @@ func TestInvalidConfigReportsEverything(t *testing.T) {
 	  "routing": {"archtect": {"provider": "x"}, "builder": {"provider": "missing", "format": "xml"}},
 	  "limits": {"maxSteps": -1, "maxRetries": 50},
 	  "rao": {"checkpointEvery": 10, "maxEvents": 5},
-	  "redact": {"patterns": ["("]}
+	  "redact": {"patterns": ["("]},
+	  "critic": {"fastPathMaxLines": -3}
 	}`
 	_, err := config.Parse([]byte(body))
 	if !errors.Is(err, config.ErrInvalid) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"providers.x", "routing.archtect", "routing.builder.provider", "routing.builder.format", "limits.maxSteps", "limits.maxRetries", "rao.maxEvents", "redact.patterns[0]"} {
+	for _, want := range []string{"providers.x", "routing.archtect", "routing.builder.provider", "routing.builder.format", "limits.maxSteps", "limits.maxRetries", "rao.maxEvents", "redact.patterns[0]", "critic.fastPathMaxLines"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %s:\n%v", want, err)
 		}

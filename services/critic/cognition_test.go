@@ -132,27 +132,28 @@ func TestConfidentCleanBuildSkipsTheReview(t *testing.T) {
 	claimed := confidentRecord(t, "a.go", "b.go")
 	claimed.Heuristics.FastPath = true
 	cases := []struct {
-		name   string
-		cog    *events.BuildCognition
-		fast   bool
-		always bool
+		name string
+		cog  *events.BuildCognition
+		fast bool
+		// critic is the critic's configuration.
+		critic string
 	}{
-		{"confident and calm", confidentRecord(t, reads...), true, false},
-		{"confident and calm, alwaysReview", confidentRecord(t, reads...), false, true},
-		{"a failed call", confidentRecord(t, append([]string{"!x.go"}, reads...)...), false, false},
-		{"not confident", confidentRecord(t, "a.go", "b.go"), false, false},
-		{"claimed, not recorded", claimed, false, false},
-		{"no record", nil, false, false},
+		{"confident and calm", confidentRecord(t, reads...), true, `{}`},
+		{"confident and calm, alwaysReview", confidentRecord(t, reads...), false, `{"alwaysReview":true}`},
+		// Confidence farmed with harmless reads does not let a change
+		// larger than fastPathMaxLines go unreviewed.
+		{"confident and calm, change over fastPathMaxLines", confidentRecord(t, reads...), false, `{"fastPathMaxLines":1}`},
+		{"a failed call", confidentRecord(t, append([]string{"!x.go"}, reads...)...), false, `{}`},
+		{"not confident", confidentRecord(t, "a.go", "b.go"), false, `{}`},
+		{"claimed, not recorded", claimed, false, `{}`},
+		{"no record", nil, false, `{}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.cog != nil && tc.name == "a failed call" && !tc.cog.Heuristics.FastPath {
 				t.Fatal("the failing record should still be confident: the test would not show that failures matter")
 			}
-			cfg := `{"routing":{"critic":{"provider":"scripted","model":"judge"}}}`
-			if tc.always {
-				cfg = `{"routing":{"critic":{"provider":"scripted","model":"judge"}},"critic":{"alwaysReview":true}}`
-			}
+			cfg := `{"routing":{"critic":{"provider":"scripted","model":"judge"}},"critic":` + tc.critic + `}`
 			d := apptest.Deps(t, cfg, apptest.Options{Getenv: getenv, PolicyJSON: testPolicy,
 				Script: reviewScript(t, `{"status":"pass","reasons":[],"retryable":false}`)})
 			in := built(t, "fast", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)

@@ -87,7 +87,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		j.review = &events.Review{Status: events.ReviewSkipped, Skipped: "the attempt already failed its checks or its alignment with the plan"}
 		return s.reject(ctx, in, bd, j)
 	}
-	if !s.d.Config.Critic.AlwaysReview && fastPath(bd, j) {
+	if !s.d.Config.Critic.AlwaysReview && fastPath(bd, j, s.d.Config.Critic.FastPathMaxLines) {
 		j.review = &events.Review{Status: events.ReviewSkipped, Skipped: FastPathSkip}
 		return s.pass(ctx, in, bd, j)
 	}

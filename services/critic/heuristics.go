@@ -50,7 +50,7 @@ func heuristics(bd events.BuiltData) afs.Heuristics {
 }
 
 // FastPathSkip is the review's skipped text when the fast path applies.
-const FastPathSkip = "fast path (cognitive protocol §3.1, build mode): every tool call succeeded without hazards or gate warnings, and the checks and the alignment passed"
+const FastPathSkip = "fast path (cognitive protocol §3.1, build mode): a small change, every tool call succeeded without hazards or gate warnings, and the checks and the alignment passed"
 
 // fastPath reports whether a passing attempt may skip the model review
 // (protocol §3.1, build mode: high confidence lets the agent operate more
@@ -58,8 +58,14 @@ const FastPathSkip = "fast path (cognitive protocol §3.1, build mode): every to
 // show high confidence and low anxiety, the builder neither stopped early
 // nor sought help, no tool call failed, matched a hazard or was blocked
 // or warned about, the change gate warned about nothing, the alignment
-// has no unmatched target, and at least one check ran.
-func fastPath(bd events.BuiltData, j judgement) bool {
+// has no unmatched target, at least one check ran, and the change has at
+// most maxLines added plus removed lines. Confidence grows with successful
+// calls of any kind, so a model can raise it with harmless reads: the
+// size bound keeps a large change from going unreviewed that way.
+func fastPath(bd events.BuiltData, j judgement, maxLines int) bool {
+	if bd.Change.Added+bd.Change.Removed > maxLines {
+		return false
+	}
 	if bd.Cognition == nil || !heuristics(bd).FastPath || bd.Cognition.Stopped != "" || bd.Cognition.HelpSeeking ||
 		len(j.gateWarnings) > 0 || len(j.checks) == 0 || j.alignment == nil || len(j.alignment.UnmatchedTargets) > 0 {
 		return false
