@@ -246,24 +246,11 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	run.Usage = events.MergeUsage(run.Usage, j.usage...)
 	run.Spend = run.Spend.With(events.ServiceCritic, budget.OfUsage(j.usage, s.pricing()))
 	checks := j.checks
-	var warnings []string
-	for _, t := range bd.Tools {
-		if t.Gate.Stage == events.GateStageChange {
-			continue // judged again below, on the change as applied here
-		}
-		if t.Gate.Blocked {
-			warnings = append(warnings, fmt.Sprintf("step %d: %s blocked: %s", t.Step, t.Tool, strings.Join(t.Gate.Reasons, "; ")))
-		}
-		for _, w := range t.Gate.Warnings {
-			warnings = append(warnings, fmt.Sprintf("step %d: %s: %s", t.Step, t.Tool, w))
-		}
-	}
+	warnings, approvals, approved := gateWarnings(bd.Tools)
 	if !s.d.Sandbox.Isolated() {
 		warnings = append(warnings, app.NoSandboxWarning)
 	}
-	for _, w := range j.gateWarnings {
-		warnings = append(warnings, "change: "+w)
-	}
+	warnings = append(warnings, changeWarnings(j.gateWarnings, approved)...)
 	if j.review != nil && j.review.Status == events.ReviewConcerns {
 		warnings = append(warnings, prefixed("review concern: ", j.review.Reasons, "the review passed the change with concerns")...)
 	}
@@ -300,7 +287,7 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	out, err := in.Follow(events.KindPassed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
 		Run: run, Status: events.StatusPassed, Phase: events.ServiceCritic, Reason: reason,
 		Attempts: in.Attempt, Integrity: integrity, Checks: checks, Change: &change, Plan: &plan, Warnings: warnings,
-		Alignment: j.alignment, Review: j.review, Usage: j.usage, UsageTotal: events.UsageTotalOf(run),
+		Alignment: j.alignment, Review: j.review, Usage: j.usage, UsageTotal: events.UsageTotalOf(run), Approvals: approvals,
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
