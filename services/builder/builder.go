@@ -130,7 +130,11 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
 		retrieval: s.newRetrieval(pd.Run), totalLines: st.TotalLines}
 
-	proto := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context)
+	proto, err := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context,
+		st.Protocol, diff != "" && pd.Run.Request.Options.WriteContext)
+	if err != nil {
+		return nil, worker.Permanent(err)
+	}
 	x.confirmDestructive = proto.confirmDestructive
 	meter := &meter{run: pd.Run, limit: budget.Limit(s.d.Config.Limits, pd.Run), pricing: route.Provider.Pricing}
 	summary, parked, err := s.loop(ctx, in, st, x, proto, decided, meter)
@@ -140,6 +144,7 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 	pd.Run = meter.charge(pd.Run, st)
 	pd.Run.Usage = events.MergeUsage(pd.Run.Usage, st.Usage...)
 	if len(parked) > 0 {
+		st.Protocol = proto.state()
 		return s.park(ctx, in, pd, st, ws, parked)
 	}
 	tools := st.Tools
@@ -208,6 +213,9 @@ type loopState struct {
 	Spent events.Spend  `json:"spent"`
 	Extra events.Budget `json:"extra"`
 	Used  []string      `json:"used,omitempty"`
+	// Protocol is the attempt's Cognitive Protocol session at the park;
+	// nil before the first.
+	Protocol *protocolState `json:"protocol,omitempty"`
 }
 
 // loop runs the tool loop until the model says it is done or a limit is
