@@ -205,6 +205,12 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 	}); err != nil {
 		return fmt.Errorf("could not provision bucket %s: %w", events.BucketRequests, err)
 	}
+	if err := t.bucket(ctx, js, events.BucketPolicies, jetstream.KeyValueConfig{
+		Bucket: events.BucketPolicies, Description: "Codali policy documents operators stored for forked runs", History: 1,
+		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
+	}); err != nil {
+		return fmt.Errorf("could not provision bucket %s: %w", events.BucketPolicies, err)
+	}
 	if !t.Update {
 		if _, err := js.ObjectStore(ctx, events.BucketArtifacts); err == nil {
 			return nil

@@ -42,6 +42,10 @@ const (
 	// `requested` claims the run id, and every later event of the run must
 	// carry that request.
 	BucketRequests = "codali-requests"
+	// BucketPolicies is the key-value bucket holding the policy documents
+	// operators stored for forked runs (`codali rao fork --policy`), keyed
+	// by run id and digest. Only the operator identity may write it.
+	BucketPolicies = "codali-policies"
 )
 
 // Service (and durable consumer) names.

@@ -19,6 +19,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
+	"github.com/codali-dev/codali/pkg/policystore"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -311,6 +312,32 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		cli.denied(t, "park a run", events.KindApprovalRequested.Subject("run1"), publish(cli, events.KindApprovalRequested.Subject("run1"), park))
 		if err := publish(cli, subj, decision)(ctx(t, 10*time.Second)); err != nil {
 			t.Fatalf("cli could not decide a call: %v", err)
+		}
+	})
+	t.Run("policies", func(t *testing.T) {
+		// Only the operator stores a run's policy; the phases that judge
+		// runs read it; agents (the CLI identity) and services cannot
+		// store one, so no request can bring its own policy.
+		doc := []byte(`{"commands":{"allow":[["true"]]}}`)
+		admin := c.as(t, natsauth.Admin)
+		digest, err := policystore.Put(ctx(t, 10*time.Second), admin.js, "run1", doc)
+		if err != nil {
+			t.Fatalf("admin could not store a policy: %v", err)
+		}
+		for _, svc := range []string{events.ServiceLibrarian, events.ServiceBuilder, events.ServiceCritic} {
+			id := c.as(t, svc)
+			if _, err := policystore.Load(ctx(t, 10*time.Second), id.js, "run1", events.PolicyRef{Digest: digest}); err != nil {
+				t.Errorf("%s could not load the run's policy: %v (errors %v)", svc, err, id.errs)
+			}
+		}
+		for _, name := range []string{natsauth.CLI, events.ServiceBuilder, events.ServiceCritic} {
+			id := c.as(t, name)
+			loose := []byte(`{"commands":{"allow":[["sh"]]}}`)
+			subj := "$KV.codali-policies.run1." + strings.TrimPrefix(policystore.Digest(loose), "sha256:")
+			id.denied(t, "store a policy", subj, func(c context.Context) error {
+				_, err := policystore.Put(c, id.js, "run1", loose)
+				return err
+			})
 		}
 	})
 	t.Run("provisioner", func(t *testing.T) {

@@ -108,6 +108,10 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
+	gate, err := s.d.GateFor(ctx, in.RunID(), pd.Run.Request)
+	if err != nil {
+		return nil, err
+	}
 	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Repo())
 	if err == nil && diff != "" {
@@ -126,9 +130,9 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 		return nil, err
 	}
 	defer s.d.CloseWorkspace(ws)
-	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
-		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
-		retrieval: s.newRetrieval(pd.Run), totalLines: st.TotalLines}
+	x := &executor{ws: ws, policy: gate.Policy, policyHash: gate.Hash, redactor: s.d.Redactor,
+		runCommand: s.d.CommandRunner(gate), cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
+		retrieval: s.newRetrieval(pd.Run, gate.Hash), totalLines: st.TotalLines}
 
 	proto, err := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context,
 		st.Protocol, diff != "" && pd.Run.Request.Options.WriteContext)
@@ -164,7 +168,7 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 	// Gate every change: commands the model ran may have written files no
 	// tool call was gated for. The critic fails an attempt whose change
 	// the gate blocks, and repeats this check on its own copy.
-	tools = append(tools, changegate.CheckDiff(s.d.Policy, s.d.PolicyHash, s.d.Redactor, change, change.Diff)...)
+	tools = append(tools, changegate.CheckDiff(gate.Policy, gate.Hash, s.d.Redactor, change, change.Diff)...)
 	if err := s.d.Artifacts.OffloadDiff(ctx, in.RunID(), in.Attempt, &change, s.d.Config.Events.ArtifactThresholdBytes); err != nil {
 		return nil, err
 	}
@@ -176,7 +180,7 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 	}
 	run.Codex, err = runcodex.Encode(runcodex.Facts{RunID: in.RunID(), Project: run.Project, Phase: events.ServiceBuilder,
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(pd.Plan.Steps), Actions: []string{"context", "plan", "edit"},
-		Files: files, Failures: len(run.Failures), ToolCalls: len(tools), Blocked: blocked, Warnings: warnings, PolicyHash: s.d.PolicyHash})
+		Files: files, Failures: len(run.Failures), ToolCalls: len(tools), Blocked: blocked, Warnings: warnings, PolicyHash: gate.Hash})
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}

@@ -10,6 +10,7 @@ add_user librarian \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.librarian' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.librarian' \
@@ -24,6 +25,7 @@ add_user librarian \
   '$KV.codali-requests.>' \
   '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
@@ -38,6 +40,7 @@ add_user architect \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.architect' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.architect' \
@@ -71,6 +74,7 @@ add_user builder \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.builder' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.builder' \
@@ -85,6 +89,7 @@ add_user builder \
   'codali.run.*.approval_requested' \
   '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
@@ -105,6 +110,7 @@ add_user critic \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.critic' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.critic' \
@@ -119,6 +125,7 @@ add_user critic \
   'codali.run.*.failed' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
   '$KV.codali-pm.>' \
+  '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
@@ -139,6 +146,7 @@ add_user recorder \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.recorder' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.recorder' \
@@ -183,6 +191,9 @@ add_user provisioner \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
   '$JS.API.STREAM.CREATE.KV_codali-requests' \
   '$JS.API.STREAM.UPDATE.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
+  '$JS.API.STREAM.CREATE.KV_codali-policies' \
+  '$JS.API.STREAM.UPDATE.KV_codali-policies' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.STREAM.CREATE.OBJ_codali-artifacts' \
   '$JS.API.STREAM.UPDATE.OBJ_codali-artifacts' \
