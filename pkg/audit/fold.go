@@ -289,6 +289,8 @@ func fold(e events.Envelope) ([]Step, error) {
 		return foldApprovalRequested(e)
 	case events.KindApprovalDecided:
 		return foldApprovalDecided(e)
+	case events.KindApprovalDeadline:
+		return foldApprovalDeadline(e)
 	}
 	return nil, fmt.Errorf("%w: %s", events.ErrUnknownKind, kind)
 }

@@ -295,13 +295,33 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		if err := publish(b, events.KindApprovalRequested.Subject("run1"), park)(ctx(t, 10*time.Second)); err != nil {
 			t.Fatalf("builder could not park a run: %v", err)
 		}
-		r, err := approval.NewReader(ctx(t, 10*time.Second), b.js, 0)
+		store, err := approval.Open(ctx(t, 10*time.Second), b.js)
 		if err != nil {
-			t.Fatalf("builder could not bind the work stream: %v", err)
+			t.Fatalf("builder could not bind the park store: %v", err)
 		}
-		if _, err := r.LastPark(ctx(t, 10*time.Second), "run1"); err != nil {
-			t.Fatalf("builder could not read the park back: %v (errors %v)", err, b.errs)
+		if err := store.Park(ctx(t, 10*time.Second), park); err != nil {
+			t.Fatalf("builder could not record the park: %v (errors %v)", err, b.errs)
 		}
+		sched := nats.NewMsg(events.TimerScheduleSubject("run1", "a1-s1-c1"))
+		sched.Data = []byte(`{}`)
+		if _, err := b.js.PublishMsg(ctx(t, 10*time.Second), sched, jetstream.WithScheduleAt(time.Now().Add(time.Hour)),
+			jetstream.WithScheduleTarget(events.TimerFireSubject("run1"))); err != nil {
+			t.Fatalf("builder could not schedule a deadline: %v (errors %v)", err, b.errs)
+		}
+		fire := events.TimerFireSubject("run1")
+		b.denied(t, "fire a deadline itself", fire, func(c context.Context) error {
+			_, err := b.js.Publish(c, fire, []byte(`{}`))
+			return err
+		})
+		cli.denied(t, "schedule a deadline", events.TimerScheduleSubject("run1", "x"), func(c context.Context) error {
+			_, err := cli.js.Publish(c, events.TimerScheduleSubject("run1", "x"), []byte(`{}`))
+			return err
+		})
+		dl := events.KindApprovalDeadline.Subject("run1")
+		cli.denied(t, "publish a deadline", dl, func(c context.Context) error {
+			_, err := cli.js.Publish(c, dl, []byte(`{}`))
+			return err
+		})
 		decision, err := events.NewKeyed("run1", events.KindApprovalDecided, 1, "a1-s1-c1", "test", time.Now(),
 			events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice"})
 		if err != nil {

@@ -70,13 +70,13 @@ const maxSummary = 4 << 10
 // Handle turns a `plan` event into a `built` event, or parks the run on
 // tool calls that need approval (approval.go) or on its budget
 // (budget.go): it then resumes on the calls' `approval_decided` events
-// and fails the run when its own `approval_requested` comes back after
-// the deadline.
+// and fails the run on the park's `approval_deadline`, unless a decision
+// settled the park first.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
 	switch k, _ := in.Kind(); k {
 	case events.KindApprovalDecided:
 		return s.resume(ctx, in)
-	case events.KindApprovalRequested:
+	case events.KindApprovalDeadline:
 		return s.deadline(ctx, in)
 	}
 	var pd events.PlanData
