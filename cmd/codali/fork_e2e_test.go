@@ -116,6 +116,13 @@ func TestForkPassesUnderAChangedPolicy(t *testing.T) {
 	linked(child, "under the stored policy "+digest)
 	linked(parent, "forked as run "+child+" from event "+planEvent+" by gina")
 
+	// A rerun of the child runs under the child's stored policy too: it
+	// passes again on the private pipeline (whose own policy is strict).
+	code, out, errOut = p.run(t, "rao", "rerun", child, "--config", forkConfig(t, t.TempDir(), false), "--json")
+	if code != exitOK || !strings.Contains(out, `"status": "passed"`) && !strings.Contains(out, `"status":"passed"`) {
+		t.Errorf("rerun of the child: %d %s %s", code, out, errOut)
+	}
+
 	// Without --policy the fork runs under the pipeline's policy: it fails
 	// as the parent did.
 	plain := strings.TrimSpace(p.must(t, "rao", "fork", planEvent))

@@ -75,6 +75,20 @@ func Put(ctx context.Context, js jetstream.JetStream, runID string, doc []byte) 
 // ErrDigest, ErrInvalid) when the run cannot be judged under it; any other
 // error is the store's (worth retrying).
 func Load(ctx context.Context, js jetstream.JetStream, runID string, ref events.PolicyRef) (*policy.Policy, error) {
+	doc, err := Get(ctx, js, runID, ref)
+	if err != nil {
+		return nil, err
+	}
+	p, err := policy.Parse(doc, policy.FormatAuto)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return p, nil
+}
+
+// Get returns the document stored for runID under ref, its digest
+// verified (errors as Load's, but the document is not parsed).
+func Get(ctx context.Context, js jetstream.JetStream, runID string, ref events.PolicyRef) ([]byte, error) {
 	if err := ref.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -92,9 +106,5 @@ func Load(ctx context.Context, js jetstream.JetStream, runID string, ref events.
 	if got := Digest(e.Value()); got != ref.Digest {
 		return nil, fmt.Errorf("%w: stored %s, the request names %s", ErrDigest, got, ref.Digest)
 	}
-	p, err := policy.Parse(e.Value(), policy.FormatAuto)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return p, nil
+	return e.Value(), nil
 }
