@@ -20,6 +20,7 @@ import (
 	"github.com/codali-dev/codali/pkg/approval"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/budget"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
@@ -45,6 +46,11 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 		return nil, err
 	}
 	if _, _, err := d.Model(events.ServiceBuilder); err != nil {
+		return nil, err
+	}
+	// Parks are settled by their deadlines: refuse to park runs whose
+	// deadlines would never fire.
+	if err := bus.CheckTimers(ctx, d.JS); err != nil {
 		return nil, err
 	}
 	d.CheckSandbox(ctx)
