@@ -171,6 +171,15 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 	if !strings.Contains(v.Change.Diff, "+// approved") || !strings.Contains(v.Change.Diff, "+edited") || strings.Contains(v.Change.Diff, "+asked") {
 		t.Fatalf("run A's change does not hold the approved and the edited writes:\n%s", v.Change.Diff)
 	}
+	// Approved calls do not leave the run amber: the decisions are in the
+	// verdict instead of warnings.
+	if v.Integrity != events.IntegrityGreen || strings.Contains(strings.Join(v.Warnings, " "), "requires approval") {
+		t.Errorf("run A: integrity %s, warnings %q", v.Integrity, v.Warnings)
+	}
+	if len(v.Approvals) != 2 || v.Approvals[0].By != "alice" || v.Approvals[0].Note != "ok" || v.Approvals[0].Edited ||
+		v.Approvals[1].By != "bob" || !v.Approvals[1].Edited || v.Approvals[1].At.IsZero() {
+		t.Errorf("run A's verdict approvals: %+v", v.Approvals)
+	}
 	replay := p.must(t, "rao", "replay", runA, "--json")
 	for _, want := range []string{"approval requested", gomod + " approved by alice", gosum + " approved with edited arguments by bob", `"edited_args"`} {
 		if !strings.Contains(replay, want) {
@@ -208,6 +217,10 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 	env, v = verdict(runB)
 	if k, _ := env.Kind(); k != events.KindPassed || v.Change == nil || strings.Contains(v.Change.Diff, "go.mod") || !strings.Contains(v.Change.Diff, "done.txt") {
 		t.Fatalf("run B: %s %+v", env.Type, v.Change)
+	}
+	if v.Integrity != events.IntegrityAmber || !strings.Contains(strings.Join(v.Warnings, "\n"), "rejected by carol: no dependency changes") ||
+		len(v.Approvals) != 2 || v.Approvals[0].Decision != events.DecisionReject {
+		t.Errorf("run B: rejected calls must stay visible: integrity %s, warnings %q, approvals %+v", v.Integrity, v.Warnings, v.Approvals)
 	}
 	if replay := p.must(t, "rao", "replay", runB, "--json"); !strings.Contains(replay, "rejected by carol") {
 		t.Errorf("history of run B lacks the rejection")

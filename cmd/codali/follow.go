@@ -259,6 +259,8 @@ func describe(env events.Envelope) string {
 		}
 	case events.KindApprovalRequested, events.KindApprovalDecided:
 		return describeApproval(env)
+	case events.KindApprovalDeadline:
+		return "approval deadline reached"
 	}
 	return ""
 }

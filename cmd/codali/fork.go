@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
+	"github.com/codali-dev/codali/pkg/policystore"
 	"github.com/codali-dev/codali/pkg/rao"
 )
 
@@ -19,8 +21,13 @@ import (
 // instead of planning again. The child's request names its parent and the
 // parent's history records the child, so the two are linked both ways.
 // With --policy the parent's recorded tool calls up to the event are
-// evaluated under that policy first (nothing is executed).
-func (e *raoEnv) fork(ctx context.Context, pos []string, request string, withPolicy bool, by string) int {
+// evaluated under that policy first (nothing is executed), and the child
+// runs under it: the document is stored for the child in the
+// codali-policies bucket (which needs the operator identity) and the
+// child's request names it by digest (options.policy). Without --policy
+// the child runs under the pipeline's configured policy, even when the
+// parent ran under a stored one.
+func (e *raoEnv) fork(ctx context.Context, pos []string, request, policyPath, by string) int {
 	if len(pos) != 1 {
 		e.c.errorf("rao fork: usage: codali rao fork EVENT [--policy FILE] [--request TEXT]")
 		return exitUsage
@@ -43,6 +50,7 @@ func (e *raoEnv) fork(ctx context.Context, pos []string, request string, withPol
 	}
 	req := *st.Request
 	req.Options.Fork = &events.ForkOf{Run: parent, Event: id}
+	req.Options.Policy = nil
 	if strings.TrimSpace(request) != "" {
 		req.Request = request
 	} else {
@@ -57,13 +65,27 @@ func (e *raoEnv) fork(ctx context.Context, pos []string, request string, withPol
 		e.c.errorf("rao fork: the recorded request cannot start a run: %v", err)
 		return exitFailure
 	}
-	if withPolicy {
+	if policyPath != "" {
 		e.simulateState(after, req.Options.Fork.Plan)
 	}
 	child, err := events.NewRunID(time.Now(), nil)
 	if err != nil {
 		e.c.errorf("rao fork: %v", err)
 		return exitFailure
+	}
+	if policyPath != "" {
+		doc, err := os.ReadFile(policyPath)
+		if err != nil {
+			e.c.errorf("rao fork: --policy: %v", err)
+			return exitUsage
+		}
+		digest, err := policystore.Put(ctx, e.cl.js, child, doc)
+		if err != nil {
+			e.c.errorf("rao fork: --policy: %v", err)
+			return failCode(err)
+		}
+		req.Options.Policy = &events.PolicyRef{Digest: digest}
+		fmt.Fprintf(e.c.stderr, "run %s runs under the policy %s (%s)\n", child, digest, abbrev(e.policy.Hash()))
 	}
 	env, err := events.New(child, events.KindRequested, 1, "codali/cli", time.Now(), req)
 	if err != nil {

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/policystore"
 )
 
 // forkConfig writes a configuration whose check is `test -f done.txt`;
@@ -48,21 +51,22 @@ func (p *pipeline) replayEvents(t *testing.T, runID string) []eventView {
 	return r.Events
 }
 
-// TestForkPassesUnderAChangedPolicy: a run fails because the policy
-// blocks its check; under a policy that allows it, a fork from the run's
-// plan event builds the recorded plan and passes, and both histories show
-// the link.
+// TestForkPassesUnderAChangedPolicy: a run fails because the pipeline's
+// policy blocks its check; a fork from the run's plan event with --policy
+// allowing it really runs under that policy (stored for the child,
+// named by digest in its request) and passes, while a fork without
+// --policy fails again under the pipeline's policy. Both histories show
+// the link and the child's the policy it ran under.
 func TestForkPassesUnderAChangedPolicy(t *testing.T) {
-	data := t.TempDir()
-	before, after := t.TempDir(), t.TempDir()
-	p, stop := startStoppable(t, upOptions{workers: "all", config: forkConfig(t, before, false), data: data})
+	strict, loose := t.TempDir(), t.TempDir()
+	p := startUp(t, forkConfig(t, strict, false))
 	verdict := p.verdicts(t)
 	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "fork me")
 	if code != exitOK {
 		t.Fatalf("submit: %d %s", code, errOut)
 	}
 	parent := strings.TrimSpace(out)
-	if env, v := verdict(parent); env.Type != events.KindFailed.Type() {
+	if env, v := verdict(parent); env.Type != events.KindFailed.Type() || !strings.Contains(v.Reason, "blocked by policy") {
 		t.Fatalf("parent under the strict policy: %s %+v", env.Type, v)
 	}
 	var planEvent string
@@ -74,15 +78,11 @@ func TestForkPassesUnderAChangedPolicy(t *testing.T) {
 	if planEvent == "" {
 		t.Fatal("no plan event in the parent's history")
 	}
-	stop()
-
-	newPolicy := filepath.Join(after, "policy.json")
-	p, stop = startStoppable(t, upOptions{workers: "all", config: forkConfig(t, after, true), data: data})
-	defer stop()
-	verdict = p.verdicts(t)
 	if code, _, _ := p.run(t, "rao", "fork", parent+".999"); code == exitOK {
 		t.Fatal("forking from an unknown event succeeded")
 	}
+	forkConfig(t, loose, true)
+	newPolicy := filepath.Join(loose, "policy.json")
 	code, out, errOut = p.run(t, "rao", "fork", planEvent, "--policy", newPolicy, "--by", "gina")
 	if code != exitOK {
 		t.Fatalf("fork: %d %s %s", code, out, errOut)
@@ -91,8 +91,17 @@ func TestForkPassesUnderAChangedPolicy(t *testing.T) {
 	if !strings.Contains(errOut, "builds the recorded plan") || !strings.Contains(errOut, "check done (test -f done.txt): allowed") {
 		t.Errorf("fork did not report the plan reuse and the simulation: %s", errOut)
 	}
-	if env, v := verdict(child); env.Type != events.KindPassed.Type() || v.Run.Request.Options.Fork == nil || v.Run.Request.Options.Fork.Run != parent {
+	doc, err := os.ReadFile(newPolicy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := policystore.Digest(doc)
+	env, v := verdict(child)
+	if env.Type != events.KindPassed.Type() || v.Run.Request.Options.Fork == nil || v.Run.Request.Options.Fork.Run != parent {
 		t.Fatalf("child under the new policy: %s %+v", env.Type, v)
+	}
+	if pol := v.Run.Request.Options.Policy; pol == nil || pol.Digest != digest {
+		t.Errorf("the child's verdict does not name its policy %s: %+v", digest, v.Run.Request.Options.Policy)
 	}
 	linked := func(run, want string) {
 		t.Helper()
@@ -104,5 +113,105 @@ func TestForkPassesUnderAChangedPolicy(t *testing.T) {
 		t.Errorf("history of %s lacks %q", run, want)
 	}
 	linked(child, "fork of run "+parent+" at event "+planEvent)
+	linked(child, "under the stored policy "+digest)
 	linked(parent, "forked as run "+child+" from event "+planEvent+" by gina")
+
+	// A rerun of the child runs under the child's stored policy too: it
+	// passes again on the private pipeline (whose own policy is strict).
+	code, out, errOut = p.run(t, "rao", "rerun", child, "--config", forkConfig(t, t.TempDir(), false), "--json")
+	if code != exitOK || !strings.Contains(out, `"status": "passed"`) && !strings.Contains(out, `"status":"passed"`) {
+		t.Errorf("rerun of the child: %d %s %s", code, out, errOut)
+	}
+
+	// Without --policy the fork runs under the pipeline's policy: it fails
+	// as the parent did.
+	plain := strings.TrimSpace(p.must(t, "rao", "fork", planEvent))
+	if env, v := verdict(plain); env.Type != events.KindFailed.Type() || v.Run.Request.Options.Policy != nil {
+		t.Fatalf("fork without --policy: %s %+v", env.Type, v)
+	}
+	// An invalid --policy starts nothing.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"no_such_field":true}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := p.run(t, "rao", "fork", planEvent, "--policy", bad); code == exitOK {
+		t.Fatalf("fork with an invalid policy started a run: %s", errOut)
+	}
+}
+
+// TestRunPolicyRefusals: a request can name a policy by digest, but only
+// the operator stores one, for one run: a digest with no stored document
+// (an agent trying to choose its own policy), a document altered after it
+// was stored, and an invalid one each end the run with the reason, never
+// falling back to the pipeline's policy.
+func TestRunPolicyRefusals(t *testing.T) {
+	p := startUp(t, forkConfig(t, t.TempDir(), true))
+	verdict := p.verdicts(t)
+	nc, js := p.js(t)
+	cl := &client{nc: nc, js: js}
+	ctx := context.Background()
+	kv, err := js.KeyValue(ctx, events.BucketPolicies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := helloRepo(t)
+	newRun := func() string {
+		t.Helper()
+		run, err := events.NewRunID(time.Now(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	submitAs := func(run, digest string) string {
+		t.Helper()
+		req := events.Requested{Request: "use my policy", Repo: events.RepoRef{Path: repo}, Options: events.RunOptions{Policy: &events.PolicyRef{Digest: digest}}}
+		env, err := events.New(run, events.KindRequested, 1, "agent", time.Now(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := publishRequested(ctx, cl, env); err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	refused := func(run, want string) {
+		t.Helper()
+		env, v := verdict(run)
+		if env.Type != events.KindFailed.Type() || !strings.Contains(v.Reason, "cannot be used") || !strings.Contains(v.Reason, want) {
+			t.Errorf("run %s: %s %q, want a refusal saying %q", run, env.Type, v.Reason, want)
+		}
+	}
+	loose := []byte(`{"commands":{"allow":[["test","-f"]]},"max_changed_lines":100}`)
+
+	// Not stored.
+	refused(submitAs(newRun(), policystore.Digest(loose)), "not stored")
+
+	// Stored for another run.
+	if _, err := policystore.Put(ctx, js, newRun(), loose); err != nil {
+		t.Fatal(err)
+	}
+	refused(submitAs(newRun(), policystore.Digest(loose)), "not stored")
+
+	// Altered after it was stored, and invalid: written under the key the
+	// run will look up (run ids are chosen before the request is sent).
+	store := func(run, digest string, doc []byte) {
+		t.Helper()
+		if _, err := kv.Put(ctx, run+"."+strings.TrimPrefix(digest, "sha256:"), doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	invalid := []byte(`{"no_such_field":true}`)
+	for _, c := range []struct {
+		want   string
+		doc    []byte
+		digest string
+	}{
+		{"digest mismatch", []byte(`{"commands":{"allow":[["sh"]]}}`), policystore.Digest(loose)},
+		{"invalid", invalid, policystore.Digest(invalid)},
+	} {
+		run := newRun()
+		store(run, c.digest, c.doc)
+		refused(submitAs(run, c.digest), c.want)
+	}
 }

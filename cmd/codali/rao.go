@@ -66,7 +66,7 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON (redacted)")
 	simulate := fs.Bool("simulate", false, "re-evaluate today's policy over the recorded tool calls (pure: nothing is executed or written)")
 	cfgPath := fs.String("config", c.getenv("CODALI_CONFIG"), "codali.config.json: today's policy and redaction patterns")
-	policyPath := fs.String("policy", "", "policy file to simulate with, or (rerun) for the rerun's gate to enforce (overrides the config's)")
+	policyPath := fs.String("policy", "", "policy file to simulate with, or (rerun, fork) for the new run's gate to enforce (overrides the config's)")
 	note := fs.String("note", "", "audit, correct: the note")
 	reason := fs.String("reason", "", "override: why")
 	by := fs.String("by", c.getenv("USER"), "audit/override/fork: who")
@@ -129,7 +129,7 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	case "rerun":
 		return e.rerun(ctx, pos, rerunOptions{timeout: *rerunTimeout, policy: *policyPath, wrapProvider: c.wrapReplay})
 	case "fork":
-		return e.fork(ctx, pos, *request, *policyPath != "", *by)
+		return e.fork(ctx, pos, *request, *policyPath, *by)
 	}
 	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
 	return exitUsage

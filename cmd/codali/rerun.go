@@ -11,6 +11,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/exchange"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/policystore"
 	"github.com/codali-dev/codali/pkg/rao"
 )
 
@@ -104,13 +105,23 @@ func (e *raoEnv) rerun(ctx context.Context, pos []string, o rerunOptions) int {
 		}
 	}
 	cfg := *e.cfg
-	if o.policy != "" {
-		cfg.Policy = o.policy
+	req := *st.Request
+	var runPolicy []byte
+	switch {
+	case o.policy != "":
+		// The rerun's pipeline runs under --policy, the run too.
+		cfg.Policy, req.Options.Policy = o.policy, nil
+	case req.Options.Policy != nil:
+		// The run ran under a policy stored for it: the rerun does too.
+		if runPolicy, err = policystore.Get(ctx, e.cl.js, runID, *req.Options.Policy); err != nil {
+			e.c.errorf("rao rerun: run %s: %v", runID, err)
+			return failCode(err)
+		}
 	}
 	if !e.asJSON {
 		fmt.Fprintf(e.c.stderr, "rerunning %s on a private pipeline: %d recorded model exchanges\n", runID, len(recs))
 	}
-	got, err := replayPipeline(ctx, &cfg, e.c.getenv, e.c.stderr, *st.Request, recs, seeds, o.timeout, o.wrapProvider)
+	got, err := replayPipeline(ctx, &cfg, e.c.getenv, e.c.stderr, req, runPolicy, recs, seeds, o.timeout, o.wrapProvider)
 	if err != nil {
 		e.c.errorf("rao rerun: %v", err)
 		return exitFailure

@@ -17,6 +17,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/exchange"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/policystore"
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/codali-dev/codali/pkg/rao/raostore"
 	"github.com/codali-dev/codali/pkg/worker"
@@ -35,9 +36,11 @@ type replayRun struct {
 // (an embedded JetStream server in a temporary directory, every service
 // in-process) whose model providers all answer from recorded exchanges,
 // and returns the new run's recorded state once it has ended. The project
-// state starts as seeds.
+// state starts as seeds. runPolicy, when set, is the policy document the
+// recorded run ran under (options.policy): it is stored for the new run,
+// which runs under it too.
 // wrapProvider, when set, wraps the replay provider (tests).
-func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string) string, logOut io.Writer, req events.Requested,
+func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string) string, logOut io.Writer, req events.Requested, runPolicy []byte,
 	recs []exchange.Record, seeds []projectSeed, timeout time.Duration, wrapProvider func(llm.Provider) llm.Provider) (replayRun, error) {
 	dir, err := os.MkdirTemp("", "codali-rerun-")
 	if err != nil {
@@ -118,6 +121,13 @@ func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string)
 
 	if out.runID, err = events.NewRunID(time.Now(), nil); err != nil {
 		return out, err
+	}
+	if runPolicy != nil {
+		digest, err := policystore.Put(ctx, js, out.runID, runPolicy)
+		if err != nil {
+			return out, err
+		}
+		req.Options.Policy = &events.PolicyRef{Digest: digest}
 	}
 	env, err := events.New(out.runID, events.KindRequested, 1, "codali/rerun", time.Now(), req)
 	if err != nil {

@@ -2,6 +2,7 @@ package afs
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -62,6 +63,26 @@ func NewSession(cfg SessionConfig) *Session {
 		cfg.Now = time.Now
 	}
 	return &Session{cfg: cfg, f: newFold(cfg.Base)}
+}
+
+// ErrResume: recorded entries cannot continue the session.
+var ErrResume = errors.New("afs: cannot resume the session")
+
+// ResumeSession continues a session from the entries it recorded before
+// (a run parked and resumed): they are folded in, in order, so the
+// session's state, metacognition and emotions are those it had, and new
+// entries number on. An entry of another session is refused (ErrResume):
+// a resumed session never mixes in someone else's history.
+func ResumeSession(cfg SessionConfig, entries []Entry) (*Session, error) {
+	s := NewSession(cfg)
+	for _, e := range entries {
+		if e.SessionID != cfg.SessionID {
+			return nil, fmt.Errorf("%w: entry %s belongs to session %q, not %q", ErrResume, e.ID, e.SessionID, cfg.SessionID)
+		}
+		s.f.apply(e)
+		s.entries = append(s.entries, e)
+	}
+	return s, nil
 }
 
 // Entries returns a copy of the entries recorded so far.

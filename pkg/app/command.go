@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/sandbox"
 	"github.com/codali-dev/codali/pkg/workspace"
 )
@@ -64,6 +65,10 @@ func (d *Deps) CheckSandbox(ctx context.Context) {
 // network only when the policy grants it to argv. Errors wrap
 // sandbox.ErrUnavailable, sandbox.ErrCommand or sandbox.ErrInvalid.
 func (d *Deps) RunCommand(ctx context.Context, ws *workspace.Workspace, argv []string, timeout time.Duration, outputLimit int) (sandbox.Result, error) {
+	return d.runCommand(ctx, d.Policy, ws, argv, timeout, outputLimit)
+}
+
+func (d *Deps) runCommand(ctx context.Context, pol *policy.Policy, ws *workspace.Workspace, argv []string, timeout time.Duration, outputLimit int) (sandbox.Result, error) {
 	c, err := ws.Command(d.Getenv)
 	if err != nil {
 		return sandbox.Result{}, err
@@ -73,6 +78,6 @@ func (d *Deps) RunCommand(ctx context.Context, ws *workspace.Workspace, argv []s
 	defer flush()
 	return d.Sandbox.Run(ctx, sandbox.Spec{
 		Dir: ws.Dir, Writable: c.Writable, ReadOnly: c.ReadOnly, Argv: argv, Env: c.Env,
-		Network: d.Policy.NetworkAllowed(argv), Timeout: timeout, OutputLimit: outputLimit, Output: lines,
+		Network: pol.NetworkAllowed(argv), Timeout: timeout, OutputLimit: outputLimit, Output: lines,
 	})
 }

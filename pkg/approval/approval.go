@@ -1,12 +1,15 @@
-// Package approval reads a parked run's approval events back from the
-// CODALI stream: the run's current park (its last approval_requested) and
-// the decisions taken on its calls. Parks and decisions are events, so
-// whoever resumes a run — any builder, after any restart — reads the same
-// state from the stream and holds none in memory.
+// Package approval keeps a parked run's park and the decisions taken on it
+// in the codali-parks bucket, one record per run. Parks, decisions and
+// deadlines are events, and every builder handles them by reading and
+// updating this record with compare-and-set, so whoever handles them — any
+// builder, after any restart — sees the same state, holds none in memory,
+// acknowledges its input at once, and exactly one of the park's completing
+// decision and its deadline wins.
 package approval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -14,114 +17,225 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// ErrNoPark: the run has never been parked.
-var ErrNoPark = errors.New("run has no approval request")
-
-// Park is a run's current park: its last approval_requested event.
+// Park is a run's current park: its approval_requested event.
 type Park struct {
 	Event events.Envelope
 	Data  events.ApprovalRequestedData
-	// Seq is the event's sequence in the stream; decisions of this park
-	// are stored after it.
-	Seq uint64
 }
 
-// Reader reads approval events from the CODALI stream.
-type Reader struct {
-	stream  jetstream.Stream
-	decoder events.Decoder
-}
-
-// NewReader looks the CODALI stream up.
-func NewReader(ctx context.Context, js jetstream.JetStream, maxEventBytes int) (*Reader, error) {
-	s, err := js.Stream(ctx, events.StreamWork)
-	if err != nil {
-		return nil, fmt.Errorf("could not look up stream %s: %w", events.StreamWork, err)
-	}
-	return &Reader{stream: s, decoder: events.Decoder{MaxBytes: maxEventBytes}}, nil
-}
-
-// LastPark returns the run's current park, or an error wrapping ErrNoPark.
-func (r *Reader) LastPark(ctx context.Context, runID string) (Park, error) {
-	subj := events.KindApprovalRequested.Subject(runID)
-	m, err := r.stream.GetLastMsgForSubject(ctx, subj)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return Park{}, fmt.Errorf("%w: %s", ErrNoPark, runID)
-	}
-	if err != nil {
-		return Park{}, fmt.Errorf("could not read the approval request of %s: %w", runID, err)
-	}
-	env, err := r.decoder.Decode(m.Subject, m.Data)
-	if err != nil {
-		return Park{}, err
-	}
-	var d events.ApprovalRequestedData
-	if err := events.DecodeData(env, &d); err != nil {
-		return Park{}, err
-	}
-	return Park{Event: env, Data: d, Seq: m.Sequence}, nil
-}
-
-// Decision is a call's decision and its sequence in the stream.
+// Decision is a call's decision.
 type Decision struct {
 	Data events.ApprovalDecidedData
-	Seq  uint64
 }
 
-// Completes reports whether the decision stored at seq is the one that
-// completed the park: every call decided, none after seq. Exactly one
-// decision event of a park completes it, so exactly one resumes the run.
-func Completes(p Park, decided map[string]Decision, seq uint64) bool {
-	if !Complete(p, decided) {
-		return false
-	}
-	last := uint64(0)
-	for _, d := range decided {
-		last = max(last, d.Seq)
-	}
-	return last == seq
+// Outcomes of a park.
+const (
+	// OutcomeResumed: every call was decided; the completing decision
+	// resumed the run.
+	OutcomeResumed = "resumed"
+	// OutcomeTimedOut: the deadline came first; the run failed.
+	OutcomeTimedOut = "timed_out"
+)
+
+// record is what the bucket keeps per run.
+type record struct {
+	Park      events.Envelope                       `json:"park"`
+	Decisions map[string]events.ApprovalDecidedData `json:"decisions"`
+	// Outcome is empty while the park waits; By is the id of the event
+	// that settled it.
+	Outcome string `json:"outcome,omitempty"`
+	By      string `json:"by,omitempty"`
 }
 
-// maxDecisions bounds how many decision events Decisions reads.
-const maxDecisions = 1000
+// Store reads and updates park records. It is safe for concurrent use.
+type Store struct {
+	kv jetstream.KeyValue
+}
 
-// Decisions returns the first valid decision of each of the park's calls
-// (later ones for the same call do not count), reading the run's
-// approval_decided events stored after the park. Decisions for calls of
-// other parks are ignored.
-func (r *Reader) Decisions(ctx context.Context, p Park) (map[string]Decision, error) {
-	subj := events.KindApprovalDecided.Subject(p.Event.RunID())
-	out := map[string]Decision{}
-	seq := p.Seq + 1
-	for range maxDecisions {
-		m, err := r.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return out, nil
+// Open binds the codali-parks bucket (created by bus.Provision).
+func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
+	kv, err := js.KeyValue(ctx, events.BucketParks)
+	if err != nil {
+		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketParks, err)
+	}
+	return &Store{kv: kv}, nil
+}
+
+// maxTries bounds the compare-and-set retries of one update.
+const maxTries = 32
+
+// Errors of the package; match them with errors.Is.
+var (
+	// ErrContended: an update lost its compare-and-set maxTries times.
+	ErrContended = errors.New("park record contended")
+	// ErrInvalid: a deadline event does not decode.
+	ErrInvalid = errors.New("invalid approval event")
+)
+
+// update applies f to the run's record under compare-and-set; f returns
+// whether to write. A missing record is passed as nil.
+func (s *Store) update(ctx context.Context, runID string, f func(r *record) (bool, error)) error {
+	for range maxTries {
+		var cur *record
+		var rev uint64
+		e, err := s.kv.Get(ctx, runID)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+		case err != nil:
+			return fmt.Errorf("could not read the park of %s: %w", runID, err)
+		default:
+			cur, rev = &record{}, e.Revision()
+			if err := json.Unmarshal(e.Value(), cur); err != nil {
+				return fmt.Errorf("the park record of %s is unreadable: %w", runID, err)
+			}
+		}
+		r := cur
+		if r == nil {
+			r = &record{}
+		}
+		write, err := f(r)
+		if err != nil || !write {
+			return err
+		}
+		raw, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			_, err = s.kv.Create(ctx, runID, raw)
+		} else {
+			_, err = s.kv.Update(ctx, runID, raw, rev)
+		}
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			continue // someone else wrote first: read again
 		}
 		if err != nil {
-			return nil, fmt.Errorf("could not read the decisions of %s: %w", p.Event.RunID(), err)
+			return fmt.Errorf("could not write the park of %s: %w", runID, err)
 		}
-		seq = m.Sequence + 1
-		env, err := r.decoder.Decode(m.Subject, m.Data)
-		if err != nil {
-			continue // malformed: the recorder records it; it decides nothing
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrContended, runID)
+}
+
+// Park records park (an approval_requested event) as the run's current
+// park. A redelivered park (the same event id) keeps the decisions taken
+// since; any other replaces the record.
+func (s *Store) Park(ctx context.Context, park events.Envelope) error {
+	return s.update(ctx, park.RunID(), func(r *record) (bool, error) {
+		if r.Park.ID == park.ID {
+			return false, nil
 		}
-		var d events.ApprovalDecidedData
-		if events.DecodeData(env, &d) != nil || env.Attempt != p.Event.Attempt || events.KeyOf(env) != d.Call {
-			continue
-		}
-		if _, ok := p.Data.Call(d.Call); !ok {
-			continue
-		}
-		if _, seen := out[d.Call]; !seen {
-			out[d.Call] = Decision{Data: d, Seq: m.Sequence}
-		}
+		*r = record{Park: park, Decisions: map[string]events.ApprovalDecidedData{}}
+		return true, nil
+	})
+}
+
+// Result is what a decision or a deadline did to the run's park.
+type Result struct {
+	// Park is the run's current park; zero when the event belongs to none.
+	Park Park
+	// Decided are the park's decisions so far.
+	Decided map[string]Decision
+	// Settled: this event settled the park (a redelivery of the event
+	// that did reports it again): the run resumes (Decide) or fails
+	// (Expire).
+	Settled bool
+}
+
+func result(r *record) (Result, error) {
+	var d events.ApprovalRequestedData
+	if err := events.DecodeData(r.Park, &d); err != nil {
+		return Result{}, fmt.Errorf("the park of %s is unreadable: %w", r.Park.RunID(), err)
+	}
+	out := Result{Park: Park{Event: r.Park, Data: d}, Decided: map[string]Decision{}}
+	for id, dd := range r.Decisions {
+		out.Decided[id] = Decision{Data: dd}
 	}
 	return out, nil
 }
 
-// Complete reports whether every call of the park is decided.
-func Complete(p Park, decided map[string]Decision) bool {
+// Decide records a decision (an approval_decided event) on the run's
+// current park: the first decision on a call stands; a decision for a
+// call not parked now (another attempt or park, or no park) changes
+// nothing and returns a zero Park. The decision that decides the park's
+// last open call settles it (OutcomeResumed), unless the deadline settled
+// it first.
+func (s *Store) Decide(ctx context.Context, dec events.Envelope) (Result, error) {
+	var dd events.ApprovalDecidedData
+	if events.DecodeData(dec, &dd) != nil || dd.Validate() != nil {
+		return Result{}, nil // malformed: the recorder records it; it decides nothing
+	}
+	var out Result
+	err := s.update(ctx, dec.RunID(), func(r *record) (bool, error) {
+		out = Result{}
+		if r.Park.ID == "" {
+			return false, nil
+		}
+		res, err := result(r)
+		if err != nil {
+			return false, err
+		}
+		if _, ok := res.Park.Data.Call(dd.Call); !ok || res.Park.Event.Attempt != dec.Attempt || events.KeyOf(dec) != dd.Call {
+			return false, nil
+		}
+		out = res
+		if r.Outcome != "" {
+			out.Settled = r.Outcome == OutcomeResumed && r.By == dec.ID
+			return false, nil
+		}
+		if _, seen := r.Decisions[dd.Call]; seen {
+			return false, nil
+		}
+		r.Decisions[dd.Call] = dd
+		out.Decided[dd.Call] = Decision{Data: dd}
+		if complete(res.Park, out.Decided) {
+			r.Outcome, r.By, out.Settled = OutcomeResumed, dec.ID, true
+		}
+		return true, nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return out, nil
+}
+
+// Expire settles the run's park at its deadline (an approval_deadline
+// event) when it is still the current park and no decision settled it
+// first (OutcomeTimedOut); otherwise it changes nothing.
+func (s *Store) Expire(ctx context.Context, deadline events.Envelope) (Result, error) {
+	var dd events.ApprovalDeadlineData
+	if err := events.DecodeData(deadline, &dd); err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := dd.Validate(); err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	var out Result
+	err := s.update(ctx, deadline.RunID(), func(r *record) (bool, error) {
+		out = Result{}
+		if r.Park.ID == "" || r.Park.ID != dd.Request {
+			return false, nil
+		}
+		res, err := result(r)
+		if err != nil {
+			return false, err
+		}
+		out = res
+		if r.Outcome != "" {
+			out.Settled = r.Outcome == OutcomeTimedOut && r.By == deadline.ID
+			return false, nil
+		}
+		r.Outcome, r.By, out.Settled = OutcomeTimedOut, deadline.ID, true
+		return true, nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return out, nil
+}
+
+// complete reports whether every call of the park is decided.
+func complete(p Park, decided map[string]Decision) bool {
 	for _, c := range p.Data.Calls {
 		if _, ok := decided[c.ID]; !ok {
 			return false

@@ -3,6 +3,8 @@ package approval_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,28 +12,41 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
-func publish(t *testing.T, js jetstream.JetStream, e events.Envelope) {
+var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+
+func openStore(t *testing.T) (context.Context, *approval.Store) {
 	t.Helper()
-	raw, err := e.Encode(0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	_, _, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := approval.Open(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}
-	subj, _ := e.NATSSubject()
-	m := nats.NewMsg(subj)
-	m.Data = raw
-	m.Header.Set(events.HeaderMsgID, e.ID)
-	if _, err := js.PublishMsg(context.Background(), m); err != nil {
-		t.Fatal(err)
-	}
+	return ctx, s
 }
 
-func decision(t *testing.T, call, by string) events.Envelope {
+func park(t *testing.T, run string, attempt int, calls ...string) events.Envelope {
 	t.Helper()
-	e, err := events.NewKeyed("run1", events.KindApprovalDecided, 1, call, "test", time.Now(),
+	d := events.ApprovalRequestedData{Park: calls[0], Deadline: t0.Add(time.Hour)}
+	for _, c := range calls {
+		d.Calls = append(d.Calls, events.ApprovalCall{ID: c, Tool: "write_file"})
+	}
+	e, err := events.NewKeyed(run, events.KindApprovalRequested, attempt, calls[0], "codali/builder", t0, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func decision(t *testing.T, run string, attempt int, call, by string) events.Envelope {
+	t.Helper()
+	e, err := events.NewKeyed(run, events.KindApprovalDecided, attempt, call, "test", t0,
 		events.ApprovalDecidedData{Call: call, Decision: events.DecisionApprove, By: by})
 	if err != nil {
 		t.Fatal(err)
@@ -39,54 +54,125 @@ func decision(t *testing.T, call, by string) events.Envelope {
 	return e
 }
 
-func TestParkAndDecisionsReadBackFromTheStream(t *testing.T) {
-	_, _, js := natstest.StartJS(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	r, err := approval.NewReader(ctx, js, 0)
+func deadline(t *testing.T, p events.Envelope) events.Envelope {
+	t.Helper()
+	key := events.KeyOf(p)
+	e, err := events.NewKeyed(p.RunID(), events.KindApprovalDeadline, p.Attempt, key, "codali/builder", t0.Add(time.Hour),
+		events.ApprovalDeadlineData{Park: key, Request: p.ID, Deadline: t0.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.LastPark(ctx, "run1"); !errors.Is(err, approval.ErrNoPark) {
-		t.Fatalf("LastPark of an unparked run: %v", err)
-	}
-	park, err := events.NewKeyed("run1", events.KindApprovalRequested, 1, "a1-s1-c1", "test", time.Now(), events.ApprovalRequestedData{
-		Park: "a1-s1-c1", Calls: []events.ApprovalCall{{ID: "a1-s1-c1", Tool: "write_file"}, {ID: "a1-s1-c2", Tool: "write_file"}}})
-	if err != nil {
+	return e
+}
+
+func TestDecisionsSettleTheParkOnce(t *testing.T) {
+	ctx, s := openStore(t)
+	p := park(t, "run1", 1, "a1-s1-c1", "a1-s1-c3")
+	if err := s.Park(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	// A decision stored before the park (of an earlier park of another
-	// attempt) does not count for it.
-	early, _ := events.NewKeyed("run1", events.KindApprovalDecided, 2, "a1-s1-c2", "test", time.Now(),
-		events.ApprovalDecidedData{Call: "a1-s1-c2", Decision: events.DecisionApprove, By: "early"})
-	publish(t, js, early)
-	publish(t, js, park)
-	p, err := r.LastPark(ctx, "run1")
-	if err != nil || p.Event.ID != park.ID || len(p.Data.Calls) != 2 {
-		t.Fatalf("LastPark: %+v %v", p, err)
+	decide := func(e events.Envelope) approval.Result {
+		t.Helper()
+		r, err := s.Decide(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
 	}
-	publish(t, js, decision(t, "a1-s1-c2", "alice"))
-	publish(t, js, decision(t, "a1-s9-c9", "stranger")) // not a call of the park
-	got, err := r.Decisions(ctx, p)
-	if err != nil || len(got) != 1 || got["a1-s1-c2"].Data.By != "alice" || approval.Complete(p, got) {
-		t.Fatalf("decisions after one: %+v %v", got, err)
+	first, second := decision(t, "run1", 1, "a1-s1-c1", "alice"), decision(t, "run1", 1, "a1-s1-c3", "bob")
+	if r := decide(first); r.Settled || r.Park.Event.ID != p.ID || len(r.Decided) != 1 {
+		t.Fatalf("first decision: %+v", r)
 	}
-	c1 := decision(t, "a1-s1-c1", "bob")
-	publish(t, js, c1)
-	// A second decision on a decided call under the same id is dropped by
-	// the stream; one under another attempt's id does not count.
-	publish(t, js, decision(t, "a1-s1-c1", "dup"))
-	second, _ := events.NewKeyed("run1", events.KindApprovalDecided, 2, "a1-s1-c1", "test", time.Now(),
-		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionReject, By: "carol", Note: "n"})
-	publish(t, js, second)
-	got, err = r.Decisions(ctx, p)
-	if err != nil || len(got) != 2 || got["a1-s1-c1"].Data.By != "bob" || !approval.Complete(p, got) {
-		t.Fatalf("decisions after both: %+v %v", got, err)
+	// A redelivered park keeps the decisions taken since.
+	if err := s.Park(ctx, p); err != nil {
+		t.Fatal(err)
 	}
-	if !approval.Completes(p, got, got["a1-s1-c1"].Seq) || approval.Completes(p, got, got["a1-s1-c2"].Seq) {
-		t.Fatal("the last decision, and only it, completes the park")
+	// Ignored: another attempt, a call not parked, a key that is not the
+	// call, a second decision on a decided call, a malformed one.
+	for name, e := range map[string]events.Envelope{
+		"another attempt": decision(t, "run1", 2, "a1-s1-c3", "eve"),
+		"unknown call":    decision(t, "run1", 1, "a9-s9-c9", "eve"),
+		"another run":     decision(t, "run2", 1, "a1-s1-c3", "eve"),
+	} {
+		if r := decide(e); r.Settled || r.Park.Event.ID != "" {
+			t.Errorf("%s: %+v", name, r)
+		}
+	}
+	wrongKey := decision(t, "run1", 1, "a1-s1-c3", "eve")
+	wrongKey.ID = events.KeyedMsgID("run1", events.KindApprovalDecided, 1, "a1-s1-c1")
+	if r := decide(wrongKey); r.Settled || len(r.Decided) != 0 {
+		t.Errorf("key of another call: %+v", r)
+	}
+	malformed := decision(t, "run1", 1, "a1-s1-c3", "")
+	if r := decide(malformed); r.Settled || r.Park.Event.ID != "" {
+		t.Errorf("malformed: %+v", r)
+	}
+	if r := decide(decision(t, "run1", 1, "a1-s1-c1", "mallory")); r.Settled || r.Decided["a1-s1-c1"].Data.By != "alice" {
+		t.Errorf("a second decision on a call replaced the first: %+v", r)
+	}
+	// The last open call settles the park, and only its decision does,
+	// also when redelivered.
+	if r := decide(second); !r.Settled || len(r.Decided) != 2 {
+		t.Fatalf("completing decision: %+v", r)
+	}
+	if r := decide(second); !r.Settled {
+		t.Errorf("the redelivered completing decision must resume again: %+v", r)
+	}
+	if r := decide(first); r.Settled {
+		t.Errorf("a redelivered earlier decision resumed: %+v", r)
+	}
+	// The deadline of a settled park changes nothing.
+	if r, err := s.Expire(ctx, deadline(t, p)); err != nil || r.Settled {
+		t.Errorf("deadline after the resume: %+v %v", r, err)
+	}
+	// A new park replaces the record; the old park's deadline is ignored.
+	p2 := park(t, "run1", 1, "a1-s4-c1")
+	if err := s.Park(ctx, p2); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.Expire(ctx, deadline(t, p)); err != nil || r.Settled || r.Park.Event.ID != "" {
+		t.Errorf("an older park's deadline: %+v %v", r, err)
+	}
+	dl := deadline(t, p2)
+	if r, err := s.Expire(ctx, dl); err != nil || !r.Settled || len(r.Decided) != 0 {
+		t.Fatalf("deadline of an undecided park: %+v %v", r, err)
+	}
+	if r, err := s.Expire(ctx, dl); err != nil || !r.Settled {
+		t.Errorf("a redelivered deadline must fail the run again: %+v %v", r, err)
+	}
+	if r := decide(decision(t, "run1", 1, "a1-s4-c1", "late")); r.Settled {
+		t.Errorf("a decision after the timeout resumed: %+v", r)
+	}
+	bad := dl
+	bad.Data = []byte(`{"park":""}`)
+	if _, err := s.Expire(ctx, bad); !errors.Is(err, approval.ErrInvalid) {
+		t.Errorf("malformed deadline: %v", err)
+	}
+}
+
+// A park's last decision and its deadline, handled at the same time by
+// different builders: exactly one of them settles the park, every time.
+func TestDecisionRacingTheDeadlineSettlesOnce(t *testing.T) {
+	ctx, s := openStore(t)
+	for i := range 40 {
+		run := fmt.Sprintf("race%d", i)
+		p := park(t, run, 1, "a1-s1-c1")
+		if err := s.Park(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		dec, dl := decision(t, run, 1, "a1-s1-c1", "alice"), deadline(t, p)
+		var wg sync.WaitGroup
+		var resumed, expired approval.Result
+		var errs [2]error
+		wg.Add(2)
+		go func() { defer wg.Done(); resumed, errs[0] = s.Decide(ctx, dec) }()
+		go func() { defer wg.Done(); expired, errs[1] = s.Expire(ctx, dl) }()
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatal(errs)
+		}
+		if resumed.Settled == expired.Settled {
+			t.Fatalf("run %s: resumed %v, timed out %v: want exactly one", run, resumed.Settled, expired.Settled)
+		}
 	}
 }

@@ -133,3 +133,21 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 		},
 	}}, nil
 }
+
+// foldApprovalDeadline records that a park's deadline came. It changes no
+// state: a park nobody decided in time ends with the builder's failed
+// event (approval_timeout); one decided first ignores its deadline.
+func foldApprovalDeadline(e events.Envelope) ([]Step, error) {
+	var d events.ApprovalDeadlineData
+	if err := events.DecodeData(e, &d); err != nil {
+		return nil, err
+	}
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", events.ErrInvalidPayload, err)
+	}
+	return []Step{{
+		Cause: e.ID, Kind: rao.KindAudit, PMRev: d.Run.PMRev,
+		Summary: fmt.Sprintf("approval deadline of park %s (attempt %d) reached at %s", d.Park, e.Attempt, ts(d.Deadline)),
+		Mutate:  func(*State) {},
+	}}, nil
+}

@@ -78,3 +78,16 @@ func TestFoldApprovalRequestAndDecisions(t *testing.T) {
 		t.Fatalf("pending after the end: %+v", p)
 	}
 }
+
+func TestFoldApprovalDeadline(t *testing.T) {
+	st := audit.NewState("r")
+	dl := time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)
+	steps := applyTo(t, &st, keyed(t, events.KindApprovalDeadline, "a1-s1-c1", "codali/builder",
+		events.ApprovalDeadlineData{Park: "a1-s1-c1", Request: "r.approval_requested.1.a1-s1-c1", Deadline: dl}))
+	if len(steps) != 1 || !strings.Contains(steps[0].Summary, "approval deadline of park a1-s1-c1") {
+		t.Fatalf("steps: %+v", steps)
+	}
+	if _, err := audit.Fold(keyed(t, events.KindApprovalDeadline, "a1-s1-c1", "codali/builder", events.ApprovalDeadlineData{Park: "a1-s1-c1"})); err == nil {
+		t.Error("a deadline naming no park request folded")
+	}
+}

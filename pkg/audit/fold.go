@@ -122,6 +122,9 @@ func fold(e events.Envelope) ([]Step, error) {
 		if f := d.Options.Fork; f != nil {
 			base.Summary = fmt.Sprintf("request received (fork of run %s at event %s): %s", f.Run, f.Event, oneLine(d.Request, 100))
 		}
+		if p := d.Options.Policy; p != nil {
+			base.Summary += fmt.Sprintf(" [under the stored policy %s]", oneLine(p.Digest, 80))
+		}
 		if err := d.Validate(); err != nil {
 			base.Summary = "invalid request received: " + oneLine(err.Error(), 100)
 		}
@@ -289,6 +292,8 @@ func fold(e events.Envelope) ([]Step, error) {
 		return foldApprovalRequested(e)
 	case events.KindApprovalDecided:
 		return foldApprovalDecided(e)
+	case events.KindApprovalDeadline:
+		return foldApprovalDeadline(e)
 	}
 	return nil, fmt.Errorf("%w: %s", events.ErrUnknownKind, kind)
 }

@@ -79,9 +79,13 @@ func (t Topology) Validate() error {
 // WorkStream is the configuration of the run event stream. Interest
 // retention: an event is removed once every consumer interested in its
 // subject (its phase worker and the recorder) has acknowledged it. Duplicate
-// detection covers redelivered handlers that publish again.
+// detection covers redelivered handlers that publish again. It sources the
+// park deadlines that fire in the timers stream, as
+// codali.run.<run_id>.approval_deadline.
 func (t Topology) WorkStream() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
+		Sources: []*jetstream.StreamSource{{Name: events.StreamTimers, SubjectTransforms: []jetstream.SubjectTransformConfig{{
+			Source: events.TimerFireSubject("*"), Destination: events.SubjectRunPrefix + ".{{wildcard(1)}}." + string(events.KindApprovalDeadline)}}}},
 		Name:        events.StreamWork,
 		Description: "Codali run events",
 		Subjects:    []string{events.SubjectWorkAll},
@@ -92,6 +96,27 @@ func (t Topology) WorkStream() jetstream.StreamConfig {
 		MaxMsgSize:  t.MaxMsgSize,
 		Duplicates:  10 * time.Minute,
 		Discard:     jetstream.DiscardOld,
+	}
+}
+
+// TimersStream is the configuration of the park deadline stream: limits
+// retention, message schedules allowed. The builder stores one schedule
+// per park (events.TimerScheduleSubject); the server fires it once, at the
+// deadline, on events.TimerFireSubject, even across restarts (schedules
+// are stored messages), and removes the schedule.
+func (t Topology) TimersStream() jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:              events.StreamTimers,
+		Description:       "Codali park deadlines",
+		Subjects:          []string{events.SubjectTimerAll},
+		Retention:         jetstream.LimitsPolicy,
+		Storage:           jetstream.FileStorage,
+		Replicas:          t.Replicas,
+		MaxAge:            30 * 24 * time.Hour,
+		MaxMsgSize:        t.MaxMsgSize,
+		Duplicates:        10 * time.Minute,
+		AllowMsgSchedules: true,
+		AllowRollup:       true,
 	}
 }
 
@@ -161,7 +186,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 	if err := t.Validate(); err != nil {
 		return err
 	}
-	for _, sc := range []jetstream.StreamConfig{t.WorkStream(), t.DeadLetterStream(), t.RAOStream()} {
+	for _, sc := range []jetstream.StreamConfig{t.TimersStream(), t.WorkStream(), t.DeadLetterStream(), t.RAOStream()} {
 		if !t.Update {
 			if _, err := js.Stream(ctx, sc.Name); err == nil {
 				continue
@@ -204,6 +229,18 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
 	}); err != nil {
 		return fmt.Errorf("could not provision bucket %s: %w", events.BucketRequests, err)
+	}
+	if err := t.bucket(ctx, js, events.BucketPolicies, jetstream.KeyValueConfig{
+		Bucket: events.BucketPolicies, Description: "Codali policy documents operators stored for forked runs", History: 1,
+		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
+	}); err != nil {
+		return fmt.Errorf("could not provision bucket %s: %w", events.BucketPolicies, err)
+	}
+	if err := t.bucket(ctx, js, events.BucketParks, jetstream.KeyValueConfig{
+		Bucket: events.BucketParks, Description: "Codali parked runs: the current park and its decisions", History: 1,
+		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
+	}); err != nil {
+		return fmt.Errorf("could not provision bucket %s: %w", events.BucketParks, err)
 	}
 	if !t.Update {
 		if _, err := js.ObjectStore(ctx, events.BucketArtifacts); err == nil {

@@ -12,7 +12,9 @@ import (
 // attempt: their ids carry a key after the attempt,
 // <run_id>.<event>.<attempt>.<key> (the park of an approval_requested, the
 // call id of an approval_decided).
-func (k Kind) Keyed() bool { return k == KindApprovalRequested || k == KindApprovalDecided }
+func (k Kind) Keyed() bool {
+	return k == KindApprovalRequested || k == KindApprovalDecided || k == KindApprovalDeadline
+}
 
 // KeyedMsgID is the id of a keyed event: <run_id>.<event>.<attempt>.<key>.
 func KeyedMsgID(runID string, kind Kind, attempt int, key string) string {
@@ -211,4 +213,25 @@ type ToolApproval struct {
 	Note     string    `json:"note,omitempty"`
 	// Edited is set when the call ran with the decision's edited arguments.
 	Edited bool `json:"edited,omitempty"`
+}
+
+// ApprovalDeadlineData is the data of approval_deadline (keyed by the
+// park): the park whose deadline came.
+type ApprovalDeadlineData struct {
+	Run Run `json:"run"`
+	// Park is the park's key; Request the id of its approval_requested.
+	Park     string    `json:"park"`
+	Request  string    `json:"request"`
+	Deadline time.Time `json:"deadline"`
+}
+
+// Validate checks the park and the request id.
+func (d ApprovalDeadlineData) Validate() error {
+	if err := ValidateKey(d.Park); err != nil {
+		return fmt.Errorf("approval_deadline: park: %w", err)
+	}
+	if d.Request == "" {
+		return errors.New("approval_deadline: request is required")
+	}
+	return nil
 }

@@ -24,6 +24,11 @@ const (
 	// KindApprovalDecided: a person or an agent approved, edited or
 	// rejected one parked call.
 	KindApprovalDecided Kind = "approval_decided"
+	// KindApprovalDeadline: a park's deadline came. The builder schedules
+	// it when it parks a run (a JetStream message schedule in the
+	// CODALI_TIMERS stream, sourced into CODALI when it fires), so no
+	// consumer holds a parked run while it waits.
+	KindApprovalDeadline Kind = "approval_deadline"
 )
 
 // TypePrefix starts every Codali CloudEvents type.
@@ -32,7 +37,7 @@ const TypePrefix = "dev.codali.run."
 // Kinds lists every run event kind in pipeline order.
 func Kinds() []Kind {
 	return []Kind{KindRequested, KindContext, KindPlan, KindBuilt, KindRetry, KindPassed, KindFailed,
-		KindApprovalRequested, KindApprovalDecided}
+		KindApprovalRequested, KindApprovalDecided, KindApprovalDeadline}
 }
 
 // ParseKind returns the Kind named s, or an error wrapping ErrUnknownKind.

@@ -42,7 +42,32 @@ const (
 	// `requested` claims the run id, and every later event of the run must
 	// carry that request.
 	BucketRequests = "codali-requests"
+	// BucketPolicies is the key-value bucket holding the policy documents
+	// operators stored for forked runs (`codali rao fork --policy`), keyed
+	// by run id and digest. Only the operator identity may write it.
+	BucketPolicies = "codali-policies"
+	// BucketParks is the key-value bucket holding, per parked run, its
+	// current park and the decisions taken on it (pkg/approval): the one
+	// place where a decision and the deadline race, by compare-and-set.
+	BucketParks = "codali-parks"
+	// StreamTimers is the stream of the builder's park deadlines: one
+	// JetStream message schedule per park, which fires once, at the
+	// deadline, on codali.timer.<run_id>.fire; CODALI sources that as
+	// codali.run.<run_id>.approval_deadline.
+	StreamTimers = "CODALI_TIMERS"
+	// SubjectTimerAll matches every subject of StreamTimers.
+	SubjectTimerAll = "codali.timer.>"
 )
+
+// TimerScheduleSubject is where the deadline of a run's park is scheduled:
+// codali.timer.<run_id>.schedule.<park>.
+func TimerScheduleSubject(runID, park string) string {
+	return "codali.timer." + runID + ".schedule." + park
+}
+
+// TimerFireSubject is where a run's park deadline fires:
+// codali.timer.<run_id>.fire.
+func TimerFireSubject(runID string) string { return "codali.timer." + runID + ".fire" }
 
 // Service (and durable consumer) names.
 const (
@@ -93,9 +118,10 @@ func InputSubjects(service string) []string {
 	case ServiceArchitect:
 		return []string{KindContext.FilterSubject(), KindRetry.FilterSubject()}
 	case ServiceBuilder:
-		// The builder parks runs on approval_requested (its own event,
-		// redelivered at the deadline) and resumes them on approval_decided.
-		return []string{KindPlan.FilterSubject(), KindApprovalRequested.FilterSubject(), KindApprovalDecided.FilterSubject()}
+		// The builder parks runs (publishing approval_requested, which it
+		// does not read back), resumes them on approval_decided and fails
+		// them on approval_deadline.
+		return []string{KindPlan.FilterSubject(), KindApprovalDecided.FilterSubject(), KindApprovalDeadline.FilterSubject()}
 	case ServiceCritic:
 		return []string{KindBuilt.FilterSubject()}
 	case ServiceRecorder:

@@ -389,6 +389,18 @@ type VerdictData struct {
 	// Code is a machine-readable reason: "canceled", "approval_timeout";
 	// empty for the ordinary end of a run.
 	Code string `json:"code,omitempty"`
+	// Approvals are the human decisions the last attempt's parked calls
+	// ran (or were refused) under. An approved call's "requires approval"
+	// warning is settled by its decision and does not lower integrity.
+	Approvals []VerdictApproval `json:"approvals,omitempty"`
+}
+
+// VerdictApproval is one decision on a parked call, with the step and tool
+// of the call.
+type VerdictApproval struct {
+	Step int    `json:"step"`
+	Tool string `json:"tool"`
+	ToolApproval
 }
 
 // Validate checks the status and integrity values.

@@ -79,6 +79,27 @@ type RunOptions struct {
 	// Fork, set by `codali rao fork`, links the run to the run and
 	// recorded event it was forked from.
 	Fork *ForkOf `json:"fork,omitempty"`
+	// Policy, set by `codali rao fork --policy`, names the policy document
+	// an operator stored for this run in the codali-policies bucket: every
+	// phase that evaluates policy judges the run under it (and refuses the
+	// run when it is missing, altered or invalid) instead of the
+	// configured one.
+	Policy *PolicyRef `json:"policy,omitempty"`
+}
+
+// PolicyRef names a stored policy document by its digest,
+// "sha256:<64 hex digits>" of the document's bytes.
+type PolicyRef struct {
+	Digest string `json:"digest"`
+}
+
+// Validate checks the digest's form.
+func (p PolicyRef) Validate() error {
+	hex, ok := strings.CutPrefix(p.Digest, "sha256:")
+	if !ok || len(hex) != 64 || strings.Trim(hex, "0123456789abcdef") != "" {
+		return fmt.Errorf("policy: digest %q (want sha256:<64 lowercase hex digits>)", p.Digest)
+	}
+	return nil
 }
 
 // ForkOf names where a forked run starts: a run and one event of its
@@ -120,6 +141,11 @@ func (r Requested) Validate() error {
 	if f := r.Options.Fork; f != nil {
 		if err := ValidateRunID(f.Run); err != nil || f.Event == "" {
 			errs = append(errs, fmt.Errorf("options.fork: run %q and event %q are required", f.Run, f.Event))
+		}
+	}
+	if p := r.Options.Policy; p != nil {
+		if err := p.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("options.%w", err))
 		}
 	}
 	if m := r.Options.MaxRetries; m != nil && (*m < 0 || *m > 20) {

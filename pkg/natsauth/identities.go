@@ -39,9 +39,9 @@ const (
 
 // Streams are the JetStream streams behind Codali's streams and buckets.
 func Streams() []string {
-	return []string{events.StreamWork, events.StreamDeadLetter, events.StreamRAO,
+	return []string{events.StreamWork, events.StreamDeadLetter, events.StreamRAO, events.StreamTimers,
 		"KV_" + events.BucketPMState, "KV_" + events.BucketRuns, "KV_" + events.BucketRequests,
-		"OBJ_" + events.BucketArtifacts}
+		"KV_" + events.BucketPolicies, "KV_" + events.BucketParks, "OBJ_" + events.BucketArtifacts}
 }
 
 const (
@@ -154,17 +154,18 @@ func Identities() []Identity {
 	return []Identity{
 		service(events.ServiceLibrarian, "claims run ids, indexes repositories, publishes context",
 			[]string{runSubject(events.KindContext), runSubject(events.KindFailed)},
-			claimWrite(), kvRead(pm), artifactsWrite()),
+			claimWrite(), kvRead(pm), kvRead(events.BucketPolicies), artifactsWrite()),
 		service(events.ServiceArchitect, "plans; publishes plan",
 			[]string{runSubject(events.KindPlan), runSubject(events.KindFailed)},
 			kvWrite(pm), artifactsRead(), artifactsWrite()),
 		service(events.ServiceBuilder, "edits workspaces; publishes built; parks runs for approval (never decides one)",
 			[]string{runSubject(events.KindBuilt), runSubject(events.KindFailed), runSubject(events.KindApprovalRequested),
-				api + "STREAM.MSG.GET." + events.StreamWork},
-			kvRead(pm), artifactsRead(), artifactsWrite()),
+				// Park deadlines: a schedule per park (the server fires it).
+				events.TimerScheduleSubject("*", "*")},
+			kvWrite(events.BucketParks), kvRead(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
 		service(events.ServiceCritic, "verifies; publishes the verdict or a retry",
 			[]string{runSubject(events.KindPassed), runSubject(events.KindRetry), runSubject(events.KindFailed)},
-			kvWrite(pm), artifactsRead(), artifactsWrite()),
+			kvWrite(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
 		service(events.ServiceRecorder, "writes the audit history and run summaries; ends no run",
 			[]string{events.SubjectRAOAll, api + "STREAM.PURGE." + events.StreamRAO},
 			raoRead(), kvWrite(events.BucketRuns), claimWrite()),

@@ -19,6 +19,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
+	"github.com/codali-dev/codali/pkg/policystore"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -294,13 +295,33 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		if err := publish(b, events.KindApprovalRequested.Subject("run1"), park)(ctx(t, 10*time.Second)); err != nil {
 			t.Fatalf("builder could not park a run: %v", err)
 		}
-		r, err := approval.NewReader(ctx(t, 10*time.Second), b.js, 0)
+		store, err := approval.Open(ctx(t, 10*time.Second), b.js)
 		if err != nil {
-			t.Fatalf("builder could not bind the work stream: %v", err)
+			t.Fatalf("builder could not bind the park store: %v", err)
 		}
-		if _, err := r.LastPark(ctx(t, 10*time.Second), "run1"); err != nil {
-			t.Fatalf("builder could not read the park back: %v (errors %v)", err, b.errs)
+		if err := store.Park(ctx(t, 10*time.Second), park); err != nil {
+			t.Fatalf("builder could not record the park: %v (errors %v)", err, b.errs)
 		}
+		sched := nats.NewMsg(events.TimerScheduleSubject("run1", "a1-s1-c1"))
+		sched.Data = []byte(`{}`)
+		if _, err := b.js.PublishMsg(ctx(t, 10*time.Second), sched, jetstream.WithScheduleAt(time.Now().Add(time.Hour)),
+			jetstream.WithScheduleTarget(events.TimerFireSubject("run1"))); err != nil {
+			t.Fatalf("builder could not schedule a deadline: %v (errors %v)", err, b.errs)
+		}
+		fire := events.TimerFireSubject("run1")
+		b.denied(t, "fire a deadline itself", fire, func(c context.Context) error {
+			_, err := b.js.Publish(c, fire, []byte(`{}`))
+			return err
+		})
+		cli.denied(t, "schedule a deadline", events.TimerScheduleSubject("run1", "x"), func(c context.Context) error {
+			_, err := cli.js.Publish(c, events.TimerScheduleSubject("run1", "x"), []byte(`{}`))
+			return err
+		})
+		dl := events.KindApprovalDeadline.Subject("run1")
+		cli.denied(t, "publish a deadline", dl, func(c context.Context) error {
+			_, err := cli.js.Publish(c, dl, []byte(`{}`))
+			return err
+		})
 		decision, err := events.NewKeyed("run1", events.KindApprovalDecided, 1, "a1-s1-c1", "test", time.Now(),
 			events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice"})
 		if err != nil {
@@ -311,6 +332,32 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		cli.denied(t, "park a run", events.KindApprovalRequested.Subject("run1"), publish(cli, events.KindApprovalRequested.Subject("run1"), park))
 		if err := publish(cli, subj, decision)(ctx(t, 10*time.Second)); err != nil {
 			t.Fatalf("cli could not decide a call: %v", err)
+		}
+	})
+	t.Run("policies", func(t *testing.T) {
+		// Only the operator stores a run's policy; the phases that judge
+		// runs read it; agents (the CLI identity) and services cannot
+		// store one, so no request can bring its own policy.
+		doc := []byte(`{"commands":{"allow":[["true"]]}}`)
+		admin := c.as(t, natsauth.Admin)
+		digest, err := policystore.Put(ctx(t, 10*time.Second), admin.js, "run1", doc)
+		if err != nil {
+			t.Fatalf("admin could not store a policy: %v", err)
+		}
+		for _, svc := range []string{events.ServiceLibrarian, events.ServiceBuilder, events.ServiceCritic} {
+			id := c.as(t, svc)
+			if _, err := policystore.Load(ctx(t, 10*time.Second), id.js, "run1", events.PolicyRef{Digest: digest}); err != nil {
+				t.Errorf("%s could not load the run's policy: %v (errors %v)", svc, err, id.errs)
+			}
+		}
+		for _, name := range []string{natsauth.CLI, events.ServiceBuilder, events.ServiceCritic} {
+			id := c.as(t, name)
+			loose := []byte(`{"commands":{"allow":[["sh"]]}}`)
+			subj := "$KV.codali-policies.run1." + strings.TrimPrefix(policystore.Digest(loose), "sha256:")
+			id.denied(t, "store a policy", subj, func(c context.Context) error {
+				_, err := policystore.Put(c, id.js, "run1", loose)
+				return err
+			})
 		}
 	})
 	t.Run("provisioner", func(t *testing.T) {

@@ -292,12 +292,6 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 		// Shutdown cancelled the handler: give the message back at once.
 		_ = msg.Nak()
 		log.Warn("handler cancelled by shutdown; message returned for redelivery", "err", err)
-	case isDeferred(err):
-		after, _ := deferredFor(err)
-		if nerr := msg.NakWithDelay(after); nerr != nil {
-			log.Warn("nak failed; the event will be redelivered after the ack wait", "err", nerr)
-		}
-		log.Debug("deferred", "retry_in", after)
 	case IsPermanent(err) && !r.cfg.EndRunOnFailure:
 		r.deadLetter(ctx, log, d, fmt.Sprintf("permanent failure: %v", err))
 	case IsPermanent(err):

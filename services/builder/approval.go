@@ -14,6 +14,8 @@ import (
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // parkedCall is a call the run parks on.
@@ -121,8 +123,14 @@ func (s *Service) park(ctx context.Context, in events.Envelope, pd events.PlanDa
 		return nil, err
 	}
 	now := s.d.Now()
+	// Deadlines are whole seconds (the server schedules to the second),
+	// rounded up: never earlier than limits.approvalTimeoutMs.
+	deadline := now.Add(time.Duration(s.d.Config.Limits.ApprovalTimeoutMS) * time.Millisecond).UTC()
+	if t := deadline.Truncate(time.Second); t.Before(deadline) {
+		deadline = t.Add(time.Second)
+	}
 	data := events.ApprovalRequestedData{Run: pd.Run, BundleRef: pd.BundleRef, Park: calls[0].ID, Calls: calls, Change: change, State: ref,
-		Deadline: now.Add(time.Duration(s.d.Config.Limits.ApprovalTimeoutMS) * time.Millisecond).UTC()}
+		Deadline: deadline}
 	if calls[0].Tool == ToolBudget {
 		data.Reason = ReasonBudgetExhausted
 	}
@@ -131,56 +139,66 @@ func (s *Service) park(ctx context.Context, in events.Envelope, pd events.PlanDa
 		return nil, worker.Permanent(err)
 	}
 	out.TraceParent = in.TraceParent
+	if err := s.recordPark(ctx, out, data); err != nil {
+		return nil, err
+	}
 	return []events.Envelope{out}, nil
 }
 
-func (s *Service) approvals(ctx context.Context) (*approval.Reader, error) {
-	return approval.NewReader(ctx, s.d.JS, s.d.Config.Events.MaxEventBytes)
+// recordPark makes park the run's current park in the park store and
+// schedules its deadline: a JetStream message schedule that fires once,
+// at the deadline, as the run's approval_deadline event. Both are stored
+// before the park is published, so a decision always finds its park, and
+// nothing in any process waits for the deadline.
+func (s *Service) recordPark(ctx context.Context, park events.Envelope, data events.ApprovalRequestedData) error {
+	store, err := approval.Open(ctx, s.d.JS)
+	if err != nil {
+		return err
+	}
+	if err := store.Park(ctx, park); err != nil {
+		return err
+	}
+	dl, err := events.NewKeyed(park.RunID(), events.KindApprovalDeadline, park.Attempt, data.Park, events.SourceFor(events.ServiceBuilder), data.Deadline,
+		events.ApprovalDeadlineData{Run: data.Run, Park: data.Park, Request: park.ID, Deadline: data.Deadline})
+	if err != nil {
+		return worker.Permanent(err)
+	}
+	dl.TraceParent = park.TraceParent
+	raw, err := dl.Encode(s.d.Config.Events.MaxEventBytes)
+	if err != nil {
+		return worker.Permanent(err)
+	}
+	m := nats.NewMsg(events.TimerScheduleSubject(park.RunID(), data.Park))
+	m.Data = raw
+	if _, err := s.d.JS.PublishMsg(ctx, m, jetstream.WithScheduleAt(data.Deadline), jetstream.WithScheduleTarget(events.TimerFireSubject(park.RunID())),
+		jetstream.WithMsgID(dl.ID)); err != nil {
+		return fmt.Errorf("could not schedule the deadline of %s: %w", park.ID, err)
+	}
+	return nil
 }
 
-// resume handles a decision: once every call of the run's current park is
-// decided, the decision that completed the park resumes the run from the
-// stored state, in a workspace rebuilt from the park's diff. Decisions of
-// an older park, and all but the completing one, change nothing.
+// resume handles a decision: the park store records it on the run's
+// current park (compare-and-set), and the decision that decides the
+// park's last open call resumes the run from the stored state, in a
+// workspace rebuilt from the park's diff. Any other decision is
+// acknowledged at once: nothing holds a parked run.
 func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
-	var dd events.ApprovalDecidedData
-	if err := events.DecodeData(in, &dd); err != nil {
-		return nil, worker.Permanent(err)
-	}
-	r, err := s.approvals(ctx)
+	store, err := approval.Open(ctx, s.d.JS)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.LastPark(ctx, in.RunID())
-	if errors.Is(err, approval.ErrNoPark) {
-		s.d.Log.Warn("decision for a run that never parked; ignored", "run_id", in.RunID(), "call", dd.Call)
-		return nil, nil
-	}
+	res, err := store.Decide(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := p.Data.Call(dd.Call); !ok || p.Event.Attempt != in.Attempt {
-		s.d.Log.Info("decision for a call not parked now; ignored", "run_id", in.RunID(), "call", dd.Call)
+	if res.Park.Event.ID == "" {
+		s.d.Log.Info("decision for a call not parked now; ignored", "run_id", in.RunID(), "event", in.ID)
 		return nil, nil
 	}
-	decided, err := r.Decisions(ctx, p)
-	if err != nil {
-		return nil, err
+	if !res.Settled {
+		return nil, nil // recorded; another decision (or the deadline) settles the park
 	}
-	seq := decided[dd.Call].Seq
-	if d, ok := worker.DeliveryFrom(ctx); ok {
-		seq = d.StreamSeq
-	}
-	if !approval.Completes(p, decided, seq) {
-		// Another decision resumes the run. The work stream keeps a message
-		// only while a consumer has not acknowledged it, so this decision is
-		// handed back until the deadline: it stays readable for the
-		// decision that completes the park.
-		if wait := p.Data.Deadline.Sub(s.d.Now()); wait > 0 {
-			return nil, worker.Defer(wait)
-		}
-		return nil, nil
-	}
+	p, decided := res.Park, res.Decided
 	raw, err := s.d.Artifacts.Get(ctx, p.Data.State)
 	if err != nil {
 		if artifacts.IsLost(err) {
@@ -206,36 +224,26 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 	return s.build(ctx, rs.Plan, pd, &rs.Loop, diff, decided)
 }
 
-// deadline handles the builder's own approval_requested: before the
-// deadline it is handed back to JetStream until then (worker.Defer: no
-// goroutine waits); at the deadline a park that is still current and
-// undecided fails the run with approval_timeout.
+// deadline handles a park's approval_deadline: when the park is still
+// the run's current one and no decision settled it first, the run fails
+// with approval_timeout. The park store settles each park once, so a
+// decision racing the deadline either resumes the run or loses.
 func (s *Service) deadline(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
-	var ad events.ApprovalRequestedData
-	if err := events.DecodeData(in, &ad); err != nil {
+	store, err := approval.Open(ctx, s.d.JS)
+	if err != nil {
+		return nil, err
+	}
+	res, err := store.Expire(ctx, in)
+	if errors.Is(err, approval.ErrInvalid) {
 		return nil, worker.Permanent(err)
 	}
-	if wait := ad.Deadline.Sub(s.d.Now()); wait > 0 {
-		return nil, worker.Defer(wait)
-	}
-	r, err := s.approvals(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.LastPark(ctx, in.RunID())
-	if err != nil {
-		return nil, err
+	if !res.Settled {
+		return nil, nil // resumed, or parked again since
 	}
-	if p.Event.ID != in.ID {
-		return nil, nil // the run was resumed and parked again since
-	}
-	decided, err := r.Decisions(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	if approval.Complete(p, decided) {
-		return nil, nil // resumed
-	}
+	p, decided, ad := res.Park, res.Decided, res.Park.Data
 	var open []string
 	for _, c := range p.Data.Calls {
 		if _, ok := decided[c.ID]; !ok {

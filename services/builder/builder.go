@@ -20,6 +20,7 @@ import (
 	"github.com/codali-dev/codali/pkg/approval"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/budget"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
@@ -47,6 +48,11 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 	if _, _, err := d.Model(events.ServiceBuilder); err != nil {
 		return nil, err
 	}
+	// Parks are settled by their deadlines: refuse to park runs whose
+	// deadlines would never fire.
+	if err := bus.CheckTimers(ctx, d.JS); err != nil {
+		return nil, err
+	}
 	d.CheckSandbox(ctx)
 	return (&Service{d: d}).Handle, nil
 }
@@ -70,13 +76,13 @@ const maxSummary = 4 << 10
 // Handle turns a `plan` event into a `built` event, or parks the run on
 // tool calls that need approval (approval.go) or on its budget
 // (budget.go): it then resumes on the calls' `approval_decided` events
-// and fails the run when its own `approval_requested` comes back after
-// the deadline.
+// and fails the run on the park's `approval_deadline`, unless a decision
+// settled the park first.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
 	switch k, _ := in.Kind(); k {
 	case events.KindApprovalDecided:
 		return s.resume(ctx, in)
-	case events.KindApprovalRequested:
+	case events.KindApprovalDeadline:
 		return s.deadline(ctx, in)
 	}
 	var pd events.PlanData
@@ -108,6 +114,10 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
+	gate, err := s.d.GateFor(ctx, in.RunID(), pd.Run.Request)
+	if err != nil {
+		return nil, err
+	}
 	wsDone := worker.Step(ctx, worker.StepWorkspace)
 	ws, err := s.d.Workspaces.Prepare(ctx, in.RunID(), in.Attempt, events.ServiceBuilder, pd.Run.Repo())
 	if err == nil && diff != "" {
@@ -126,11 +136,15 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 		return nil, err
 	}
 	defer s.d.CloseWorkspace(ws)
-	x := &executor{ws: ws, policy: s.d.Policy, policyHash: s.d.PolicyHash, redactor: s.d.Redactor,
-		runCommand: s.d.RunCommand, cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
-		retrieval: s.newRetrieval(pd.Run), totalLines: st.TotalLines}
+	x := &executor{ws: ws, policy: gate.Policy, policyHash: gate.Hash, redactor: s.d.Redactor,
+		runCommand: s.d.CommandRunner(gate), cmdTimeout: time.Duration(s.d.Config.Critic.VerifyTimeoutMS) * time.Millisecond,
+		retrieval: s.newRetrieval(pd.Run, gate.Hash), totalLines: st.TotalLines}
 
-	proto := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context)
+	proto, err := newProtocol(ws.Dir, in, pd, route.Route.Model, s.d.Now, s.d.Redactor, s.d.Log, x.readable, s.d.Config.Context,
+		st.Protocol, diff != "" && pd.Run.Request.Options.WriteContext)
+	if err != nil {
+		return nil, worker.Permanent(err)
+	}
 	x.confirmDestructive = proto.confirmDestructive
 	meter := &meter{run: pd.Run, limit: budget.Limit(s.d.Config.Limits, pd.Run), pricing: route.Provider.Pricing}
 	summary, parked, err := s.loop(ctx, in, st, x, proto, decided, meter)
@@ -140,6 +154,7 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 	pd.Run = meter.charge(pd.Run, st)
 	pd.Run.Usage = events.MergeUsage(pd.Run.Usage, st.Usage...)
 	if len(parked) > 0 {
+		st.Protocol = proto.state()
 		return s.park(ctx, in, pd, st, ws, parked)
 	}
 	tools := st.Tools
@@ -159,7 +174,7 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 	// Gate every change: commands the model ran may have written files no
 	// tool call was gated for. The critic fails an attempt whose change
 	// the gate blocks, and repeats this check on its own copy.
-	tools = append(tools, changegate.CheckDiff(s.d.Policy, s.d.PolicyHash, s.d.Redactor, change, change.Diff)...)
+	tools = append(tools, changegate.CheckDiff(gate.Policy, gate.Hash, s.d.Redactor, change, change.Diff)...)
 	if err := s.d.Artifacts.OffloadDiff(ctx, in.RunID(), in.Attempt, &change, s.d.Config.Events.ArtifactThresholdBytes); err != nil {
 		return nil, err
 	}
@@ -171,7 +186,7 @@ func (s *Service) build(ctx context.Context, in events.Envelope, pd events.PlanD
 	}
 	run.Codex, err = runcodex.Encode(runcodex.Facts{RunID: in.RunID(), Project: run.Project, Phase: events.ServiceBuilder,
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(pd.Plan.Steps), Actions: []string{"context", "plan", "edit"},
-		Files: files, Failures: len(run.Failures), ToolCalls: len(tools), Blocked: blocked, Warnings: warnings, PolicyHash: s.d.PolicyHash})
+		Files: files, Failures: len(run.Failures), ToolCalls: len(tools), Blocked: blocked, Warnings: warnings, PolicyHash: gate.Hash})
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
@@ -208,6 +223,9 @@ type loopState struct {
 	Spent events.Spend  `json:"spent"`
 	Extra events.Budget `json:"extra"`
 	Used  []string      `json:"used,omitempty"`
+	// Protocol is the attempt's Cognitive Protocol session at the park;
+	// nil before the first.
+	Protocol *protocolState `json:"protocol,omitempty"`
 }
 
 // loop runs the tool loop until the model says it is done or a limit is

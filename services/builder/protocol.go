@@ -49,14 +49,51 @@ type protocol struct {
 	stopDetail  string
 }
 
+// protocolState is what a park keeps of the attempt's protocol so that
+// the resumed attempt continues the same session: its entries (the
+// session's state, metacognition and emotions are their fold) and the
+// spinning rule's and help-seeking's own bookkeeping.
+type protocolState struct {
+	Entries     []afs.Entry `json:"entries"`
+	WarnedStep  int         `json:"warned_step,omitempty"`
+	Warning     string      `json:"warning,omitempty"`
+	HelpSeeking bool        `json:"help_seeking,omitempty"`
+	MaxFailures int         `json:"max_failures,omitempty"`
+	Errs        []string    `json:"errors,omitempty"`
+}
+
+// state is the protocol as a park stores it.
+func (p *protocol) state() *protocolState {
+	return &protocolState{Entries: p.sess.Entries(), WarnedStep: p.warnedStep, Warning: p.warning, HelpSeeking: p.helpSeeking,
+		MaxFailures: p.maxFailures, Errs: p.errs}
+}
+
 // newProtocol starts the attempt's session and records what the plan
 // says: the request, the plan and its steps as state, risks as unknowns,
 // verification commands as assumptions, the plan summary as strategy.
-func newProtocol(wsDir string, in events.Envelope, pd events.PlanData, model string, now func() time.Time, red *redact.Redactor, log *slog.Logger, readable func(string) bool, scopes config.Context) *protocol {
+// A resumed attempt passes the state its park stored (restored non-nil):
+// the session continues from its entries instead; restoredInWorkspace says
+// the rebuilt workspace already holds their history lines
+// (options.write_context carries them in the parked change).
+func newProtocol(wsDir string, in events.Envelope, pd events.PlanData, model string, now func() time.Time, red *redact.Redactor, log *slog.Logger, readable func(string) bool, scopes config.Context, restored *protocolState, restoredInWorkspace bool) (*protocol, error) {
 	p := &protocol{dir: filepath.Join(wsDir, afs.Root), redactor: red, log: log, readable: readable, scopes: scopes}
 	p.base = p.read()
-	p.sess = afs.NewSession(afs.SessionConfig{SessionID: fmt.Sprintf("%s.a%d", in.RunID(), in.Attempt), ProjectID: pd.Run.Project,
-		AgentID: events.ServiceBuilder, ModelID: model, Producer: afs.DefaultProducer(events.ServiceBuilder), Now: now, Base: p.base})
+	cfg := afs.SessionConfig{SessionID: fmt.Sprintf("%s.a%d", in.RunID(), in.Attempt), ProjectID: pd.Run.Project,
+		AgentID: events.ServiceBuilder, ModelID: model, Producer: afs.DefaultProducer(events.ServiceBuilder), Now: now, Base: p.base}
+	if restored != nil {
+		sess, err := afs.ResumeSession(cfg, restored.Entries)
+		if err != nil {
+			return nil, fmt.Errorf("could not resume the cognitive protocol session: %w", err)
+		}
+		p.sess, p.warnedStep, p.warning, p.helpSeeking, p.maxFailures = sess, restored.WarnedStep, restored.Warning, restored.HelpSeeking, restored.MaxFailures
+		p.errs = append([]string(nil), restored.Errs...)
+		if restoredInWorkspace {
+			p.flushed = len(restored.Entries)
+		}
+		p.flush()
+		return p, nil
+	}
+	p.sess = afs.NewSession(cfg)
 	s := p.sess
 	s.SetState(afs.SectionContext, "request", red.String(pd.Run.Request.Request))
 	s.SetState(afs.SectionContext, "run", fmt.Sprintf("%s attempt %d", in.RunID(), in.Attempt))
@@ -80,7 +117,7 @@ func newProtocol(wsDir string, in events.Envelope, pd events.PlanData, model str
 	}
 	s.SetStrategy(red.String(pd.Plan.Summary))
 	p.flush()
-	return p
+	return p, nil
 }
 
 // read reads the workspace's .context/ merged with the configured user

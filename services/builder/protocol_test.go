@@ -78,7 +78,10 @@ func loopHarness(t *testing.T, p llm.Provider) (*Service, *executor, *protocol, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
+	proto, err := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return s, x, proto, dir, in
 }
 
@@ -224,7 +227,10 @@ func TestHazardPlaybookMatched(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".context", "memory", "fears.json"), []byte(fears), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
+	proto, err := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, _, _, err := runLoop(s, in, testPlan(), x, proto); err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +259,10 @@ func TestBrokenContextReported(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".context", "scratchpad", "goals.json"), []byte("{broken"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
+	proto, err := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	errs := proto.record().ContextErrors
 	if len(errs) != 1 || !strings.Contains(errs[0], "goals.json") {
 		t.Errorf("context errors = %v", errs)
@@ -309,7 +318,10 @@ func TestUserScopeFillsIn(t *testing.T) {
 	meta := `"schema_version":"0.3","producer":{"name":"hafs","version":"1"},"last_updated":"2026-01-01T00:00:00Z"`
 	write(user, "scratchpad/state.json", `{`+meta+`,"entries":[{"section":"facts","key":"lang","value":"from user","updated_at":"2026-11-23T00:00:00Z"},{"section":"facts","key":"editor","value":"vim","updated_at":"2026-01-01T00:00:00Z"}]}`)
 	write(dir, ".context/scratchpad/state.json", `{`+meta+`,"entries":[{"section":"facts","key":"lang","value":"Go","updated_at":"2026-01-01T00:00:00Z"}]}`)
-	proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{UserDir: user, GlobalDir: filepath.Join(t.TempDir(), "missing")})
+	proto, err := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{UserDir: user, GlobalDir: filepath.Join(t.TempDir(), "missing")}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, _, _, err := runLoop(s, in, testPlan(), x, proto); err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +462,10 @@ func TestHivemindReadOnlyWhenAllowed(t *testing.T) {
 		if err := os.WriteFile(p, []byte(`{"fears":[]}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		proto := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{})
+		proto, err := newProtocol(dir, in, testPlan(), "scripted", t0, x.redactor, slog.New(slog.DiscardHandler), x.readable, config.Context{}, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
 		proto.before(ToolListDir, json.RawMessage(`{}`))
 		var snap afs.CognitiveInput
 		for _, e := range proto.record().Entries {

@@ -46,9 +46,10 @@ type retrieval struct {
 }
 
 // newRetrieval returns the builder's retrieval for a run: Docdex scoped
-// to the run's repository path when a daemon is configured.
-func (s *Service) newRetrieval(run events.Run) *retrieval {
-	r := &retrieval{indexes: s.d.Indexes, salt: s.d.PolicyHash,
+// to the run's repository path when a daemon is configured. policyHash is
+// the run's gate's: indexes are kept per policy.
+func (s *Service) newRetrieval(run events.Run, policyHash string) *retrieval {
+	r := &retrieval{indexes: s.d.Indexes, salt: policyHash,
 		limits: index.Limits{MaxFiles: s.d.Config.Librarian.MaxFiles, MaxFileBytes: s.d.Config.Librarian.MaxFileBytes}}
 	if s.d.Docdex != nil && run.Request.Repo.Path != "" {
 		if root, err := filepath.Abs(run.Request.Repo.Path); err == nil {

@@ -63,11 +63,15 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err := events.DecodeData(in, &bd); err != nil {
 		return nil, worker.Permanent(err)
 	}
-	checks, reason, gateWarnings, diff, err := s.verify(ctx, in, bd)
+	gate, err := s.d.GateFor(ctx, in.RunID(), bd.Run.Request)
 	if err != nil {
 		return nil, err
 	}
-	j := judgement{checks: checks, diff: diff, gateWarnings: gateWarnings, retryPhase: events.RetryArchitect}
+	checks, reason, gateWarnings, diff, err := s.verify(ctx, in, bd, gate)
+	if err != nil {
+		return nil, err
+	}
+	j := judgement{checks: checks, diff: diff, gateWarnings: gateWarnings, retryPhase: events.RetryArchitect, policyHash: gate.Hash}
 	if reason != "" {
 		j.reasons = append(j.reasons, reason)
 	}
@@ -116,6 +120,8 @@ type judgement struct {
 	usage     []events.ModelUsage
 	// gateWarnings are the change gate's warnings (approval paths).
 	gateWarnings []string
+	// policyHash is the hash of the policy the run is judged under.
+	policyHash string
 	// reasons are why the attempt fails (empty: it passes).
 	reasons []string
 	// retryPhase is where a retry goes: architect or builder.
@@ -141,7 +147,7 @@ func prefixed(prefix string, list []string, empty string) []string {
 // checks. A non-empty reason means the attempt failed; an error means the
 // critic itself could not work. The warnings are the gate's on the change;
 // diff is the change as loaded.
-func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData) (checks []events.CheckResult, reason string, gateWarnings []string, diff string, err error) {
+func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.BuiltData, gate app.Gate) (checks []events.CheckResult, reason string, gateWarnings []string, diff string, err error) {
 	if reason := bd.EarlyStop(); reason != "" {
 		return nil, reason, nil, "", nil
 	}
@@ -179,25 +185,26 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 	if err != nil {
 		return nil, "", nil, "", fmt.Errorf("could not read the applied change: %w", err)
 	}
-	recs := changegate.CheckDiff(s.d.Policy, s.d.PolicyHash, s.d.Redactor, applied, diff)
+	recs := changegate.CheckDiff(gate.Policy, gate.Hash, s.d.Redactor, applied, diff)
 	if v := changegate.Violations(recs); len(v) > 0 {
 		msg := strings.Join(v, "; ")
 		gate := events.CheckResult{Name: "policy gate", ExitCode: -1, Output: "blocked by policy: " + msg}
 		return []events.CheckResult{gate}, "the change breaks the policy: " + msg, nil, diff, nil
 	}
-	checks, reason, err = s.runChecks(ctx, ws, bd)
+	checks, reason, err = s.runChecks(ctx, ws, bd, gate)
 	return checks, reason, changegate.Warnings(recs), diff, err
 }
 
 // runChecks runs the plan's verification commands, each through the gate.
-func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd events.BuiltData) ([]events.CheckResult, string, error) {
+func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd events.BuiltData, gate app.Gate) ([]events.CheckResult, string, error) {
 	cfg := s.d.Config.Critic
 	defer worker.Step(ctx, worker.StepChecks)()
 	var checks []events.CheckResult
 	var failed []string
-	for _, v := range slices.Concat(bd.Plan.Verify, s.extraChecks(ws.Dir, bd)) {
+	run := s.d.CommandRunner(gate)
+	for _, v := range slices.Concat(bd.Plan.Verify, s.extraChecks(ws.Dir, bd, gate.Policy)) {
 		c := events.CheckResult{Name: s.d.Redactor.String(v.Name), Command: s.recordArgv(v.Command)}
-		d := s.d.Policy.Evaluate(policy.ToolCall{Tool: "run_command", Command: v.Command})
+		d := gate.Policy.Evaluate(policy.ToolCall{Tool: "run_command", Command: v.Command})
 		if d.Blocked {
 			c.ExitCode = -1
 			c.Output = s.d.Redactor.String("blocked by policy: " + strings.Join(d.Reasons, "; "))
@@ -223,7 +230,7 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 			timeout = min(timeout, left)
 		}
 		actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: v.Name, Detail: s.d.Redactor.String(strings.Join(v.Command, " "))})
-		res, err := s.d.RunCommand(actx, ws, v.Command, timeout, cfg.OutputBytes)
+		res, err := run(actx, ws, v.Command, timeout, cfg.OutputBytes)
 		end(checkErr(res.ExitCode, err))
 		c.DurationMS = res.Duration.Milliseconds()
 		switch {
@@ -250,24 +257,11 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	run.Usage = events.MergeUsage(run.Usage, j.usage...)
 	run.Spend = run.Spend.With(events.ServiceCritic, budget.OfUsage(j.usage, s.pricing()))
 	checks := j.checks
-	var warnings []string
-	for _, t := range bd.Tools {
-		if t.Gate.Stage == events.GateStageChange {
-			continue // judged again below, on the change as applied here
-		}
-		if t.Gate.Blocked {
-			warnings = append(warnings, fmt.Sprintf("step %d: %s blocked: %s", t.Step, t.Tool, strings.Join(t.Gate.Reasons, "; ")))
-		}
-		for _, w := range t.Gate.Warnings {
-			warnings = append(warnings, fmt.Sprintf("step %d: %s: %s", t.Step, t.Tool, w))
-		}
-	}
+	warnings, approvals, approved := gateWarnings(bd.Tools)
 	if !s.d.Sandbox.Isolated() {
 		warnings = append(warnings, app.NoSandboxWarning)
 	}
-	for _, w := range j.gateWarnings {
-		warnings = append(warnings, "change: "+w)
-	}
+	warnings = append(warnings, changeWarnings(j.gateWarnings, approved)...)
 	if j.review != nil && j.review.Status == events.ReviewConcerns {
 		warnings = append(warnings, prefixed("review concern: ", j.review.Reasons, "the review passed the change with concerns")...)
 	}
@@ -293,7 +287,7 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if err := s.learnFromPass(ctx, in, bd, j.diff); err != nil {
 		return nil, err
 	}
-	if run.Codex, err = s.codexRun(in, bd, run, checks, integrity); err != nil {
+	if run.Codex, err = s.codexRun(in, bd, run, j.policyHash, checks, integrity); err != nil {
 		return nil, worker.Permanent(err)
 	}
 	plan, change := bd.Plan, bd.Change
@@ -304,7 +298,7 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	out, err := in.Follow(events.KindPassed, in.Attempt, events.SourceFor(events.ServiceCritic), s.d.Now(), events.VerdictData{
 		Run: run, Status: events.StatusPassed, Phase: events.ServiceCritic, Reason: reason,
 		Attempts: in.Attempt, Integrity: integrity, Checks: checks, Change: &change, Plan: &plan, Warnings: warnings,
-		Alignment: j.alignment, Review: j.review, Usage: j.usage, UsageTotal: events.UsageTotalOf(run),
+		Alignment: j.alignment, Review: j.review, Usage: j.usage, UsageTotal: events.UsageTotalOf(run), Approvals: approvals,
 	})
 	if err != nil {
 		return nil, worker.Permanent(err)
@@ -352,7 +346,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 		reasons[i] = s.d.Redactor.String(r)
 	}
 	if !final {
-		if run.Codex, err = s.codexRun(in, bd, run, checks, ""); err != nil {
+		if run.Codex, err = s.codexRun(in, bd, run, j.policyHash, checks, ""); err != nil {
 			return nil, worker.Permanent(err)
 		}
 		out, err := in.Follow(events.KindRetry, in.Attempt+1, events.SourceFor(events.ServiceCritic), s.d.Now(), events.RetryData{
@@ -364,7 +358,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 		}
 		return []events.Envelope{out}, nil
 	}
-	if run.Codex, err = s.codexRun(in, bd, run, checks, events.IntegrityRed); err != nil {
+	if run.Codex, err = s.codexRun(in, bd, run, j.policyHash, checks, events.IntegrityRed); err != nil {
 		return nil, worker.Permanent(err)
 	}
 	plan, change := bd.Plan, bd.Change
@@ -384,7 +378,7 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	return []events.Envelope{out}, nil
 }
 
-func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.Run, checks []events.CheckResult, integrity string) (string, error) {
+func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.Run, policyHash string, checks []events.CheckResult, integrity string) (string, error) {
 	passed := 0
 	for _, c := range checks {
 		if c.OK {
@@ -399,7 +393,7 @@ func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.R
 	return runcodex.Encode(runcodex.Facts{RunID: in.RunID(), Project: run.Project, Phase: events.ServiceCritic,
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(bd.Plan.Steps), Actions: []string{"context", "plan", "edit", "verify"},
 		Files: files, Failures: len(run.Failures), ToolCalls: len(bd.Tools), Blocked: blocked, Warnings: warnings,
-		ChecksPassed: passed, ChecksTotal: len(checks), Integrity: integrity, PolicyHash: s.d.PolicyHash})
+		ChecksPassed: passed, ChecksTotal: len(checks), Integrity: integrity, PolicyHash: policyHash})
 }
 
 // pricing is the per-model prices of the critic's route (none without

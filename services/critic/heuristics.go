@@ -19,7 +19,7 @@ const ExtraCheckPrefix = "extra: "
 // builder ended its attempt with high anxiety (Cognitive Protocol §3.1,
 // build mode: more thorough verification): `go vet ./...` for a Go
 // module, when the policy allows it and the plan does not already run it.
-func (s *Service) extraChecks(dir string, bd events.BuiltData) []events.VerifyCommand {
+func (s *Service) extraChecks(dir string, bd events.BuiltData, pol *policy.Policy) []events.VerifyCommand {
 	if !heuristics(bd).ExtraChecks {
 		return nil
 	}
@@ -27,7 +27,7 @@ func (s *Service) extraChecks(dir string, bd events.BuiltData) []events.VerifyCo
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 		vet := []string{"go", "vet", "./..."}
 		planned := slices.ContainsFunc(bd.Plan.Verify, func(v events.VerifyCommand) bool { return slices.Equal(v.Command, vet) })
-		if !planned && !s.d.Policy.Evaluate(policy.ToolCall{Tool: policy.ToolRunCommand, Command: vet}).Blocked {
+		if !planned && !pol.Evaluate(policy.ToolCall{Tool: policy.ToolRunCommand, Command: vet}).Blocked {
 			out = append(out, events.VerifyCommand{Name: ExtraCheckPrefix + "go vet", Command: vet})
 		}
 	}

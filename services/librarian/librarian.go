@@ -57,6 +57,10 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err := s.d.Workspaces.CheckRepo(req.Repo); err != nil {
 		return nil, worker.Permanent(err)
 	}
+	gate, err := s.d.GateFor(ctx, in.RunID(), req)
+	if err != nil {
+		return nil, err
+	}
 	root := req.Repo.Path
 	if req.Repo.URL != "" {
 		wsDone := worker.Step(ctx, worker.StepWorkspace)
@@ -76,7 +80,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		run.Commit = ws.Commit
 	}
 	indexDone := worker.Step(ctx, worker.StepIndex)
-	res, err := NewAssembler(s.d).Assemble(ctx, Request{RunID: in.RunID(), Attempt: in.Attempt, Req: req, Root: root})
+	asm := NewAssembler(s.d)
+	asm.Policy, asm.PolicyHash = gate.Policy, gate.Hash
+	res, err := asm.Assemble(ctx, Request{RunID: in.RunID(), Attempt: in.Attempt, Req: req, Root: root})
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
@@ -114,7 +120,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	run.Spend = run.Spend.With(events.ServiceLibrarian, res.Spend)
 	data := events.ContextData{Run: run, Bundle: inline, BundleRef: ref, Summary: bundle.Summary(), Tools: res.Tools}
 	run.Codex, err = runcodex.Encode(runcodex.Facts{RunID: in.RunID(), Project: run.Project, Phase: events.ServiceLibrarian,
-		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Actions: []string{"context"}, PolicyHash: s.d.PolicyHash})
+		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Actions: []string{"context"}, PolicyHash: gate.Hash})
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}

@@ -7,9 +7,12 @@ add_user librarian \
   '$JS.API.STREAM.INFO.CODALI' \
   '$JS.API.STREAM.INFO.CODALI_DLQ' \
   '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.CODALI_TIMERS' \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
+  '$JS.API.STREAM.INFO.KV_codali-parks' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.librarian' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.librarian' \
@@ -24,6 +27,7 @@ add_user librarian \
   '$KV.codali-requests.>' \
   '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
@@ -35,9 +39,12 @@ add_user architect \
   '$JS.API.STREAM.INFO.CODALI' \
   '$JS.API.STREAM.INFO.CODALI_DLQ' \
   '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.CODALI_TIMERS' \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
+  '$JS.API.STREAM.INFO.KV_codali-parks' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.architect' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.architect' \
@@ -68,9 +75,12 @@ add_user builder \
   '$JS.API.STREAM.INFO.CODALI' \
   '$JS.API.STREAM.INFO.CODALI_DLQ' \
   '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.CODALI_TIMERS' \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
+  '$JS.API.STREAM.INFO.KV_codali-parks' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.builder' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.builder' \
@@ -83,8 +93,11 @@ add_user builder \
   'codali.run.*.built' \
   'codali.run.*.failed' \
   'codali.run.*.approval_requested' \
-  '$JS.API.STREAM.MSG.GET.CODALI' \
+  'codali.timer.*.schedule.*' \
+  '$JS.API.DIRECT.GET.KV_codali-parks.>' \
+  '$KV.codali-parks.>' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
@@ -102,9 +115,12 @@ add_user critic \
   '$JS.API.STREAM.INFO.CODALI' \
   '$JS.API.STREAM.INFO.CODALI_DLQ' \
   '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.CODALI_TIMERS' \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
+  '$JS.API.STREAM.INFO.KV_codali-parks' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.critic' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.critic' \
@@ -119,6 +135,7 @@ add_user critic \
   'codali.run.*.failed' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
   '$KV.codali-pm.>' \
+  '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
@@ -136,9 +153,12 @@ add_user recorder \
   '$JS.API.STREAM.INFO.CODALI' \
   '$JS.API.STREAM.INFO.CODALI_DLQ' \
   '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.CODALI_TIMERS' \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.INFO.KV_codali-runs' \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
+  '$JS.API.STREAM.INFO.KV_codali-parks' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.recorder' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.recorder' \
@@ -174,6 +194,9 @@ add_user provisioner \
   '$JS.API.STREAM.INFO.RAO' \
   '$JS.API.STREAM.CREATE.RAO' \
   '$JS.API.STREAM.UPDATE.RAO' \
+  '$JS.API.STREAM.INFO.CODALI_TIMERS' \
+  '$JS.API.STREAM.CREATE.CODALI_TIMERS' \
+  '$JS.API.STREAM.UPDATE.CODALI_TIMERS' \
   '$JS.API.STREAM.INFO.KV_codali-pm' \
   '$JS.API.STREAM.CREATE.KV_codali-pm' \
   '$JS.API.STREAM.UPDATE.KV_codali-pm' \
@@ -183,6 +206,12 @@ add_user provisioner \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
   '$JS.API.STREAM.CREATE.KV_codali-requests' \
   '$JS.API.STREAM.UPDATE.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-policies' \
+  '$JS.API.STREAM.CREATE.KV_codali-policies' \
+  '$JS.API.STREAM.UPDATE.KV_codali-policies' \
+  '$JS.API.STREAM.INFO.KV_codali-parks' \
+  '$JS.API.STREAM.CREATE.KV_codali-parks' \
+  '$JS.API.STREAM.UPDATE.KV_codali-parks' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.STREAM.CREATE.OBJ_codali-artifacts' \
   '$JS.API.STREAM.UPDATE.OBJ_codali-artifacts' \
