@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -59,6 +58,8 @@ type cachedHistory struct {
 	// chain is positioned after the last event, so the state need not be
 	// replayed again.
 	chain *rao.Chain
+	// enc redacts only the members of the state that changed.
+	enc *stateEncoder
 }
 
 // maxCachedRuns bounds the cache; past it, an arbitrary entry is dropped.
@@ -71,27 +72,35 @@ const maxCachedRuns = 1024
 // meanwhile the append is refused (a conflict), the entry is dropped and
 // the caller's retry reloads. A cache entry is taken out while in use, so
 // a concurrent caller on the same run reloads instead of sharing it.
-func (r *Recorder) load(ctx context.Context, runID string) ([]rao.Event, uint64, *rao.Chain, error) {
+func (r *Recorder) load(ctx context.Context, runID string) (cachedHistory, error) {
 	r.mu.Lock()
 	c, ok := r.cache[runID]
 	delete(r.cache, runID)
 	r.mu.Unlock()
 	if ok {
-		return c.events, c.lastSeq, c.chain, nil
+		return c, nil
 	}
 	history, lastSeq, err := r.Store.Load(ctx, runID)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("could not load history of %s: %w", runID, err)
+		return cachedHistory{}, fmt.Errorf("could not load history of %s: %w", runID, err)
 	}
 	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery}, history)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("could not replay history of %s: %w", runID, err)
+		return cachedHistory{}, fmt.Errorf("could not replay history of %s: %w", runID, err)
 	}
-	return history, lastSeq, chain, nil
+	return cachedHistory{events: history, lastSeq: lastSeq, chain: chain, enc: &stateEncoder{}}, nil
 }
 
-// remember caches a run's history and chain (or forgets them when ended).
-func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, chain *rao.Chain, ended bool) {
+// cached returns how many runs the cache holds.
+func (r *Recorder) cached() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.cache)
+}
+
+// remember caches a run's history, chain and encoder (or forgets them
+// when the run ended: c is then ignored).
+func (r *Recorder) remember(runID string, c cachedHistory, ended bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ended {
@@ -107,7 +116,7 @@ func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, c
 			break
 		}
 	}
-	r.cache[runID] = cachedHistory{events: history, lastSeq: lastSeq, chain: chain}
+	r.cache[runID] = c
 }
 
 // Record applies the steps that are not yet recorded (by cause) to the
@@ -132,13 +141,13 @@ func (r *Recorder) RecordChange(ctx context.Context, runID string, steps []Step)
 }
 
 func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (string, State, []rao.Event, error) {
-	history, lastSeq, chain, err := r.load(ctx, runID)
+	c, err := r.load(ctx, runID)
 	if err != nil {
 		return "", State{}, nil, err
 	}
+	history, lastSeq, chain := c.events, c.lastSeq, c.chain
 	st, err := DecodeState(runID, chain.State())
 	if err != nil {
-		r.remember(runID, nil, 0, nil, true)
 		return "", State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
 	before := st.Status
@@ -160,7 +169,7 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		}
 		step.Mutate(&st)
 		st.Causes = append(st.Causes, step.Cause)
-		next, err := r.encode(st)
+		next, err := c.enc.encode(r.Redactor, st)
 		if err != nil {
 			return "", State{}, nil, err
 		}
@@ -181,7 +190,6 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		}
 		seq, err := r.Store.Append(ctx, ev, lastSeq)
 		if err != nil {
-			r.remember(runID, nil, 0, nil, true)
 			return "", State{}, nil, fmt.Errorf("could not append %s: %w", ev.ID, err)
 		}
 		lastSeq = seq
@@ -190,7 +198,6 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 	if r.MaxEvents > 0 {
 		if first, ok := rao.CompactionPoint(history, r.MaxEvents); ok {
 			if err := r.Store.Compact(ctx, runID, first); err != nil {
-				r.remember(runID, nil, 0, nil, true)
 				return "", State{}, nil, fmt.Errorf("could not compact history of %s: %w", runID, err)
 			}
 			for len(history) > 0 && history[0].Seq < first {
@@ -198,22 +205,9 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 			}
 		}
 	}
-	r.remember(runID, history, lastSeq, chain, st.Terminal())
+	c.events, c.lastSeq = history, lastSeq
+	r.remember(runID, c, st.Terminal())
 	return before, st, history, nil
-}
-
-// encode marshals the state canonically and redacts it.
-func (r *Recorder) encode(st State) ([]byte, error) {
-	raw, err := json.Marshal(st)
-	if err != nil {
-		return nil, fmt.Errorf("could not encode state: %w", err)
-	}
-	if r.Redactor != nil {
-		if raw, err = r.Redactor.JSON(raw); err != nil {
-			return nil, fmt.Errorf("could not redact state: %w", err)
-		}
-	}
-	return raw, nil
 }
 
 func (r *Recorder) now() time.Time {

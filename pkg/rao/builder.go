@@ -50,20 +50,22 @@ func (b Builder) every() (int, error) {
 // is not the baseline for a first event), ErrInvalidEvent (bad kind, meta,
 // timestamp or run ID), ErrInvalidJSON (prev cannot be hashed).
 func (b Builder) Next(prev *Event, prevState, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	ev, _, _, err := b.next(prev, prevState, nil, next, kind, cause, summary, meta, ts)
+	ev, _, _, err := b.next(prev, prevState, nil, next, nil, kind, cause, summary, meta, ts)
 	return ev, err
 }
 
-// next is Next that takes the decoded previous state when known (pv, may
-// be nil) and also returns the canonical and decoded next state.
-func (b Builder) next(prev *Event, prevState []byte, pv any, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
+// next is Next that takes the decoded previous and next states when known
+// (pv and nv, either may be nil; nv must then be next decoded) and also
+// returns the canonical and decoded next state.
+func (b Builder) next(prev *Event, prevState []byte, pv any, next []byte, nv any, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
 	every, err := b.every()
 	if err != nil {
 		return Event{}, nil, nil, err
 	}
-	nv, err := decodeState(next)
-	if err != nil {
-		return Event{}, nil, nil, fmt.Errorf("could not build event: next state: %w", err)
+	if nv == nil {
+		if nv, err = decodeState(next); err != nil {
+			return Event{}, nil, nil, fmt.Errorf("could not build event: next state: %w", err)
+		}
 	}
 	ev := Event{Kind: kind, Cause: cause, Summary: summary, Meta: meta, TS: ts.UTC()}
 	if ev.Meta.Schema == "" {
@@ -148,6 +150,15 @@ type Chain struct {
 	last  *Event
 	state []byte // canonical state after last
 	val   any    // decoded state, never mutated
+	// members holds, when the state is an object, each top-level member's
+	// bytes as last passed to Next and its decoded value (shared with val),
+	// so Next decodes only the members that changed.
+	members map[string]decodedMember
+}
+
+type decodedMember struct {
+	raw []byte
+	val any
 }
 
 // NewChain returns a Chain for a new run (b.RunID must be set).
@@ -188,10 +199,36 @@ func (c *Chain) State() []byte { return bytes.Clone(c.state) }
 // writer), discard the chain and Resume from the stored history. Errors
 // are those of Builder.Next; the chain does not move on error.
 func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	ev, st, val, err := c.b.next(c.last, c.state, c.val, next, kind, cause, summary, meta, ts)
+	nv, members := c.decode(next)
+	ev, st, val, err := c.b.next(c.last, c.state, c.val, next, nv, kind, cause, summary, meta, ts)
 	if err != nil {
 		return Event{}, err
 	}
-	c.last, c.state, c.val = &ev, st, val
+	c.last, c.state, c.val, c.members = &ev, st, val, members
 	return ev, nil
+}
+
+// decode decodes an object state member by member, reusing the decoded
+// values of members whose bytes are those of the previous call. It returns
+// nil values for anything else (not an object, not valid JSON): Builder.next
+// then decodes the whole document and reports the error.
+func (c *Chain) decode(next []byte) (any, map[string]decodedMember) {
+	split, err := SplitObject(next)
+	if err != nil {
+		return nil, nil
+	}
+	obj := make(map[string]any, len(split))
+	members := make(map[string]decodedMember, len(split))
+	for _, m := range split {
+		dm, ok := c.members[m.Key]
+		if !ok || !bytes.Equal(dm.raw, m.Raw) {
+			v, err := decodeValue(m.Raw)
+			if err != nil {
+				return nil, nil
+			}
+			dm = decodedMember{raw: m.Raw, val: v}
+		}
+		obj[m.Key], members[m.Key] = dm.val, dm
+	}
+	return obj, members
 }

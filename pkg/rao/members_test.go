@@ -1,0 +1,97 @@
+package rao
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestSplitObject(t *testing.T) {
+	got, err := SplitObject([]byte(` {"a": 1, "b\u0041":{"c":[1,2]},"a":"x"} `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Member{{"a", []byte("1")}, {"bA", []byte(`{"c":[1,2]}`)}, {"a", []byte(`"x"`)}}
+	if len(got) != len(want) {
+		t.Fatalf("got %d members, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Key != want[i].Key || !bytes.Equal(got[i].Raw, want[i].Raw) {
+			t.Errorf("member %d = %q %s, want %q %s", i, got[i].Key, got[i].Raw, want[i].Key, want[i].Raw)
+		}
+	}
+	for doc, want := range map[string]error{
+		``: ErrInvalidJSON, `{"a":1`: ErrInvalidJSON, `{"a":1}{}`: ErrInvalidJSON, `{"a":}`: ErrInvalidJSON,
+		`{"a":1,}`: ErrInvalidJSON, `[1]`: ErrInvalidState, `"s"`: ErrInvalidState,
+	} {
+		if _, err := SplitObject([]byte(doc)); !errors.Is(err, want) {
+			t.Errorf("SplitObject(%q) = %v, want %v", doc, err, want)
+		}
+	}
+}
+
+func TestSplitArray(t *testing.T) {
+	got, err := SplitArray([]byte(`[1, {"a":[2]} ,"x",[]]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1", `{"a":[2]}`, `"x"`, "[]"}
+	if fmt.Sprintf("%s", got) != fmt.Sprintf("%s", want) {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	if got, err := SplitArray([]byte(`[]`)); err != nil || len(got) != 0 {
+		t.Fatalf("empty array: %s, %v", got, err)
+	}
+	for doc, want := range map[string]error{
+		``: ErrInvalidJSON, `[1`: ErrInvalidJSON, `[1,]`: ErrInvalidJSON, `[1] 2`: ErrInvalidJSON,
+		`[1 2]`: ErrInvalidJSON, `{}`: ErrInvalidState, `3`: ErrInvalidState,
+	} {
+		if _, err := SplitArray([]byte(doc)); !errors.Is(err, want) {
+			t.Errorf("SplitArray(%q) = %v, want %v", doc, err, want)
+		}
+	}
+}
+
+// TestChainReusesUnchangedMembers: a Chain (which decodes only the
+// members that changed) builds exactly the events Builder.Next builds
+// from whole states, including when a member changes back, disappears,
+// or the state stops being an object.
+func TestChainReusesUnchangedMembers(t *testing.T) {
+	states := []string{
+		`{"a":1,"big":{"x":[1,2,3]},"list":[]}`,
+		`{"a":2,"big":{"x":[1,2,3]},"list":[]}`,
+		`{"big":{"x":[1,2,3]},"a":2,"list":["n"]}`,
+		`{"a":2,"big":{"x":[1,2]},"list":["n"]}`,
+		`{"a":2,"list":["n"],"new":{"k":true}}`,
+		`{"a":2,"big":{"x":[1,2,3]},"list":["n"],"new":{"k":true}}`,
+		`{"a":1,"a":3}`,
+		`[1,2]`,
+		`{"a":1}`,
+	}
+	b := Builder{RunID: "members", CheckpointEvery: 3}
+	chain := NewChain(b)
+	var prev *Event
+	prevState := []byte(emptyState)
+	ts := time.Unix(1700000000, 0)
+	for i, s := range states {
+		want, err := b.Next(prev, prevState, []byte(s), KindRun, fmt.Sprint("c", i), "", Meta{}, ts)
+		if err != nil {
+			t.Fatalf("state %d: Builder.Next: %v", i, err)
+		}
+		got, err := chain.Next([]byte(s), KindRun, fmt.Sprint("c", i), "", Meta{}, ts)
+		if err != nil {
+			t.Fatalf("state %d: Chain.Next: %v", i, err)
+		}
+		wb, _ := Encode(want)
+		gb, _ := Encode(got)
+		if !bytes.Equal(wb, gb) {
+			t.Fatalf("state %d:\n got %s\nwant %s", i, gb, wb)
+		}
+		prev, prevState = &want, []byte(s)
+	}
+	if _, err := chain.Next([]byte(`{"a":`), KindRun, "bad", "", Meta{}, ts); !errors.Is(err, ErrInvalidJSON) {
+		t.Fatalf("invalid next state: err = %v, want ErrInvalidJSON", err)
+	}
+}
