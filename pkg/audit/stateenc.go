@@ -10,29 +10,37 @@ import (
 )
 
 // stateEncoder encodes one run's successive states, redacting only the
-// top-level members that changed since the previous state it encoded. That
-// is exact: the redaction of a member depends only on its own key and
-// value (a secret key makes everything below it secret; nothing else
-// carries over between members), so a member whose encoding is byte-for-byte
-// the one redacted before redacts to the same bytes. An encoder belongs to
-// one run's cache entry and is dropped with it.
+// parts that changed since the previous state it encoded. An encoder
+// belongs to one run's cache entry and is dropped with it.
+//
+// That is exact: redact.JSON redacts every string by itself, and a value
+// under a secret key as a whole; object keys are kept. So a value under a
+// key with no secret key above it redacts the same inside the whole state
+// as alone under that key ({"key": value}, or {"key": [value]} for an
+// array element), and the encoder walks into objects and arrays only below
+// keys that are not secret, redacting the rest of each changed subtree as
+// such a one-member document. Every byte of the result comes from
+// redact.JSON's output, a kept key, or JSON punctuation.
 type stateEncoder struct {
-	// members maps a top-level key to its last unredacted encoding and
-	// the redacted member ("key":value) made from it.
-	members map[string]redactedMember
+	root *redNode
 }
 
-type redactedMember struct {
+// redNode is a value of the previous state: its unredacted encoding, its
+// redaction, and for an object or array walked into, its members or
+// elements.
+type redNode struct {
 	raw, out []byte
-	// elems holds, for an array value, each element's encoding and
-	// redaction, so a growing array redacts only its new or changed
-	// elements.
-	elems []redactedElem
+	members  map[string]*redNode
+	elems    []*redNode
 }
 
-type redactedElem struct {
-	raw, out []byte
-}
+// The encoder walks into changed objects and arrays down to maxRedactDepth
+// and of at least redactWholeBelow bytes; smaller or deeper subtrees are
+// redacted at once (splitting them costs more than it saves).
+const (
+	maxRedactDepth   = 6
+	redactWholeBelow = 256
+)
 
 // encode marshals st and redacts it with r (nil: no redaction); the
 // result is the same document as r.JSON over the whole encoding.
@@ -44,97 +52,130 @@ func (e *stateEncoder) encode(r *redact.Redactor, st State) ([]byte, error) {
 	if r == nil {
 		return raw, nil
 	}
+	root, err := redactValue(r, "", raw, e.root, 0)
+	if err != nil {
+		return nil, err
+	}
+	e.root = root
+	return root.out, nil
+}
+
+// redactValue redacts raw, the value of key (with no secret key above it;
+// "" for the whole state), reusing old where raw is unchanged.
+func redactValue(r *redact.Redactor, key string, raw []byte, old *redNode, depth int) (*redNode, error) {
+	if old != nil && bytes.Equal(old.raw, raw) {
+		return old, nil
+	}
+	walk := len(raw) > 0 && (depth == 0 || len(raw) >= redactWholeBelow && depth < maxRedactDepth && !redact.IsSecretKey(key))
+	switch {
+	case walk && raw[0] == '{':
+		return redactObjectValue(r, raw, old, depth)
+	case walk && raw[0] == '[':
+		return redactArrayValue(r, key, raw, old, depth)
+	case depth == 0:
+		out, err := r.JSON(raw)
+		if err != nil {
+			return nil, fmt.Errorf("could not redact state: %w", err)
+		}
+		return &redNode{raw: raw, out: out}, nil
+	}
+	out, err := redactUnder(r, key, raw)
+	if err != nil {
+		return nil, err
+	}
+	return &redNode{raw: raw, out: out}, nil
+}
+
+func redactObjectValue(r *redact.Redactor, raw []byte, old *redNode, depth int) (*redNode, error) {
 	members, err := rao.SplitObject(raw)
 	if err != nil {
-		return nil, fmt.Errorf("could not encode state: %w", err)
+		return nil, fmt.Errorf("could not redact state: %w", err)
 	}
-	next := make(map[string]redactedMember, len(members))
+	n := &redNode{raw: raw, members: make(map[string]*redNode, len(members))}
 	out := make([]byte, 0, len(raw))
 	out = append(out, '{')
 	for i, m := range members {
-		rm, ok := e.members[m.Key]
-		if !ok || !bytes.Equal(rm.raw, m.Raw) {
-			if rm, err = redactMember(r, m, rm.elems); err != nil {
-				return nil, err
-			}
+		var prev *redNode
+		if old != nil {
+			prev = old.members[m.Key]
 		}
-		next[m.Key] = rm
+		child, err := redactValue(r, m.Key, m.Raw, prev, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n.members[m.Key] = child
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, rm.out...)
+		out = append(appendKey(out, m.Key), ':')
+		out = append(out, child.out...)
 	}
-	out = append(out, '}')
-	e.members = next
-	return out, nil
+	n.out = append(out, '}')
+	return n, nil
 }
 
-// redactMember redacts the one-member object {key: value} and keeps its
-// inside ("key":value). An array value is redacted element by element
-// (each as the only element of an array under the same key, so under the
-// same secrecy), reusing the redaction of elements whose encoding is the
-// one in old.
-func redactMember(r *redact.Redactor, m rao.Member, old []redactedElem) (redactedMember, error) {
-	key, err := json.Marshal(m.Key)
-	if err != nil {
-		return redactedMember{}, fmt.Errorf("could not encode state: %w", err)
-	}
-	if len(m.Raw) > 0 && m.Raw[0] == '[' {
-		return redactArray(r, key, m.Raw, old)
-	}
-	red, err := redactObject(r, key, m.Raw)
-	if err != nil {
-		return redactedMember{}, err
-	}
-	return redactedMember{raw: m.Raw, out: red[1 : len(red)-1]}, nil
-}
-
-// redactArray is redactMember for an array value.
-func redactArray(r *redact.Redactor, key, raw []byte, old []redactedElem) (redactedMember, error) {
+// redactArrayValue walks an array; its elements are under the array's key.
+func redactArrayValue(r *redact.Redactor, key string, raw []byte, old *redNode, depth int) (*redNode, error) {
 	elems, err := rao.SplitArray(raw)
 	if err != nil {
-		return redactedMember{}, fmt.Errorf("could not encode state: %w", err)
+		return nil, fmt.Errorf("could not redact state: %w", err)
 	}
-	// {"key":[]} redacts to {K:[]}: the redaction of {"key":[e]} is then
-	// {K:[e']} with the same K (keys are never redacted, and the redactor
-	// writes a key the same way whatever follows it), so e' starts after
-	// len({K:[) bytes.
-	empty, err := redactObject(r, key, []byte("[]"))
-	if err != nil {
-		return redactedMember{}, err
-	}
-	prefix := len(empty) - len("]}")
-	rm := redactedMember{raw: raw, elems: make([]redactedElem, len(elems))}
-	out := append([]byte{}, empty[1:prefix]...)
+	n := &redNode{raw: raw, elems: make([]*redNode, len(elems))}
+	out := make([]byte, 0, len(raw))
+	out = append(out, '[')
 	for i, el := range elems {
-		re := redactedElem{raw: el}
-		if i < len(old) && bytes.Equal(old[i].raw, el) {
-			re.out = old[i].out
-		} else {
-			one := make([]byte, 0, len(el)+2)
-			red, err := redactObject(r, key, append(append(append(one, '['), el...), ']'))
-			if err != nil {
-				return redactedMember{}, err
-			}
-			re.out = red[prefix : len(red)-len("]}")]
+		var prev *redNode
+		if old != nil && i < len(old.elems) {
+			prev = old.elems[i]
 		}
-		rm.elems[i] = re
+		child, err := redactValue(r, key, el, prev, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n.elems[i] = child
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = append(out, re.out...)
+		out = append(out, child.out...)
 	}
-	rm.out = append(out, ']')
-	return rm, nil
+	n.out = append(out, ']')
+	return n, nil
 }
 
-// redactObject redacts the one-member object {key: value}.
-func redactObject(r *redact.Redactor, key, value []byte) ([]byte, error) {
-	doc := make([]byte, 0, len(key)+len(value)+3)
-	doc = append(append(append(append(append(doc, '{'), key...), ':'), value...), '}')
+// redactUnder redacts value as redact.JSON does under key: it redacts the
+// document {"key": value} and keeps the value's part, which starts after
+// `{`, the key as redact.JSON writes it (appendKey) and `:`.
+func redactUnder(r *redact.Redactor, key string, value []byte) ([]byte, error) {
+	doc := appendKey([]byte{'{'}, key)
+	prefix := len(doc) + 1
+	doc = append(append(append(doc, ':'), value...), '}')
 	red, err := r.JSON(doc)
 	if err != nil {
 		return nil, fmt.Errorf("could not redact state: %w", err)
 	}
-	return red, nil
+	return red[prefix : len(red)-1], nil
+}
+
+// appendKey appends key as a JSON string the way redact.JSON writes keys
+// (no HTML escaping).
+func appendKey(buf []byte, key string) []byte {
+	if plainKey(key) {
+		return append(append(append(buf, '"'), key...), '"')
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(key) // encoding a string cannot fail
+	return append(buf, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+}
+
+// plainKey reports whether key is written as itself between quotes.
+func plainKey(key string) bool {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

@@ -60,7 +60,34 @@ func TestStateEncoderRedactsLikeTheWholeState(t *testing.T) {
 		func(s *State) { s.Attempts[1].PlanMode = "key " + aws },
 		func(s *State) { s.Notes = nil; s.Request = nil },
 		func(s *State) { s.Notes = []Note{{By: "op", Text: "fine"}} },
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"a":{"b":{"c":{"d":{"e":{"f":[{"password":"hunter2-pw","s":"` + aws + `"}]}}}}}}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Call = json.RawMessage(`{"auth":{"list":["t0ps3cret",{"n":1}]},"plain":["x"]}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Call = json.RawMessage(`{"auth":{"list":["t0ps3cret",{"n":2}]},"plain":["x","y"]}`)
+		},
 	}
+	// Padding makes the subtrees large enough to be walked into.
+	pad := strings.Repeat("p", redactWholeBelow)
+	steps = append(steps,
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"pad":"` + pad + `","a":{"pad":"` + pad + `","b":[{"pad":"` + pad + `","c":{"secret":{"pad":"` + pad + `"},"s":"` + aws + `"}},"` + aws + `"]}}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"pad":"` + pad + `","a":{"pad":"` + pad + `","b":[{"pad":"` + pad + `","c":{"secret":{"pad":"` + pad + `","x":1},"s":"` + aws + `"}},"` + aws + `","new"]}}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls = append(s.Attempts[0].ToolCalls, s.Attempts[0].ToolCalls[0])
+			s.Notes = append(s.Notes, Note{By: "op", Text: pad + " " + aws})
+		},
+		func(s *State) { s.Notes[len(s.Notes)-1].By = "password " + aws + " " + pad },
+		func(s *State) {
+			s.Attempts[0].ToolCalls[1].Args = json.RawMessage(`{"d1":{"d2":{"d3":{"d4":{"d5":{"d6":{"d7":{"token":"` + pad + `","v":"` + aws + " " + pad + `"}}}}}}}}`)
+		},
+	)
 	enc := &stateEncoder{}
 	for i, step := range steps {
 		step(&st)
@@ -101,17 +128,37 @@ func TestStateEncoderWithoutRedactor(t *testing.T) {
 	}
 }
 
-// TestRedactArrayRejectsBadElements: an element that is not JSON is an
-// error, never passed on unredacted.
-func TestRedactArrayRejectsBadElements(t *testing.T) {
+// TestRedactValueRejectsBadJSON: a value that is not JSON is an error,
+// never passed on unredacted, whether walked into or redacted whole.
+func TestRedactValueRejectsBadJSON(t *testing.T) {
 	r, err := redact.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := redactMember(r, rao.Member{Key: "a", Raw: []byte(`[1,`)}, nil); !errors.Is(err, rao.ErrInvalidJSON) {
-		t.Fatalf("err = %v, want ErrInvalidJSON", err)
+	for _, raw := range []string{`[1,`, `{"x":`, `{"a":[1,}`, `"unterminated`} {
+		for _, key := range []string{"", "list", "password"} {
+			_, err := redactValue(r, key, []byte(raw), nil, 0)
+			if !errors.Is(err, rao.ErrInvalidJSON) && !errors.Is(err, redact.ErrInvalidJSON) {
+				t.Errorf("redactValue(%q, %s) = %v, want an invalid-JSON error", key, raw, err)
+			}
+		}
 	}
-	if _, err := redactMember(r, rao.Member{Key: "a", Raw: []byte(`{"x":`)}, nil); !errors.Is(err, redact.ErrInvalidJSON) {
-		t.Fatalf("err = %v, want redact.ErrInvalidJSON", err)
+}
+
+// TestAppendKeyMatchesTheRedactor: keys are written as redact.JSON writes
+// them, plain or escaped, so values are cut out of its output exactly.
+func TestAppendKeyMatchesTheRedactor(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"plain", "", "a<b>&c", "quote\"", "tab\t", "é", "line\u2028sep"} {
+		out, err := redactUnder(r, key, []byte(`"v"`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != `"v"` {
+			t.Errorf("key %q: value cut out as %s", key, out)
+		}
 	}
 }

@@ -150,15 +150,9 @@ type Chain struct {
 	last  *Event
 	state []byte // canonical state after last
 	val   any    // decoded state, never mutated
-	// members holds, when the state is an object, each top-level member's
-	// bytes as last passed to Next and its decoded value (shared with val),
-	// so Next decodes only the members that changed.
-	members map[string]decodedMember
-}
-
-type decodedMember struct {
-	raw []byte
-	val any
+	// tree holds the last state passed to Next as decoded subtrees with
+	// their bytes, so Next decodes only the parts that changed.
+	tree *valNode
 }
 
 // NewChain returns a Chain for a new run (b.RunID must be set).
@@ -199,36 +193,28 @@ func (c *Chain) State() []byte { return bytes.Clone(c.state) }
 // writer), discard the chain and Resume from the stored history. Errors
 // are those of Builder.Next; the chain does not move on error.
 func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	nv, members := c.decode(next)
+	nv, tree := c.decode(next)
 	ev, st, val, err := c.b.next(c.last, c.state, c.val, next, nv, kind, cause, summary, meta, ts)
 	if err != nil {
 		return Event{}, err
 	}
-	c.last, c.state, c.val, c.members = &ev, st, val, members
+	c.last, c.state, c.val, c.tree = &ev, st, val, tree
 	return ev, nil
 }
 
-// decode decodes an object state member by member, reusing the decoded
-// values of members whose bytes are those of the previous call. It returns
-// nil values for anything else (not an object, not valid JSON): Builder.next
-// then decodes the whole document and reports the error.
-func (c *Chain) decode(next []byte) (any, map[string]decodedMember) {
-	split, err := SplitObject(next)
+// decode decodes a state, reusing the decoded subtrees of the previous
+// call whose bytes are unchanged (decoded values are never mutated, so
+// they are shared). It returns a nil value for anything that is not a
+// valid object or array: Builder.next then decodes the whole document
+// and reports the error.
+func (c *Chain) decode(next []byte) (any, *valNode) {
+	n, err := decodeTree(next, c.tree, 0)
 	if err != nil {
 		return nil, nil
 	}
-	obj := make(map[string]any, len(split))
-	members := make(map[string]decodedMember, len(split))
-	for _, m := range split {
-		dm, ok := c.members[m.Key]
-		if !ok || !bytes.Equal(dm.raw, m.Raw) {
-			v, err := decodeValue(m.Raw)
-			if err != nil {
-				return nil, nil
-			}
-			dm = decodedMember{raw: m.Raw, val: v}
-		}
-		obj[m.Key], members[m.Key] = dm.val, dm
+	switch n.val.(type) {
+	case map[string]any, []any:
+		return n.val, n
 	}
-	return obj, members
+	return nil, nil
 }

@@ -85,3 +85,76 @@ func end(dec *json.Decoder) error {
 	}
 	return nil
 }
+
+// valNode is a decoded JSON value with its encoding and, for an object or
+// array decoded part by part, the nodes of its members or elements.
+type valNode struct {
+	raw      []byte
+	val      any
+	members  map[string]*valNode
+	elems    []*valNode
+	children bool // members or elems are set
+}
+
+// Values smaller than wholeBelow bytes, or deeper than maxTreeDepth, are
+// decoded at once: splitting them costs more than it saves.
+const (
+	wholeBelow   = 256
+	maxTreeDepth = 6
+)
+
+// decodeTree decodes raw like decodeValue, reusing the nodes of old whose
+// bytes are unchanged.
+func decodeTree(raw []byte, old *valNode, depth int) (*valNode, error) {
+	if old != nil && bytes.Equal(old.raw, raw) {
+		return old, nil
+	}
+	if len(raw) < wholeBelow || depth >= maxTreeDepth || (raw[0] != '{' && raw[0] != '[') {
+		v, err := decodeValue(raw)
+		if err != nil {
+			return nil, err
+		}
+		return &valNode{raw: raw, val: v}, nil
+	}
+	n := &valNode{raw: raw, children: true}
+	if raw[0] == '{' {
+		members, err := SplitObject(raw)
+		if err != nil {
+			return nil, err
+		}
+		obj := make(map[string]any, len(members))
+		n.members = make(map[string]*valNode, len(members))
+		for _, m := range members {
+			var prev *valNode
+			if old != nil && old.children {
+				prev = old.members[m.Key]
+			}
+			child, err := decodeTree(m.Raw, prev, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			obj[m.Key], n.members[m.Key] = child.val, child
+		}
+		n.val = obj
+		return n, nil
+	}
+	elems, err := SplitArray(raw)
+	if err != nil {
+		return nil, err
+	}
+	arr := make([]any, len(elems))
+	n.elems = make([]*valNode, len(elems))
+	for i, el := range elems {
+		var prev *valNode
+		if old != nil && old.children && i < len(old.elems) {
+			prev = old.elems[i]
+		}
+		child, err := decodeTree(el, prev, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		arr[i], n.elems[i] = child.val, child
+	}
+	n.val = arr
+	return n, nil
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -59,7 +60,14 @@ func TestSplitArray(t *testing.T) {
 // from whole states, including when a member changes back, disappears,
 // or the state stops being an object.
 func TestChainReusesUnchangedMembers(t *testing.T) {
+	pad := `"` + strings.Repeat("p", wholeBelow) + `"`
 	states := []string{
+		`{"a":1,"big":{"x":[1,2,3],"pad":` + pad + `,"l":[{"pad":` + pad + `,"n":1},{"pad":` + pad + `}]},"pad":` + pad + `}`,
+		`{"a":1,"big":{"x":[1,2,3],"pad":` + pad + `,"l":[{"pad":` + pad + `,"n":2},{"pad":` + pad + `}]},"pad":` + pad + `}`,
+		`{"a":1,"big":{"x":[1,2,3],"pad":` + pad + `,"l":[{"pad":` + pad + `,"n":2},{"pad":` + pad + `},3]},"pad":` + pad + `}`,
+		`{"a":1,"big":{"x":[1,2,3],"pad":` + pad + `,"l":[{"pad":` + pad + `}]},"pad":` + pad + `}`,
+		`[{"pad":` + pad + `,"n":1},{"pad":` + pad + `}]`,
+		`[{"pad":` + pad + `,"n":2},{"pad":` + pad + `}]`,
 		`{"a":1,"big":{"x":[1,2,3]},"list":[]}`,
 		`{"a":2,"big":{"x":[1,2,3]},"list":[]}`,
 		`{"big":{"x":[1,2,3]},"a":2,"list":["n"]}`,
