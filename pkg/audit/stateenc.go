@@ -52,7 +52,8 @@ func (e *stateEncoder) encode(r *redact.Redactor, st State) ([]byte, error) {
 	if r == nil {
 		return raw, nil
 	}
-	root, err := redactValue(r, "", raw, e.root, 0)
+	// json.Marshal writes exactly one valid JSON value.
+	root, err := redactValue(r, "", rao.ValidJSON(raw), e.root, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (e *stateEncoder) encode(r *redact.Redactor, st State) ([]byte, error) {
 
 // redactValue redacts raw, the value of key (with no secret key above it;
 // "" for the whole state), reusing old where raw is unchanged.
-func redactValue(r *redact.Redactor, key string, raw []byte, old *redNode, depth int) (*redNode, error) {
+func redactValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode, depth int) (*redNode, error) {
 	if old != nil && bytes.Equal(old.raw, raw) {
 		return old, nil
 	}
@@ -86,8 +87,8 @@ func redactValue(r *redact.Redactor, key string, raw []byte, old *redNode, depth
 	return &redNode{raw: raw, out: out}, nil
 }
 
-func redactObjectValue(r *redact.Redactor, raw []byte, old *redNode, depth int) (*redNode, error) {
-	members, err := rao.SplitObject(raw)
+func redactObjectValue(r *redact.Redactor, raw rao.ValidJSON, old *redNode, depth int) (*redNode, error) {
+	members, err := raw.Members()
 	if err != nil {
 		return nil, fmt.Errorf("could not redact state: %w", err)
 	}
@@ -115,8 +116,8 @@ func redactObjectValue(r *redact.Redactor, raw []byte, old *redNode, depth int) 
 }
 
 // redactArrayValue walks an array; its elements are under the array's key.
-func redactArrayValue(r *redact.Redactor, key string, raw []byte, old *redNode, depth int) (*redNode, error) {
-	elems, err := rao.SplitArray(raw)
+func redactArrayValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode, depth int) (*redNode, error) {
+	elems, err := raw.Elements()
 	if err != nil {
 		return nil, fmt.Errorf("could not redact state: %w", err)
 	}

@@ -208,7 +208,11 @@ func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, t
 // valid object or array: Builder.next then decodes the whole document
 // and reports the error.
 func (c *Chain) decode(next []byte) (any, *valNode) {
-	n, err := decodeTree(next, c.tree, 0)
+	doc, err := CheckJSON(next)
+	if err != nil {
+		return nil, nil
+	}
+	n, err := decodeTree(doc, c.tree, 0)
 	if err != nil {
 		return nil, nil
 	}

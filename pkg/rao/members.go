@@ -3,87 +3,152 @@ package rao
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 )
 
-// Member is one top-level member of a JSON object, as SplitObject returns
-// it: the key (unescaped) and the value's bytes (compact when the document is).
-type Member struct {
-	Key string
-	Raw []byte
+// ValidJSON is a document known to hold exactly one valid JSON value
+// (from CheckJSON, or a part of such a document), which can be split into
+// its members or elements without validating it again.
+type ValidJSON []byte
+
+// CheckJSON returns doc as ValidJSON, or an error wrapping ErrInvalidJSON
+// when it is not exactly one valid JSON value. Surrounding whitespace is
+// dropped.
+func CheckJSON(doc []byte) (ValidJSON, error) {
+	if !json.Valid(doc) {
+		return nil, fmt.Errorf("could not read JSON: %w", ErrInvalidJSON)
+	}
+	i, j := skipSpace(doc, 0), len(doc)
+	for j > i && isSpace(doc[j-1]) {
+		j--
+	}
+	return ValidJSON(doc[i:j:j]), nil
 }
 
-// SplitObject returns the members of the JSON object doc in document order,
-// without decoding their values. It returns an error
-// wrapping ErrInvalidJSON when doc is not a single valid JSON value, and
-// ErrInvalidState when it is not an object.
-func SplitObject(doc []byte) ([]Member, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("could not decode JSON: %w: %w", ErrInvalidJSON, err)
-	}
-	if tok != json.Delim('{') {
+// Member is one member of a JSON object, as ValidJSON.Members returns it:
+// the key (unescaped) and the value's bytes as they stand in the document.
+type Member struct {
+	Key string
+	Raw ValidJSON
+}
+
+// Members returns the members of the object d in document order, without
+// decoding their values; they alias d. It returns an error wrapping
+// ErrInvalidState when d is not an object.
+func (d ValidJSON) Members() ([]Member, error) { return splitObject(d) }
+
+// Elements returns the elements of the array d in order, without decoding
+// them; they alias d. It returns an error wrapping ErrInvalidState when d
+// is not an array.
+func (d ValidJSON) Elements() ([]ValidJSON, error) { return splitArray(d) }
+
+// splitObject splits a valid JSON object: it scans the bytes once and
+// decodes only the keys.
+func splitObject(doc ValidJSON) ([]Member, error) {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '{' {
 		return nil, fmt.Errorf("%w: must be a JSON object", ErrInvalidState)
 	}
 	var out []Member
-	for dec.More() {
-		tok, err := dec.Token()
+	for i = skipSpace(doc, i+1); i < len(doc) && doc[i] != '}'; {
+		kend := stringEnd(doc, i)
+		key, err := unquote(doc[i:kend])
 		if err != nil {
-			return nil, fmt.Errorf("could not decode JSON: %w: %w", ErrInvalidJSON, err)
+			return nil, err
 		}
-		key, _ := tok.(string) // the decoder only yields strings as keys
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("could not decode JSON: %w: %w", ErrInvalidJSON, err)
+		i = skipSpace(doc, skipSpace(doc, kend)+1) // past ':'
+		vend := valueEnd(doc, i)
+		out = append(out, Member{Key: key, Raw: doc[i:vend:vend]})
+		i = skipSpace(doc, vend)
+		if i < len(doc) && doc[i] == ',' {
+			i = skipSpace(doc, i+1)
 		}
-		out = append(out, Member{Key: key, Raw: raw})
-	}
-	if err := end(dec); err != nil {
-		return nil, err
 	}
 	return out, nil
 }
 
-// SplitArray returns the elements of the JSON array doc in order, without
-// decoding them. It returns an error wrapping ErrInvalidJSON when doc is
-// not a single valid JSON value, and ErrInvalidState when it is not an
-// array.
-func SplitArray(doc []byte) ([][]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("could not decode JSON: %w: %w", ErrInvalidJSON, err)
-	}
-	if tok != json.Delim('[') {
+// splitArray splits a valid JSON array.
+func splitArray(doc ValidJSON) ([]ValidJSON, error) {
+	i := skipSpace(doc, 0)
+	if i >= len(doc) || doc[i] != '[' {
 		return nil, fmt.Errorf("%w: must be a JSON array", ErrInvalidState)
 	}
-	var out [][]byte
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("could not decode JSON: %w: %w", ErrInvalidJSON, err)
+	var out []ValidJSON
+	for i = skipSpace(doc, i+1); i < len(doc) && doc[i] != ']'; {
+		vend := valueEnd(doc, i)
+		out = append(out, doc[i:vend:vend])
+		i = skipSpace(doc, vend)
+		if i < len(doc) && doc[i] == ',' {
+			i = skipSpace(doc, i+1)
 		}
-		out = append(out, raw)
-	}
-	if err := end(dec); err != nil {
-		return nil, err
 	}
 	return out, nil
 }
 
-// end reads the closing delimiter of the value being split and checks
-// that nothing follows it.
-func end(dec *json.Decoder) error {
-	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("could not decode JSON: %w: %w", ErrInvalidJSON, err)
+func skipSpace(doc []byte, i int) int {
+	for i < len(doc) && isSpace(doc[i]) {
+		i++
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("could not decode JSON: %w: trailing data after the value", ErrInvalidJSON)
+	return i
+}
+
+// isSpace reports whether c is JSON whitespace.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// stringEnd returns the index after the string starting at doc[i].
+func stringEnd(doc []byte, i int) int {
+	for j := i + 1; j < len(doc); j++ {
+		switch doc[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
 	}
-	return nil
+	return len(doc)
+}
+
+// valueEnd returns the index after the value starting at doc[i].
+func valueEnd(doc []byte, i int) int {
+	if i >= len(doc) {
+		return len(doc)
+	}
+	switch doc[i] {
+	case '"':
+		return stringEnd(doc, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(doc); j++ {
+			switch doc[j] {
+			case '"':
+				j = stringEnd(doc, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(doc)
+	}
+	j := i
+	for j < len(doc) && bytes.IndexByte([]byte(",}] \t\n\r"), doc[j]) < 0 {
+		j++
+	}
+	return j
+}
+
+// unquote decodes a JSON string (its quotes included).
+func unquote(s []byte) (string, error) {
+	if bytes.IndexByte(s, '\\') < 0 && len(s) >= 2 {
+		return string(s[1 : len(s)-1]), nil
+	}
+	var out string
+	if err := json.Unmarshal(s, &out); err != nil {
+		return "", fmt.Errorf("could not split JSON: %w: %w", ErrInvalidJSON, err)
+	}
+	return out, nil
 }
 
 // valNode is a decoded JSON value with its encoding and, for an object or
@@ -105,7 +170,7 @@ const (
 
 // decodeTree decodes raw like decodeValue, reusing the nodes of old whose
 // bytes are unchanged.
-func decodeTree(raw []byte, old *valNode, depth int) (*valNode, error) {
+func decodeTree(raw ValidJSON, old *valNode, depth int) (*valNode, error) {
 	if old != nil && bytes.Equal(old.raw, raw) {
 		return old, nil
 	}
@@ -118,7 +183,7 @@ func decodeTree(raw []byte, old *valNode, depth int) (*valNode, error) {
 	}
 	n := &valNode{raw: raw, children: true}
 	if raw[0] == '{' {
-		members, err := SplitObject(raw)
+		members, err := splitObject(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +203,7 @@ func decodeTree(raw []byte, old *valNode, depth int) (*valNode, error) {
 		n.val = obj
 		return n, nil
 	}
-	elems, err := SplitArray(raw)
+	elems, err := splitArray(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -9,12 +9,29 @@ import (
 	"time"
 )
 
+// splitObject and splitArray check the document first, as callers must.
+func checkedObject(doc []byte) ([]Member, error) {
+	d, err := CheckJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	return d.Members()
+}
+
+func checkedArray(doc []byte) ([]ValidJSON, error) {
+	d, err := CheckJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	return d.Elements()
+}
+
 func TestSplitObject(t *testing.T) {
-	got, err := SplitObject([]byte(` {"a": 1, "b\u0041":{"c":[1,2]},"a":"x"} `))
+	got, err := checkedObject([]byte(" \n{\"a\": 1, \"b\\u0041\":{\"c\":[1, \"]\\\"}\"]} ,\"a\":\"x\",\"e\":{}}\t "))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Member{{"a", []byte("1")}, {"bA", []byte(`{"c":[1,2]}`)}, {"a", []byte(`"x"`)}}
+	want := []Member{{"a", ValidJSON("1")}, {"bA", ValidJSON(`{"c":[1, "]\"}"]}`)}, {"a", ValidJSON(`"x"`)}, {"e", ValidJSON(`{}`)}}
 	if len(got) != len(want) {
 		t.Fatalf("got %d members, want %d", len(got), len(want))
 	}
@@ -27,30 +44,30 @@ func TestSplitObject(t *testing.T) {
 		``: ErrInvalidJSON, `{"a":1`: ErrInvalidJSON, `{"a":1}{}`: ErrInvalidJSON, `{"a":}`: ErrInvalidJSON,
 		`{"a":1,}`: ErrInvalidJSON, `[1]`: ErrInvalidState, `"s"`: ErrInvalidState,
 	} {
-		if _, err := SplitObject([]byte(doc)); !errors.Is(err, want) {
-			t.Errorf("SplitObject(%q) = %v, want %v", doc, err, want)
+		if _, err := checkedObject([]byte(doc)); !errors.Is(err, want) {
+			t.Errorf("Members(%q) = %v, want %v", doc, err, want)
 		}
 	}
 }
 
 func TestSplitArray(t *testing.T) {
-	got, err := SplitArray([]byte(`[1, {"a":[2]} ,"x",[]]`))
+	got, err := checkedArray([]byte(`[1, {"a":[2]} ,"x\"",[], -1.5e3 ,true,null]`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"1", `{"a":[2]}`, `"x"`, "[]"}
+	want := []string{"1", `{"a":[2]}`, `"x\""`, "[]", "-1.5e3", "true", "null"}
 	if fmt.Sprintf("%s", got) != fmt.Sprintf("%s", want) {
 		t.Fatalf("got %s, want %s", got, want)
 	}
-	if got, err := SplitArray([]byte(`[]`)); err != nil || len(got) != 0 {
+	if got, err := checkedArray([]byte(` [ ] `)); err != nil || len(got) != 0 {
 		t.Fatalf("empty array: %s, %v", got, err)
 	}
 	for doc, want := range map[string]error{
 		``: ErrInvalidJSON, `[1`: ErrInvalidJSON, `[1,]`: ErrInvalidJSON, `[1] 2`: ErrInvalidJSON,
 		`[1 2]`: ErrInvalidJSON, `{}`: ErrInvalidState, `3`: ErrInvalidState,
 	} {
-		if _, err := SplitArray([]byte(doc)); !errors.Is(err, want) {
-			t.Errorf("SplitArray(%q) = %v, want %v", doc, err, want)
+		if _, err := checkedArray([]byte(doc)); !errors.Is(err, want) {
+			t.Errorf("Elements(%q) = %v, want %v", doc, err, want)
 		}
 	}
 }
@@ -99,7 +116,9 @@ func TestChainReusesUnchangedMembers(t *testing.T) {
 		}
 		prev, prevState = &want, []byte(s)
 	}
-	if _, err := chain.Next([]byte(`{"a":`), KindRun, "bad", "", Meta{}, ts); !errors.Is(err, ErrInvalidJSON) {
-		t.Fatalf("invalid next state: err = %v, want ErrInvalidJSON", err)
+	for _, bad := range []string{`{"a":`, "\u00a0{}", `{"a":1}x`} {
+		if _, err := chain.Next([]byte(bad), KindRun, "bad", "", Meta{}, ts); !errors.Is(err, ErrInvalidJSON) {
+			t.Fatalf("invalid next state %q: err = %v, want ErrInvalidJSON", bad, err)
+		}
 	}
 }
