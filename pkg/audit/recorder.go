@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/rao"
@@ -44,40 +43,28 @@ type Recorder struct {
 	Redactor *redact.Redactor
 	// Now stamps events.
 	Now func() time.Time
+	// CachedRuns bounds how many runs in progress the recorder keeps in
+	// memory (their history, state and redaction; default 1024); past it
+	// the least recently recorded run is dropped and reloaded when its
+	// next event comes.
+	CachedRuns int
 
 	// cache keeps the histories of runs in progress, so an event does not
 	// reread its run's whole history; an entry is used only while the
 	// stream's last sequence for the run still matches it.
-	mu    sync.Mutex
-	cache map[string]cachedHistory
+	cache historyCache
 }
-
-type cachedHistory struct {
-	events  []rao.Event
-	lastSeq uint64
-	// chain is positioned after the last event, so the state need not be
-	// replayed again.
-	chain *rao.Chain
-	// enc redacts only the members of the state that changed.
-	enc *stateEncoder
-}
-
-// maxCachedRuns bounds the cache; past it, an arbitrary entry is dropped.
-const maxCachedRuns = 1024
 
 // load returns the run's history and a chain positioned after it: from the
 // cache, and otherwise from the store (replaying the state). The cache is
 // not checked against the stream first: every append carries the cached
 // last sequence as its expected one, so if another writer appended
-// meanwhile the append is refused (a conflict), the entry is dropped and
-// the caller's retry reloads. A cache entry is taken out while in use, so
-// a concurrent caller on the same run reloads instead of sharing it.
+// meanwhile the append is refused (a conflict), and since a cache entry
+// is taken out while in use and put back only after a fully successful
+// record, the caller's retry reloads. A concurrent caller on the same run
+// reloads instead of sharing an entry.
 func (r *Recorder) load(ctx context.Context, runID string) (cachedHistory, error) {
-	r.mu.Lock()
-	c, ok := r.cache[runID]
-	delete(r.cache, runID)
-	r.mu.Unlock()
-	if ok {
+	if c, ok := r.cache.take(runID); ok {
 		return c, nil
 	}
 	history, lastSeq, err := r.Store.Load(ctx, runID)
@@ -89,34 +76,6 @@ func (r *Recorder) load(ctx context.Context, runID string) (cachedHistory, error
 		return cachedHistory{}, fmt.Errorf("could not replay history of %s: %w", runID, err)
 	}
 	return cachedHistory{events: history, lastSeq: lastSeq, chain: chain, enc: &stateEncoder{}}, nil
-}
-
-// cached returns how many runs the cache holds.
-func (r *Recorder) cached() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.cache)
-}
-
-// remember caches a run's history, chain and encoder (or forgets them
-// when the run ended: c is then ignored).
-func (r *Recorder) remember(runID string, c cachedHistory, ended bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if ended {
-		delete(r.cache, runID)
-		return
-	}
-	if r.cache == nil {
-		r.cache = map[string]cachedHistory{}
-	}
-	if _, ok := r.cache[runID]; !ok && len(r.cache) >= maxCachedRuns {
-		for k := range r.cache {
-			delete(r.cache, k)
-			break
-		}
-	}
-	r.cache[runID] = c
 }
 
 // Record applies the steps that are not yet recorded (by cause) to the
@@ -205,8 +164,10 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 			}
 		}
 	}
-	c.events, c.lastSeq = history, lastSeq
-	r.remember(runID, c, st.Terminal())
+	if !st.Terminal() {
+		c.events, c.lastSeq = history, lastSeq
+		r.cache.put(runID, c, r.CachedRuns)
+	}
 	return before, st, history, nil
 }
 
