@@ -16,10 +16,20 @@ type cachedHistory struct {
 	chain *rao.Chain
 	// enc redacts only the parts of the state that changed.
 	enc *stateEncoder
+	// stateBytes is the encoded size of the state after the last event.
+	stateBytes int
 }
 
-// defaultCachedRuns is Recorder.CachedRuns' default.
-const defaultCachedRuns = 1024
+// size is the entry's weight against the byte budget: the encoded size of
+// the last state it recorded (the entry holds a few copies of it, decoded
+// and as trees, besides the history).
+func (c cachedHistory) size() int { return c.stateBytes }
+
+// Defaults of Recorder.CachedRuns and Recorder.CachedStateBytes.
+const (
+	defaultCachedRuns       = 1024
+	defaultCachedStateBytes = 64 << 20
+)
 
 // historyCache is a least-recently-used cache of run histories. Entries are
 // taken out while in use (take) and put back after a successful record
@@ -28,6 +38,7 @@ type historyCache struct {
 	mu    sync.Mutex
 	runs  map[string]*list.Element // of *cacheEntry
 	order list.List                // most recently put first
+	bytes int                      // sum of the entries' sizes
 }
 
 type cacheEntry struct {
@@ -44,14 +55,20 @@ func (h *historyCache) take(runID string) (cachedHistory, bool) {
 		return cachedHistory{}, false
 	}
 	delete(h.runs, runID)
-	return h.order.Remove(el).(*cacheEntry).c, true
+	c := h.order.Remove(el).(*cacheEntry).c
+	h.bytes -= c.size()
+	return c, true
 }
 
 // put stores the run's entry as the most recent, dropping the least
-// recent ones past limit (<= 0: defaultCachedRuns).
-func (h *historyCache) put(runID string, c cachedHistory, limit int) {
-	if limit <= 0 {
-		limit = defaultCachedRuns
+// recent ones past maxRuns entries or maxBytes of state (<= 0: the
+// defaults); an entry larger than maxBytes on its own is not kept.
+func (h *historyCache) put(runID string, c cachedHistory, maxRuns, maxBytes int) {
+	if maxRuns <= 0 {
+		maxRuns = defaultCachedRuns
+	}
+	if maxBytes <= 0 {
+		maxBytes = defaultCachedStateBytes
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -59,12 +76,18 @@ func (h *historyCache) put(runID string, c cachedHistory, limit int) {
 		h.runs = map[string]*list.Element{}
 	}
 	if el, ok := h.runs[runID]; ok {
-		h.order.Remove(el)
+		delete(h.runs, runID)
+		h.bytes -= h.order.Remove(el).(*cacheEntry).c.size()
+	}
+	if c.size() > maxBytes {
+		return
 	}
 	h.runs[runID] = h.order.PushFront(&cacheEntry{runID: runID, c: c})
-	for h.order.Len() > limit {
-		oldest := h.order.Back()
-		delete(h.runs, h.order.Remove(oldest).(*cacheEntry).runID)
+	h.bytes += c.size()
+	for h.order.Len() > maxRuns || h.bytes > maxBytes {
+		e := h.order.Remove(h.order.Back()).(*cacheEntry)
+		delete(h.runs, e.runID)
+		h.bytes -= e.c.size()
 	}
 }
 

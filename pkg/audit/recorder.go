@@ -48,6 +48,11 @@ type Recorder struct {
 	// the least recently recorded run is dropped and reloaded when its
 	// next event comes.
 	CachedRuns int
+	// CachedStateBytes bounds the same cache by the encoded size of the
+	// runs' states (default 64 MiB; the cache holds a few times that:
+	// each state decoded and as trees of its parts, and the histories);
+	// a run whose state alone is larger is not kept.
+	CachedStateBytes int
 
 	// cache keeps the histories of runs in progress, so an event does not
 	// reread its run's whole history; an entry is used only while the
@@ -75,7 +80,7 @@ func (r *Recorder) load(ctx context.Context, runID string) (cachedHistory, error
 	if err != nil {
 		return cachedHistory{}, fmt.Errorf("could not replay history of %s: %w", runID, err)
 	}
-	return cachedHistory{events: history, lastSeq: lastSeq, chain: chain, enc: &stateEncoder{}}, nil
+	return cachedHistory{events: history, lastSeq: lastSeq, chain: chain, enc: &stateEncoder{}, stateBytes: len(chain.State())}, nil
 }
 
 // Record applies the steps that are not yet recorded (by cause) to the
@@ -132,6 +137,7 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		if err != nil {
 			return "", State{}, nil, err
 		}
+		c.stateBytes = len(next)
 		meta := rao.Meta{PolicyHash: r.PolicyHash, ContractHash: r.ContractHash}
 		if step.PolicyHash != "" {
 			meta.PolicyHash = step.PolicyHash
@@ -166,7 +172,7 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 	}
 	if !st.Terminal() {
 		c.events, c.lastSeq = history, lastSeq
-		r.cache.put(runID, c, r.CachedRuns)
+		r.cache.put(runID, c, r.CachedRuns, r.CachedStateBytes)
 	}
 	return before, st, history, nil
 }

@@ -476,3 +476,25 @@ func TestRecorderCacheEvictsLeastRecentRuns(t *testing.T) {
 		checkHistory(t, load(t, base, run), causesOf(steps[i]))
 	}
 }
+
+// TestRecorderCacheByteBudget: a run whose state is larger than
+// CachedStateBytes is not kept: each event reloads it, and the history is
+// still complete.
+func TestRecorderCacheByteBudget(t *testing.T) {
+	srv := startServer(t)
+	base := srv.store(t)
+	loads := 0
+	rec := newRecorder(t, countingStore{Store: base, loads: &loads}, 10, 0)
+	rec.CachedStateBytes = 16 // smaller than any state
+	steps := allSteps(t, runEvents(t, "budget", policy.Default()))
+	for _, ss := range steps[:3] {
+		record(t, rec, "budget", ss)
+	}
+	if loads != 3 {
+		t.Fatalf("loads = %d, want one per event (nothing cached)", loads)
+	}
+	for _, ss := range steps[3:] {
+		record(t, rec, "budget", ss)
+	}
+	checkHistory(t, load(t, base, "budget"), causesOf(steps))
+}
