@@ -208,7 +208,9 @@ func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, t
 // valid object or array: Builder.next then decodes the whole document
 // and reports the error.
 func (c *Chain) decode(next []byte) (any, *valNode) {
-	doc, err := CheckJSON(next)
+	// The tree keeps parts of the document to compare the next one with:
+	// copy it, the caller may reuse its buffer.
+	doc, err := CheckJSON(bytes.Clone(next))
 	if err != nil {
 		return nil, nil
 	}

@@ -122,3 +122,25 @@ func TestChainReusesUnchangedMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestChainDoesNotKeepTheCallersBuffer: a caller that reuses one buffer
+// for successive states still gets events built from what it passed.
+func TestChainDoesNotKeepTheCallersBuffer(t *testing.T) {
+	pad := strings.Repeat("p", wholeBelow)
+	a := []byte(`{"x":{"pad":"` + pad + `","v":"a"},"y":1}`)
+	b := []byte(`{"x":{"pad":"` + pad + `","v":"b"},"y":1}`)
+	buf := bytes.Clone(a)
+	chain := NewChain(Builder{RunID: "buf"})
+	ts := time.Unix(1700000000, 0)
+	if _, err := chain.Next(buf, KindRun, "c1", "", Meta{}, ts); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, b) // same length: the same offsets now hold the next state
+	ev, err := chain.Next(buf, KindRun, "c2", "", Meta{}, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev.Delta) != 1 || ev.Delta[0].Path != "/x/v" {
+		t.Fatalf("delta = %+v, want one change of /x/v", ev.Delta)
+	}
+}
