@@ -2,11 +2,9 @@ package audit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/rao"
@@ -45,69 +43,44 @@ type Recorder struct {
 	Redactor *redact.Redactor
 	// Now stamps events.
 	Now func() time.Time
+	// CachedRuns bounds how many runs in progress the recorder keeps in
+	// memory (their history, state and redaction; default 1024); past it
+	// the least recently recorded run is dropped and reloaded when its
+	// next event comes.
+	CachedRuns int
+	// CachedStateBytes bounds the same cache by the encoded size of the
+	// runs' states (default 64 MiB; the cache holds a few times that:
+	// each state decoded and as trees of its parts, and the histories);
+	// a run whose state alone is larger is not kept.
+	CachedStateBytes int
 
 	// cache keeps the histories of runs in progress, so an event does not
 	// reread its run's whole history; an entry is used only while the
 	// stream's last sequence for the run still matches it.
-	mu    sync.Mutex
-	cache map[string]cachedHistory
+	cache historyCache
 }
-
-type cachedHistory struct {
-	events  []rao.Event
-	lastSeq uint64
-	// chain is positioned after the last event, so the state need not be
-	// replayed again.
-	chain *rao.Chain
-}
-
-// maxCachedRuns bounds the cache; past it, an arbitrary entry is dropped.
-const maxCachedRuns = 1024
 
 // load returns the run's history and a chain positioned after it: from the
 // cache, and otherwise from the store (replaying the state). The cache is
 // not checked against the stream first: every append carries the cached
 // last sequence as its expected one, so if another writer appended
-// meanwhile the append is refused (a conflict), the entry is dropped and
-// the caller's retry reloads. A cache entry is taken out while in use, so
-// a concurrent caller on the same run reloads instead of sharing it.
-func (r *Recorder) load(ctx context.Context, runID string) ([]rao.Event, uint64, *rao.Chain, error) {
-	r.mu.Lock()
-	c, ok := r.cache[runID]
-	delete(r.cache, runID)
-	r.mu.Unlock()
-	if ok {
-		return c.events, c.lastSeq, c.chain, nil
+// meanwhile the append is refused (a conflict), and since a cache entry
+// is taken out while in use and put back only after a fully successful
+// record, the caller's retry reloads. A concurrent caller on the same run
+// reloads instead of sharing an entry.
+func (r *Recorder) load(ctx context.Context, runID string) (cachedHistory, error) {
+	if c, ok := r.cache.take(runID); ok {
+		return c, nil
 	}
 	history, lastSeq, err := r.Store.Load(ctx, runID)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("could not load history of %s: %w", runID, err)
+		return cachedHistory{}, fmt.Errorf("could not load history of %s: %w", runID, err)
 	}
 	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery}, history)
 	if err != nil {
-		return nil, 0, nil, fmt.Errorf("could not replay history of %s: %w", runID, err)
+		return cachedHistory{}, fmt.Errorf("could not replay history of %s: %w", runID, err)
 	}
-	return history, lastSeq, chain, nil
-}
-
-// remember caches a run's history and chain (or forgets them when ended).
-func (r *Recorder) remember(runID string, history []rao.Event, lastSeq uint64, chain *rao.Chain, ended bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if ended {
-		delete(r.cache, runID)
-		return
-	}
-	if r.cache == nil {
-		r.cache = map[string]cachedHistory{}
-	}
-	if _, ok := r.cache[runID]; !ok && len(r.cache) >= maxCachedRuns {
-		for k := range r.cache {
-			delete(r.cache, k)
-			break
-		}
-	}
-	r.cache[runID] = cachedHistory{events: history, lastSeq: lastSeq, chain: chain}
+	return cachedHistory{events: history, lastSeq: lastSeq, chain: chain, enc: &stateEncoder{}, stateBytes: len(chain.State())}, nil
 }
 
 // Record applies the steps that are not yet recorded (by cause) to the
@@ -132,13 +105,13 @@ func (r *Recorder) RecordChange(ctx context.Context, runID string, steps []Step)
 }
 
 func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (string, State, []rao.Event, error) {
-	history, lastSeq, chain, err := r.load(ctx, runID)
+	c, err := r.load(ctx, runID)
 	if err != nil {
 		return "", State{}, nil, err
 	}
+	history, lastSeq, chain := c.events, c.lastSeq, c.chain
 	st, err := DecodeState(runID, chain.State())
 	if err != nil {
-		r.remember(runID, nil, 0, nil, true)
 		return "", State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
 	before := st.Status
@@ -160,10 +133,11 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		}
 		step.Mutate(&st)
 		st.Causes = append(st.Causes, step.Cause)
-		next, err := r.encode(st)
+		next, err := c.enc.encode(r.Redactor, st)
 		if err != nil {
 			return "", State{}, nil, err
 		}
+		c.stateBytes = len(next)
 		meta := rao.Meta{PolicyHash: r.PolicyHash, ContractHash: r.ContractHash}
 		if step.PolicyHash != "" {
 			meta.PolicyHash = step.PolicyHash
@@ -181,7 +155,6 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		}
 		seq, err := r.Store.Append(ctx, ev, lastSeq)
 		if err != nil {
-			r.remember(runID, nil, 0, nil, true)
 			return "", State{}, nil, fmt.Errorf("could not append %s: %w", ev.ID, err)
 		}
 		lastSeq = seq
@@ -190,7 +163,6 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 	if r.MaxEvents > 0 {
 		if first, ok := rao.CompactionPoint(history, r.MaxEvents); ok {
 			if err := r.Store.Compact(ctx, runID, first); err != nil {
-				r.remember(runID, nil, 0, nil, true)
 				return "", State{}, nil, fmt.Errorf("could not compact history of %s: %w", runID, err)
 			}
 			for len(history) > 0 && history[0].Seq < first {
@@ -198,22 +170,11 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 			}
 		}
 	}
-	r.remember(runID, history, lastSeq, chain, st.Terminal())
+	if !st.Terminal() {
+		c.events, c.lastSeq = history, lastSeq
+		r.cache.put(runID, c, r.CachedRuns, r.CachedStateBytes)
+	}
 	return before, st, history, nil
-}
-
-// encode marshals the state canonically and redacts it.
-func (r *Recorder) encode(st State) ([]byte, error) {
-	raw, err := json.Marshal(st)
-	if err != nil {
-		return nil, fmt.Errorf("could not encode state: %w", err)
-	}
-	if r.Redactor != nil {
-		if raw, err = r.Redactor.JSON(raw); err != nil {
-			return nil, fmt.Errorf("could not redact state: %w", err)
-		}
-	}
-	return raw, nil
 }
 
 func (r *Recorder) now() time.Time {

@@ -426,4 +426,75 @@ func TestRecorderCachesHistories(t *testing.T) {
 	if rep := rao.Verify(load(t, base, "cached")); !rep.OK() {
 		t.Fatalf("history broken: %v", rep)
 	}
+	// The rest of the run, from the reloaded entry: complete, in order.
+	steps5 := allSteps(t, evs)
+	for _, ss := range steps5[5:] {
+		record(t, rec, "cached", ss)
+	}
+	checkHistory(t, load(t, base, "cached"), causesOf(steps5))
+}
+
+// TestRecorderCacheEvictsLeastRecentRuns: with more runs in progress than
+// CachedRuns, the least recently recorded runs are dropped (and reloaded
+// from the store at their next event), the recent ones stay cached, and
+// every history is complete and verifies.
+func TestRecorderCacheEvictsLeastRecentRuns(t *testing.T) {
+	srv := startServer(t)
+	base := srv.store(t)
+	loads := 0
+	rec := newRecorder(t, countingStore{Store: base, loads: &loads}, 10, 0)
+	rec.CachedRuns = 3
+	const runs = 6
+	steps := make([][][]audit.Step, runs)
+	for i := range runs {
+		run := fmt.Sprintf("lru%d", i)
+		steps[i] = allSteps(t, runEvents(t, run, policy.Default()))
+		record(t, rec, run, steps[i][0])
+	}
+	if loads != runs {
+		t.Fatalf("loads = %d, want one per new run", loads)
+	}
+	// lru3..lru5 are the 3 most recent: cached.
+	for i := 3; i < runs; i++ {
+		record(t, rec, fmt.Sprintf("lru%d", i), steps[i][1])
+	}
+	if loads != runs {
+		t.Fatalf("loads = %d after events of the most recent runs, want no reload", loads)
+	}
+	// lru0..lru2 were evicted: each reloads once, and evicts others.
+	for i := range 3 {
+		record(t, rec, fmt.Sprintf("lru%d", i), steps[i][1])
+	}
+	if loads != runs+3 {
+		t.Fatalf("loads = %d after events of evicted runs, want %d", loads, runs+3)
+	}
+	for i := range runs {
+		run := fmt.Sprintf("lru%d", i)
+		for _, ss := range steps[i][2:] {
+			record(t, rec, run, ss)
+		}
+		checkHistory(t, load(t, base, run), causesOf(steps[i]))
+	}
+}
+
+// TestRecorderCacheByteBudget: a run whose state is larger than
+// CachedStateBytes is not kept: each event reloads it, and the history is
+// still complete.
+func TestRecorderCacheByteBudget(t *testing.T) {
+	srv := startServer(t)
+	base := srv.store(t)
+	loads := 0
+	rec := newRecorder(t, countingStore{Store: base, loads: &loads}, 10, 0)
+	rec.CachedStateBytes = 16 // smaller than any state
+	steps := allSteps(t, runEvents(t, "budget", policy.Default()))
+	for _, ss := range steps[:3] {
+		record(t, rec, "budget", ss)
+	}
+	if loads != 3 {
+		t.Fatalf("loads = %d, want one per event (nothing cached)", loads)
+	}
+	for _, ss := range steps[3:] {
+		record(t, rec, "budget", ss)
+	}
+	checkHistory(t, load(t, base, "budget"), causesOf(steps))
 }

@@ -123,8 +123,16 @@ func (r *Runs) Put(ctx context.Context, s Summary) error {
 	r.mu.Lock()
 	w, known := r.written[s.RunID]
 	r.mu.Unlock()
-	if known && s.LastSeq >= w.lastSeq {
+	switch {
+	case known && s.LastSeq >= w.lastSeq:
 		if rev, err := r.kv.Update(ctx, s.RunID, raw, w.rev); err == nil {
+			r.wrote(s, rev)
+			return nil
+		}
+	case !known:
+		// Most runs this process has not written yet are new: create
+		// without reading first; one that exists is read below.
+		if rev, err := r.kv.Create(ctx, s.RunID, raw); err == nil {
 			r.wrote(s, rev)
 			return nil
 		}

@@ -50,20 +50,22 @@ func (b Builder) every() (int, error) {
 // is not the baseline for a first event), ErrInvalidEvent (bad kind, meta,
 // timestamp or run ID), ErrInvalidJSON (prev cannot be hashed).
 func (b Builder) Next(prev *Event, prevState, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	ev, _, _, err := b.next(prev, prevState, nil, next, kind, cause, summary, meta, ts)
+	ev, _, _, err := b.next(prev, prevState, nil, next, nil, kind, cause, summary, meta, ts)
 	return ev, err
 }
 
-// next is Next that takes the decoded previous state when known (pv, may
-// be nil) and also returns the canonical and decoded next state.
-func (b Builder) next(prev *Event, prevState []byte, pv any, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
+// next is Next that takes the decoded previous and next states when known
+// (pv and nv, either may be nil; nv must then be next decoded) and also
+// returns the canonical and decoded next state.
+func (b Builder) next(prev *Event, prevState []byte, pv any, next []byte, nv any, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
 	every, err := b.every()
 	if err != nil {
 		return Event{}, nil, nil, err
 	}
-	nv, err := decodeState(next)
-	if err != nil {
-		return Event{}, nil, nil, fmt.Errorf("could not build event: next state: %w", err)
+	if nv == nil {
+		if nv, err = decodeState(next); err != nil {
+			return Event{}, nil, nil, fmt.Errorf("could not build event: next state: %w", err)
+		}
 	}
 	ev := Event{Kind: kind, Cause: cause, Summary: summary, Meta: meta, TS: ts.UTC()}
 	if ev.Meta.Schema == "" {
@@ -148,6 +150,9 @@ type Chain struct {
 	last  *Event
 	state []byte // canonical state after last
 	val   any    // decoded state, never mutated
+	// tree holds the last state passed to Next as decoded subtrees with
+	// their bytes, so Next decodes only the parts that changed.
+	tree *valNode
 }
 
 // NewChain returns a Chain for a new run (b.RunID must be set).
@@ -188,10 +193,34 @@ func (c *Chain) State() []byte { return bytes.Clone(c.state) }
 // writer), discard the chain and Resume from the stored history. Errors
 // are those of Builder.Next; the chain does not move on error.
 func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	ev, st, val, err := c.b.next(c.last, c.state, c.val, next, kind, cause, summary, meta, ts)
+	nv, tree := c.decode(next)
+	ev, st, val, err := c.b.next(c.last, c.state, c.val, next, nv, kind, cause, summary, meta, ts)
 	if err != nil {
 		return Event{}, err
 	}
-	c.last, c.state, c.val = &ev, st, val
+	c.last, c.state, c.val, c.tree = &ev, st, val, tree
 	return ev, nil
+}
+
+// decode decodes a state, reusing the decoded subtrees of the previous
+// call whose bytes are unchanged (decoded values are never mutated, so
+// they are shared). It returns a nil value for anything that is not a
+// valid object or array: Builder.next then decodes the whole document
+// and reports the error.
+func (c *Chain) decode(next []byte) (any, *valNode) {
+	// The tree keeps parts of the document to compare the next one with:
+	// copy it, the caller may reuse its buffer.
+	doc, err := CheckJSON(bytes.Clone(next))
+	if err != nil {
+		return nil, nil
+	}
+	n, err := decodeTree(doc, c.tree, 0)
+	if err != nil {
+		return nil, nil
+	}
+	switch n.val.(type) {
+	case map[string]any, []any:
+		return n.val, n
+	}
+	return nil, nil
 }

@@ -2,6 +2,7 @@ package rao
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -325,6 +326,9 @@ func jsonEqual(a, b any) bool {
 		if !ok || len(av) != len(bv) {
 			return false
 		}
+		if len(av) > 0 && &av[0] == &bv[0] {
+			return true // the same (never mutated) decoded value
+		}
 		for i := range av {
 			if !jsonEqual(av[i], bv[i]) {
 				return false
@@ -335,6 +339,9 @@ func jsonEqual(a, b any) bool {
 		bv, ok := b.(map[string]any)
 		if !ok || len(av) != len(bv) {
 			return false
+		}
+		if reflect.ValueOf(av).UnsafePointer() == reflect.ValueOf(bv).UnsafePointer() {
+			return true // the same decoded value
 		}
 		for k, x := range av {
 			y, ok := bv[k]

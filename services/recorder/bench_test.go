@@ -9,11 +9,14 @@ import (
 
 // BenchmarkHandlePerEvent measures the recorder's handler per pipeline
 // event, as the runtime calls it (with the delivery's stream sequence), on
-// an embedded server: fold, order check, history append, run summary.
+// an embedded server: fold, order check, history append, run summary. It
+// also reports the messages the recorder's connection sends per event
+// (requests: each is a round trip to the server).
 func BenchmarkHandlePerEvent(b *testing.B) {
 	c := newCluster(b, `{}`)
-	h, _ := c.process(b)
+	h, d := c.process(b)
 	runs := 0
+	sent := d.JS.Conn().Stats().OutMsgs
 	b.ResetTimer()
 	for done := 0; done < b.N; {
 		b.StopTimer()
@@ -33,4 +36,6 @@ func BenchmarkHandlePerEvent(b *testing.B) {
 			done++
 		}
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(d.JS.Conn().Stats().OutMsgs-sent)/float64(b.N), "msgs/event")
 }

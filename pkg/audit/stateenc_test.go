@@ -1,0 +1,167 @@
+package audit
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/rao"
+	"github.com/codali-dev/codali/pkg/redact"
+)
+
+// wholeRedaction is what stateEncoder must equal: the whole state
+// marshalled and redacted at once, canonicalised.
+func wholeRedaction(t *testing.T, r *redact.Redactor, st State) string {
+	t.Helper()
+	raw, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red, err := r.JSON(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := rao.CanonicalizeJSON(red)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(c)
+}
+
+// TestStateEncoderRedactsLikeTheWholeState: a run's successive states,
+// encoded by one stateEncoder (so reusing what did not change), give the
+// same documents as redacting each whole state, and no secret survives:
+// secrets in new array elements, in changed elements, under secret keys
+// nested in tool calls, in plain members and in causes.
+func TestStateEncoderRedactsLikeTheWholeState(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const aws = "AKIAIOSFODNN7EXAMPLE"
+	secrets := []string{aws, "t0ps3cret", "hunter2-pw"}
+	st := NewState("enc")
+	steps := []func(*State){
+		func(s *State) { s.Phase = "context" },
+		func(s *State) {
+			s.Request = &events.Requested{Request: "use key " + aws}
+			s.Request.Options.Labels = map[string]string{"token": "t0ps3cret"}
+		},
+		func(s *State) { s.Attempts = append(s.Attempts, Attempt{Attempt: 1}) },
+		func(s *State) {
+			s.Attempts[0].ToolCalls = append(s.Attempts[0].ToolCalls, events.ToolExecution{Step: 1, Tool: "run",
+				Args: json.RawMessage(`{"cmd":"ls","env":{"password":"hunter2-pw"}}`), Call: json.RawMessage(`{}`)})
+		},
+		func(s *State) { s.Notes = append(s.Notes, Note{By: "op", Text: "rotated " + aws}) },
+		func(s *State) { s.Causes = append(s.Causes, "cause-with-"+aws) },
+		func(s *State) { s.Attempts = append(s.Attempts, Attempt{Attempt: 2}) },
+		func(s *State) { s.Attempts[1].PlanMode = "key " + aws },
+		func(s *State) { s.Notes = nil; s.Request = nil },
+		func(s *State) { s.Notes = []Note{{By: "op", Text: "fine"}} },
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"a":{"b":{"c":{"d":{"e":{"f":[{"password":"hunter2-pw","s":"` + aws + `"}]}}}}}}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Call = json.RawMessage(`{"auth":{"list":["t0ps3cret",{"n":1}]},"plain":["x"]}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Call = json.RawMessage(`{"auth":{"list":["t0ps3cret",{"n":2}]},"plain":["x","y"]}`)
+		},
+	}
+	// Padding makes the subtrees large enough to be walked into.
+	pad := strings.Repeat("p", redactWholeBelow)
+	steps = append(steps,
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"pad":"` + pad + `","a":{"pad":"` + pad + `","b":[{"pad":"` + pad + `","c":{"secret":{"pad":"` + pad + `"},"s":"` + aws + `"}},"` + aws + `"]}}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"pad":"` + pad + `","a":{"pad":"` + pad + `","b":[{"pad":"` + pad + `","c":{"secret":{"pad":"` + pad + `","x":1},"s":"` + aws + `"}},"` + aws + `","new"]}}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls = append(s.Attempts[0].ToolCalls, s.Attempts[0].ToolCalls[0])
+			s.Notes = append(s.Notes, Note{By: "op", Text: pad + " " + aws})
+		},
+		func(s *State) { s.Notes[len(s.Notes)-1].By = "password " + aws + " " + pad },
+		func(s *State) {
+			s.Attempts[0].ToolCalls[1].Args = json.RawMessage(`{"d1":{"d2":{"d3":{"d4":{"d5":{"d6":{"d7":{"token":"` + pad + `","v":"` + aws + " " + pad + `"}}}}}}}}`)
+		},
+	)
+	enc := &stateEncoder{}
+	for i, step := range steps {
+		step(&st)
+		st.Causes = append(st.Causes, "c"+strings.Repeat("x", i))
+		got, err := enc.encode(r, st)
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		c, err := rao.CanonicalizeJSON(got)
+		if err != nil {
+			t.Fatalf("step %d: encoder gave invalid JSON %s: %v", i, got, err)
+		}
+		if want := wholeRedaction(t, r, st); string(c) != want {
+			t.Fatalf("step %d:\n got %s\nwant %s", i, c, want)
+		}
+		for _, s := range secrets {
+			if strings.Contains(string(got), s) {
+				t.Fatalf("step %d: secret %q in %s", i, s, got)
+			}
+		}
+	}
+	if !strings.Contains(wholeRedaction(t, r, st), "[REDACTED:") {
+		t.Fatal("the test states hold no redacted secret: the test proves nothing")
+	}
+}
+
+// TestStateEncoderWithoutRedactor: no redactor, no redaction.
+func TestStateEncoderWithoutRedactor(t *testing.T) {
+	st := NewState("plain")
+	st.Notes = []Note{{By: "x", Text: "AKIAIOSFODNN7EXAMPLE"}}
+	got, err := (&stateEncoder{}).encode(nil, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(st)
+	if string(got) != string(want) {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestRedactValueRejectsBadJSON: a value that is not JSON is an error,
+// never passed on unredacted, whether walked into or redacted whole.
+func TestRedactValueRejectsBadJSON(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Parts of a checked document are redacted as they are; a part that
+	// is not JSON (which a checked document cannot hold) is refused by
+	// the redactor, whatever the key.
+	for _, raw := range []string{`[1,`, `{"x":`, `"unterminated`} {
+		for _, key := range []string{"list", "password"} {
+			_, err := redactValue(r, key, rao.ValidJSON(raw), nil, 1)
+			if !errors.Is(err, redact.ErrInvalidJSON) {
+				t.Errorf("redactValue(%q, %s) = %v, want an invalid-JSON error", key, raw, err)
+			}
+		}
+	}
+}
+
+// TestAppendKeyMatchesTheRedactor: keys are written as redact.JSON writes
+// them, plain or escaped, so values are cut out of its output exactly.
+func TestAppendKeyMatchesTheRedactor(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"plain", "", "a<b>&c", "quote\"", "tab\t", "é", "line\u2028sep"} {
+		out, err := redactUnder(r, key, []byte(`"v"`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out) != `"v"` {
+			t.Errorf("key %q: value cut out as %s", key, out)
+		}
+	}
+}
