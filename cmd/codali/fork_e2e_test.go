@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/policystore"
 )
 
@@ -95,7 +96,12 @@ func TestForkPassesUnderAChangedPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	digest := policystore.Digest(doc)
+	stored, err := policy.Parse(doc, policy.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The document is stored in canonical form: its digest is the policy's hash.
+	digest := "sha256:" + stored.Hash()
 	env, v := verdict(child)
 	if env.Type != events.KindPassed.Type() || v.Run.Request.Options.Fork == nil || v.Run.Request.Options.Fork.Run != parent {
 		t.Fatalf("child under the new policy: %s %+v", env.Type, v)
@@ -114,6 +120,13 @@ func TestForkPassesUnderAChangedPolicy(t *testing.T) {
 	}
 	linked(child, "fork of run "+parent+" at event "+planEvent)
 	linked(child, "under the stored policy "+digest)
+	// Every event of the child's history names the policy it ran under,
+	// not the pipeline's.
+	for _, ev := range p.replayEvents(t, child) {
+		if ev.Meta.PolicyHash != stored.Hash() {
+			t.Errorf("child event %s (%s) has policy hash %s, want the stored policy's %s", ev.ID, ev.Summary, ev.Meta.PolicyHash, stored.Hash())
+		}
+	}
 	linked(parent, "forked as run "+child+" from event "+planEvent+" by gina")
 
 	// A rerun of the child runs under the child's stored policy too: it

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/policystore"
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/codali-dev/codali/pkg/redact"
 )
@@ -139,6 +140,11 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		}
 		c.stateBytes = len(next)
 		meta := rao.Meta{PolicyHash: r.PolicyHash, ContractHash: r.ContractHash}
+		if st.Request != nil && st.Request.Options.Policy != nil {
+			// A run judged under a policy stored for it (a fork's
+			// --policy): its events name that policy, not the configured one.
+			meta.PolicyHash = policystore.Hash(*st.Request.Options.Policy)
+		}
 		if step.PolicyHash != "" {
 			meta.PolicyHash = step.PolicyHash
 		}

@@ -3,7 +3,10 @@
 // under the policy it was forked with. A document is stored under the run
 // id and its digest (content-addressed) in the codali-policies bucket,
 // which only the operator identity may write (pkg/natsauth); the run's
-// request names it by digest (events.Options.Policy). An agent can put a
+// request names it by digest (events.Options.Policy). The stored document
+// is the policy's canonical form (policy.Policy.StableJSON), so its digest
+// is the policy hash that tags the run's gate decisions and history
+// (policy.Policy.Hash): Hash gives it from the request alone. An agent can put a
 // digest in a request, but cannot store a document: a digest with no
 // stored document, an altered document or an invalid one is refused
 // (errors wrapping ErrRefused), never replaced by the configured policy.
@@ -15,6 +18,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
@@ -47,8 +51,15 @@ func key(runID, digest string) string {
 	return runID + "." + digest[len("sha256:"):]
 }
 
-// Put validates doc as a policy and stores it for runID; it returns the
-// digest the run's request must name. Storing needs the operator identity.
+// Hash is the policy hash (policy.Policy.Hash) of the run whose request
+// names ref: a stored document is canonical, so its digest is that hash.
+func Hash(ref events.PolicyRef) string {
+	return strings.TrimPrefix(ref.Digest, "sha256:")
+}
+
+// Put validates doc as a policy and stores its canonical form for runID;
+// it returns the digest the run's request must name. Storing needs the
+// operator identity.
 func Put(ctx context.Context, js jetstream.JetStream, runID string, doc []byte) (string, error) {
 	if err := events.ValidateRunID(runID); err != nil {
 		return "", err
@@ -56,22 +67,25 @@ func Put(ctx context.Context, js jetstream.JetStream, runID string, doc []byte) 
 	if len(doc) > MaxBytes {
 		return "", fmt.Errorf("policy document: %d bytes (max %d)", len(doc), MaxBytes)
 	}
-	if _, err := policy.Parse(doc, policy.FormatAuto); err != nil {
+	p, err := policy.Parse(doc, policy.FormatAuto)
+	if err != nil {
 		return "", err
 	}
+	canonical := p.StableJSON()
 	kv, err := js.KeyValue(ctx, events.BucketPolicies)
 	if err != nil {
 		return "", fmt.Errorf("could not open bucket %s: %w", events.BucketPolicies, err)
 	}
-	digest := Digest(doc)
-	if _, err := kv.Put(ctx, key(runID, digest), doc); err != nil {
+	digest := Digest(canonical)
+	if _, err := kv.Put(ctx, key(runID, digest), canonical); err != nil {
 		return "", fmt.Errorf("could not store the policy (it needs the operator identity): %w", err)
 	}
 	return digest, nil
 }
 
 // Load returns the policy stored for runID under ref, verified: its bytes
-// have ref's digest and it parses. Errors wrap ErrRefused (ErrMissing,
+// have ref's digest, it parses, and it is in canonical form (its hash is
+// the digest, so the history's policy hash names it). Errors wrap ErrRefused (ErrMissing,
 // ErrDigest, ErrInvalid) when the run cannot be judged under it; any other
 // error is the store's (worth retrying).
 func Load(ctx context.Context, js jetstream.JetStream, runID string, ref events.PolicyRef) (*policy.Policy, error) {
@@ -82,6 +96,9 @@ func Load(ctx context.Context, js jetstream.JetStream, runID string, ref events.
 	p, err := policy.Parse(doc, policy.FormatAuto)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if p.Hash() != Hash(ref) {
+		return nil, fmt.Errorf("%w: the stored document is not the policy's canonical form (hash %s)", ErrDigest, p.Hash())
 	}
 	return p, nil
 }

@@ -28,12 +28,20 @@ func TestPutThenLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if digest != policystore.Digest([]byte(doc)) || (events.PolicyRef{Digest: digest}).Validate() != nil {
-		t.Fatalf("digest %q", digest)
-	}
-	p, err := policystore.Load(ctx, js, run, events.PolicyRef{Digest: digest})
+	parsed, err := policy.Parse([]byte(doc), policy.FormatJSON)
 	if err != nil {
 		t.Fatal(err)
+	}
+	ref := events.PolicyRef{Digest: digest}
+	if digest != "sha256:"+parsed.Hash() || ref.Validate() != nil || policystore.Hash(ref) != parsed.Hash() {
+		t.Fatalf("digest %q, want the policy hash %s", digest, parsed.Hash())
+	}
+	p, err := policystore.Load(ctx, js, run, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Hash() != parsed.Hash() {
+		t.Errorf("loaded policy hash %s, stored %s", p.Hash(), parsed.Hash())
 	}
 	if p.Evaluate(policy.ToolCall{Tool: policy.ToolRunCommand, Command: []string{"test", "-f", "x"}}).Blocked {
 		t.Error("the stored policy is not the one loaded")
@@ -66,6 +74,15 @@ func TestPutThenLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused("invalid document", run, badDigest, policystore.ErrInvalid)
+	// A valid document that is not in canonical form (stored by hand under
+	// its bytes' digest) would tag the history with a hash that names
+	// another document: refused.
+	raw := []byte(doc)
+	rawDigest := policystore.Digest(raw)
+	if _, err := kv.Put(ctx, run+"."+strings.TrimPrefix(rawDigest, "sha256:"), raw); err != nil {
+		t.Fatal(err)
+	}
+	refused("not canonical", run, rawDigest, policystore.ErrDigest)
 
 	// Put refuses what Load would.
 	if _, err := policystore.Put(ctx, js, run, bad); !errors.Is(err, policy.ErrInvalidPolicy) {
@@ -76,5 +93,47 @@ func TestPutThenLoad(t *testing.T) {
 	}
 	if _, err := policystore.Put(ctx, js, run, []byte(strings.Repeat(" ", policystore.MaxBytes+1))); err == nil {
 		t.Error("Put of an oversize document succeeded")
+	}
+}
+
+// The canonical form a document is stored in reads back as the same
+// policy: its hash, and so the digest a request names, is the policy's.
+func TestCanonicalFormKeepsThePolicy(t *testing.T) {
+	docs := map[string]string{
+		"json": doc,
+		"yaml, unsorted and repeated lists": `never_touch: ["**/*.pem", ".git/**", ".git/**"]
+always_allow:
+  tools: [format_file]
+  paths: ["docs/**"]
+require_approval_for:
+  tools: [install_deps]
+  paths: ["**/go.mod", "**/go.sum"]
+commands:
+  allow:
+    - [go, vet]
+    - [go, test]
+  flags:
+    go test: [-v, -run, -count]
+  network:
+    - [go, mod, download]
+destructive: warn
+max_changed_lines: 2000
+`,
+		"default": string(policy.Default().StableJSON()),
+	}
+	for name, d := range docs {
+		t.Run(name, func(t *testing.T) {
+			p, err := policy.Parse([]byte(d), policy.FormatAuto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := policy.Parse(p.StableJSON(), policy.FormatJSON)
+			if err != nil {
+				t.Fatalf("the canonical form does not parse: %v\n%s", err, p.StableJSON())
+			}
+			if again.Hash() != p.Hash() || policystore.Digest(p.StableJSON()) != "sha256:"+p.Hash() {
+				t.Fatalf("hash %s after the round trip, %s before", again.Hash(), p.Hash())
+			}
+		})
 	}
 }
