@@ -172,9 +172,10 @@ func Identities() []Identity {
 		provisioner(),
 		{
 			Name: CLI, Doc: "agents and the CLI: submit requests, decide parked calls, follow runs, read histories",
-			Publish: join([]string{api + "INFO", api + "STREAM.INFO.*",
-				api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
-				runSubject(events.KindRequested), runSubject(events.KindApprovalDecided)},
+			Publish: join([]string{api + "INFO"}, agentStreamInfo(),
+				[]string{
+					api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
+					runSubject(events.KindRequested), runSubject(events.KindApprovalDecided)},
 				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), artifactsRead()),
 			Subscribe: []string{inbox, events.SubjectWorkAll, progress.SubjectPrefix + ".>"},
 		},
@@ -195,6 +196,21 @@ func provisioner() Identity {
 	}
 	return Identity{Name: Provisioner, Doc: "creates and updates streams, buckets and durable consumers (a Job, or the operator)",
 		Publish: pub, Subscribe: []string{inbox}}
+}
+
+// agentStreamInfo lets agents bind every stream and bucket but the
+// policies bucket: stream info with a subject filter lists a stream's
+// subjects, and the policies bucket's keys name the runs an operator
+// stored a policy for before their request is published (rao fork), which
+// an agent could then claim first with a request of its own.
+func agentStreamInfo() []string {
+	var out []string
+	for _, s := range Streams() {
+		if s != "KV_"+events.BucketPolicies {
+			out = append(out, api+"STREAM.INFO."+s)
+		}
+	}
+	return out
 }
 
 // Lookup returns the identity called name.

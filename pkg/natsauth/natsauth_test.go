@@ -350,11 +350,37 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 				t.Errorf("%s could not load the run's policy: %v (errors %v)", svc, err, id.errs)
 			}
 		}
+		// The keys name the runs a policy is stored for before their
+		// request is published (rao fork stores, then publishes): an agent
+		// that could list them (stream info with a subject filter) could
+		// publish a request of its own under that run id first.
+		pols := "KV_" + events.BucketPolicies
+		cli.denied(t, "list the runs policies are stored for", "$JS.API.STREAM.INFO."+pols, func(c context.Context) error {
+			s, err := cli.js.Stream(c, pols)
+			if err != nil {
+				return err
+			}
+			info, err := s.Info(c, jetstream.WithSubjectFilter(">"))
+			if err != nil {
+				return err
+			}
+			t.Logf("the CLI identity read the policy keys: %v", info.State.Subjects)
+			return nil
+		})
 		for _, name := range []string{natsauth.CLI, events.ServiceBuilder, events.ServiceCritic} {
 			id := c.as(t, name)
 			loose := []byte(`{"commands":{"allow":[["sh"]]}}`)
 			subj := "$KV.codali-policies.run1." + strings.TrimPrefix(policystore.Digest(loose), "sha256:")
-			id.denied(t, "store a policy", subj, func(c context.Context) error {
+			bind := subj
+			if name == natsauth.CLI {
+				// An agent cannot even bind the bucket, nor write a key.
+				bind = "$JS.API.STREAM.INFO." + pols
+				id.denied(t, "store a policy's key", subj, func(c context.Context) error {
+					_, err := id.js.Publish(c, subj, loose)
+					return err
+				})
+			}
+			id.denied(t, "store a policy", bind, func(c context.Context) error {
 				_, err := policystore.Put(c, id.js, "run1", loose)
 				return err
 			})

@@ -236,7 +236,15 @@ add_user provisioner \
 # cli: agents and the CLI: submit requests, decide parked calls, follow runs, read histories
 add_user cli \
   '$JS.API.INFO' \
-  '$JS.API.STREAM.INFO.*' \
+  '$JS.API.STREAM.INFO.CODALI' \
+  '$JS.API.STREAM.INFO.CODALI_DLQ' \
+  '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.CODALI_TIMERS' \
+  '$JS.API.STREAM.INFO.KV_codali-pm' \
+  '$JS.API.STREAM.INFO.KV_codali-runs' \
+  '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-parks' \
+  '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.librarian' \
   'codali.run.*.requested' \
   'codali.run.*.approval_decided' \
