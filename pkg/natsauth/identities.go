@@ -157,7 +157,7 @@ func Identities() []Identity {
 			claimWrite(), kvRead(pm), kvRead(events.BucketPolicies), artifactsWrite()),
 		service(events.ServiceArchitect, "plans; publishes plan",
 			[]string{runSubject(events.KindPlan), runSubject(events.KindFailed)},
-			kvWrite(pm), artifactsRead(), artifactsWrite()),
+			kvWrite(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
 		service(events.ServiceBuilder, "edits workspaces; publishes built; parks runs for approval (never decides one)",
 			[]string{runSubject(events.KindBuilt), runSubject(events.KindFailed), runSubject(events.KindApprovalRequested),
 				// Park deadlines: a schedule per park (the server fires it).

@@ -344,7 +344,7 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("admin could not store a policy: %v", err)
 		}
-		for _, svc := range []string{events.ServiceLibrarian, events.ServiceBuilder, events.ServiceCritic} {
+		for _, svc := range []string{events.ServiceLibrarian, events.ServiceArchitect, events.ServiceBuilder, events.ServiceCritic} {
 			id := c.as(t, svc)
 			if _, err := policystore.Load(ctx(t, 10*time.Second), id.js, "run1", events.PolicyRef{Digest: digest}); err != nil {
 				t.Errorf("%s could not load the run's policy: %v (errors %v)", svc, err, id.errs)
