@@ -176,7 +176,9 @@ func Identities() []Identity {
 				[]string{
 					api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
 					runSubject(events.KindRequested), runSubject(events.KindApprovalDecided)},
-				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), artifactsRead()),
+				// Run claims: submit tells its own consumed request from
+				// another stored under the same message id.
+				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), kvRead(events.BucketRequests), artifactsRead()),
 			Subscribe: []string{inbox, events.SubjectWorkAll, progress.SubjectPrefix + ".>"},
 		},
 		{Name: Admin, Doc: "the operator (people only): everything in the account", Publish: []string{">"}, Subscribe: []string{">"}},

@@ -20,6 +20,7 @@ import (
 	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
 	"github.com/codali-dev/codali/pkg/policystore"
+	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -266,6 +267,23 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		})
 	}
 	t.Run("cli", func(t *testing.T) {
+		// submit reads the claim of its run (whose request was consumed),
+		// but cannot claim a run id.
+		claims, err := runclaim.Open(ctx(t, 10*time.Second), cli.js)
+		if err != nil {
+			t.Fatalf("cli could not bind the claims: %v (errors %v)", err, cli.errs)
+		}
+		if _, ok, err := claims.Get(ctx(t, 10*time.Second), "run1"); err != nil || !ok {
+			t.Fatalf("cli could not read the claim of run1: %v %v (errors %v)", ok, err, cli.errs)
+		}
+		cli.denied(t, "claim a run id", "$KV.codali-requests.run9", func(c context.Context) error {
+			kv, err := cli.js.KeyValue(c, events.BucketRequests)
+			if err != nil {
+				return err
+			}
+			_, err = kv.Create(c, "run9", []byte(`{}`))
+			return err
+		})
 		fake := event(t, events.KindPassed, events.VerdictData{Run: run, Status: "passed", Integrity: "green"})
 		cli.denied(t, "publish a verdict", events.KindPassed.Subject("run1"), publish(cli, events.KindPassed.Subject("run1"), fake))
 		cli.denied(t, "shrink the RAO stream", "$JS.API.STREAM.UPDATE.RAO", func(c context.Context) error {

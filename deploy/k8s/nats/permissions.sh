@@ -262,6 +262,7 @@ add_user cli \
   '$JS.API.CONSUMER.INFO.KV_codali-runs.>' \
   '$JS.FC.KV_codali-runs.>' \
   '$JS.FC.*.*.KV_codali-runs.>' \
+  '$JS.API.DIRECT.GET.KV_codali-requests.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
