@@ -9,6 +9,7 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/nats-io/nats.go"
 )
 
@@ -93,21 +94,56 @@ func TestSubmitRequestRetryAfterALostAck(t *testing.T) {
 	if err := publishRequestOnce(ctx, cl, m, env, true); err != nil {
 		t.Fatalf("retry after an unanswered attempt: %v", err)
 	}
-	// Our request was stored, and consumed (removed) before the retry.
-	env4, m4 := request("consumed", "r")
-	ack, err := js.PublishMsg(ctx, m4)
-	if err != nil {
-		t.Fatal(err)
-	}
 	work, err := js.Stream(ctx, events.StreamWork)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := work.DeleteMsg(ctx, ack.Sequence); err != nil {
+	claims, err := runclaim.Open(ctx, js)
+	if err != nil {
 		t.Fatal(err)
 	}
+	// consume stores m, lets the librarian claim the run with it when
+	// claim is set, and removes it, as the consumers' acks do.
+	consume := func(m *nats.Msg, claim bool) {
+		t.Helper()
+		ack, err := js.PublishMsg(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if claim {
+			e, err := events.Decoder{}.Decode(m.Subject, m.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := claims.Admit(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := work.DeleteMsg(ctx, ack.Sequence); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Our request was stored, and consumed (removed) before the retry.
+	env4, m4 := request("consumed", "r")
+	consume(m4, true)
 	if err := publishRequestOnce(ctx, cl, m4, env4, true); err != nil {
 		t.Fatalf("retry after the stored request was consumed: %v", err)
+	}
+	// Another request was stored under our message id by someone who saw
+	// our attempt go by, and consumed before our retry: the run's claim
+	// holds that request, not ours.
+	env5, m5 := request("forgedconsumed", "mine")
+	_, forged5 := request("forgedconsumed", "forged")
+	forged5.Header.Set(events.HeaderMsgID, env5.ID)
+	consume(forged5, true)
+	if err := publishRequestOnce(ctx, cl, m5, env5, true); !errors.Is(err, ErrRunIDTaken) {
+		t.Fatalf("retry after another request under our id was consumed: %v, want ErrRunIDTaken", err)
+	}
+	// Consumed with no claim: whose it was cannot be told; not success.
+	env6, m6 := request("unclaimed", "mine")
+	consume(m6, false)
+	if err := publishRequestOnce(ctx, cl, m6, env6, true); !errors.Is(err, ErrUnconfirmed) {
+		t.Fatalf("retry after an unclaimed request was consumed: %v, want ErrUnconfirmed", err)
 	}
 	// Another request was stored under our message id (it names our
 	// run, but is not what we sent).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -263,8 +264,8 @@ func publishRequestOnce(ctx context.Context, cl *client, m *nats.Msg, env events
 // storedRequest checks, after a publish whose outcome was unknown was
 // refused, that the request the stream holds is ours (stored by the
 // earlier attempt): the message at seq when the refusal named it (a
-// duplicate; gone means consumed), otherwise the last on the run's
-// subject.
+// duplicate; gone means consumed, and then the run's claim must hold our
+// request), otherwise the last on the run's subject.
 func storedRequest(ctx context.Context, cl *client, m *nats.Msg, env events.Envelope, seq uint64) error {
 	s, err := cl.js.Stream(ctx, events.StreamWork)
 	if err != nil {
@@ -274,7 +275,7 @@ func storedRequest(ctx context.Context, cl *client, m *nats.Msg, env events.Enve
 	if seq > 0 {
 		stored, err = s.GetMsg(ctx, seq)
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return nil
+			return claimedRequest(ctx, cl, env)
 		}
 	} else {
 		stored, err = s.GetLastMsgForSubject(ctx, m.Subject)
@@ -287,6 +288,34 @@ func storedRequest(ctx context.Context, cl *client, m *nats.Msg, env events.Enve
 	}
 	return nil
 }
+
+// claimedRequest checks that the run's claim holds env's request, after
+// the message stored under env's id was consumed: anyone who saw the run
+// id go by (every agent subscribes to run events) can store another
+// request under the same message id before a retry, so a consumed
+// message alone does not say whose request it was.
+func claimedRequest(ctx context.Context, cl *client, env events.Envelope) error {
+	claims, err := runclaim.Open(ctx, cl.js)
+	if err != nil {
+		return fmt.Errorf("could not check the claim of run %s: %w", env.RunID(), err)
+	}
+	c, ok, err := claims.Get(ctx, env.RunID())
+	if err != nil {
+		return fmt.Errorf("could not check the claim of run %s: %w", env.RunID(), err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: run %s: a request under its message id was consumed, but no claim says whose", ErrUnconfirmed, env.RunID())
+	}
+	req, _ := events.RequestOf(env)
+	if c.Digest != req.Digest() || c.Source != env.Source || !c.Time.Equal(env.Time) {
+		return fmt.Errorf("%w: run %s already has another request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
+	}
+	return nil
+}
+
+// ErrUnconfirmed: a request may have been stored, but whose it was cannot
+// be told.
+var ErrUnconfirmed = errors.New("request not confirmed")
 
 // ErrRunIDTaken: a request was published for a run id that already has one.
 var ErrRunIDTaken = errors.New("run id already taken")

@@ -42,9 +42,14 @@ type record struct {
 	Park      events.Envelope                       `json:"park"`
 	Decisions map[string]events.ApprovalDecidedData `json:"decisions"`
 	// Outcome is empty while the park waits; By is the id of the event
-	// that settled it.
+	// that settled it and Seq the stream sequence of the message that
+	// carried it: only that message, redelivered, settles the park again
+	// (decision and deadline ids are predictable, so another message
+	// with the same id — a second decision on the same call, a copy
+	// published again — is not the one that settled it).
 	Outcome string `json:"outcome,omitempty"`
 	By      string `json:"by,omitempty"`
+	Seq     uint64 `json:"seq,omitempty"`
 }
 
 // Store reads and updates park records. It is safe for concurrent use.
@@ -136,10 +141,17 @@ type Result struct {
 	Park Park
 	// Decided are the park's decisions so far.
 	Decided map[string]Decision
-	// Settled: this event settled the park (a redelivery of the event
-	// that did reports it again): the run resumes (Decide) or fails
-	// (Expire).
+	// Settled: this event settled the park (a redelivery of the message
+	// that did, the same stream sequence, reports it again): the run
+	// resumes (Decide) or fails (Expire).
 	Settled bool
+}
+
+// settledBy reports whether the message seq carrying the event id is the
+// one that settled r with outcome (a redelivery of it). An unknown
+// sequence (0) is never a redelivery.
+func (r *record) settledBy(outcome, id string, seq uint64) bool {
+	return r.Outcome == outcome && r.By == id && seq != 0 && r.Seq == seq
 }
 
 func result(r *record) (Result, error) {
@@ -154,13 +166,14 @@ func result(r *record) (Result, error) {
 	return out, nil
 }
 
-// Decide records a decision (an approval_decided event) on the run's
-// current park: the first decision on a call stands; a decision for a
-// call not parked now (another attempt or park, or no park) changes
-// nothing and returns a zero Park. The decision that decides the park's
-// last open call settles it (OutcomeResumed), unless the deadline settled
-// it first.
-func (s *Store) Decide(ctx context.Context, dec events.Envelope) (Result, error) {
+// Decide records a decision (an approval_decided event, carried by the
+// message at stream sequence seq) on the run's current park: the first
+// decision on a call stands; a decision for a call not parked now
+// (another attempt or park, or no park) changes nothing and returns a
+// zero Park. The decision that decides the park's last open call settles
+// it (OutcomeResumed), unless the deadline settled it first; only a
+// redelivery of that message reports Settled again.
+func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Result, error) {
 	var dd events.ApprovalDecidedData
 	if events.DecodeData(dec, &dd) != nil || dd.Validate() != nil {
 		return Result{}, nil // malformed: the recorder records it; it decides nothing
@@ -180,7 +193,7 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope) (Result, error)
 		}
 		out = res
 		if r.Outcome != "" {
-			out.Settled = r.Outcome == OutcomeResumed && r.By == dec.ID
+			out.Settled = r.settledBy(OutcomeResumed, dec.ID, seq)
 			return false, nil
 		}
 		if _, seen := r.Decisions[dd.Call]; seen {
@@ -189,7 +202,7 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope) (Result, error)
 		r.Decisions[dd.Call] = dd
 		out.Decided[dd.Call] = Decision{Data: dd}
 		if complete(res.Park, out.Decided) {
-			r.Outcome, r.By, out.Settled = OutcomeResumed, dec.ID, true
+			r.Outcome, r.By, r.Seq, out.Settled = OutcomeResumed, dec.ID, seq, true
 		}
 		return true, nil
 	})
@@ -200,9 +213,11 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope) (Result, error)
 }
 
 // Expire settles the run's park at its deadline (an approval_deadline
-// event) when it is still the current park and no decision settled it
-// first (OutcomeTimedOut); otherwise it changes nothing.
-func (s *Store) Expire(ctx context.Context, deadline events.Envelope) (Result, error) {
+// event, carried by the message at stream sequence seq) when it is still
+// the current park and no decision settled it first (OutcomeTimedOut);
+// otherwise it changes nothing. Only a redelivery of the settling message
+// reports Settled again.
+func (s *Store) Expire(ctx context.Context, deadline events.Envelope, seq uint64) (Result, error) {
 	var dd events.ApprovalDeadlineData
 	if err := events.DecodeData(deadline, &dd); err != nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -222,10 +237,10 @@ func (s *Store) Expire(ctx context.Context, deadline events.Envelope) (Result, e
 		}
 		out = res
 		if r.Outcome != "" {
-			out.Settled = r.Outcome == OutcomeTimedOut && r.By == deadline.ID
+			out.Settled = r.settledBy(OutcomeTimedOut, deadline.ID, seq)
 			return false, nil
 		}
-		r.Outcome, r.By, out.Settled = OutcomeTimedOut, deadline.ID, true
+		r.Outcome, r.By, r.Seq, out.Settled = OutcomeTimedOut, deadline.ID, seq, true
 		return true, nil
 	})
 	if err != nil {

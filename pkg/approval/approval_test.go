@@ -71,13 +71,21 @@ func TestDecisionsSettleTheParkOnce(t *testing.T) {
 	if err := s.Park(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	decide := func(e events.Envelope) approval.Result {
+	// seq numbers the messages carrying the events, as the work stream
+	// does: a redelivery has its message's sequence, a new message a new one.
+	seq := uint64(0)
+	decideAt := func(e events.Envelope, at uint64) approval.Result {
 		t.Helper()
-		r, err := s.Decide(ctx, e)
+		r, err := s.Decide(ctx, e, at)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
+	}
+	decide := func(e events.Envelope) approval.Result {
+		t.Helper()
+		seq++
+		return decideAt(e, seq)
 	}
 	first, second := decision(t, "run1", 1, "a1-s1-c1", "alice"), decision(t, "run1", 1, "a1-s1-c3", "bob")
 	if r := decide(first); r.Settled || r.Park.Event.ID != p.ID || len(r.Decided) != 1 {
@@ -115,14 +123,27 @@ func TestDecisionsSettleTheParkOnce(t *testing.T) {
 	if r := decide(second); !r.Settled || len(r.Decided) != 2 {
 		t.Fatalf("completing decision: %+v", r)
 	}
-	if r := decide(second); !r.Settled {
+	settling := seq
+	if r := decideAt(second, settling); !r.Settled {
 		t.Errorf("the redelivered completing decision must resume again: %+v", r)
 	}
 	if r := decide(first); r.Settled {
 		t.Errorf("a redelivered earlier decision resumed: %+v", r)
 	}
+	// Another message with the completing decision's id (its id is the
+	// call's: a second decision on the call, the same one published
+	// again) is not the one that settled the park: the run resumed once.
+	if r := decide(second); r.Settled {
+		t.Errorf("the completing decision published again resumed the run again: %+v", r)
+	}
+	if r := decide(decision(t, "run1", 1, "a1-s1-c3", "mallory")); r.Settled || r.Decided["a1-s1-c3"].Data.By != "bob" {
+		t.Errorf("a second decision on the completing call resumed the run again: %+v", r)
+	}
+	if r := decideAt(second, 0); r.Settled {
+		t.Errorf("a message of unknown sequence resumed the run again: %+v", r)
+	}
 	// The deadline of a settled park changes nothing.
-	if r, err := s.Expire(ctx, deadline(t, p)); err != nil || r.Settled {
+	if r, err := s.Expire(ctx, deadline(t, p), 100); err != nil || r.Settled {
 		t.Errorf("deadline after the resume: %+v %v", r, err)
 	}
 	// A new park replaces the record; the old park's deadline is ignored.
@@ -130,22 +151,25 @@ func TestDecisionsSettleTheParkOnce(t *testing.T) {
 	if err := s.Park(ctx, p2); err != nil {
 		t.Fatal(err)
 	}
-	if r, err := s.Expire(ctx, deadline(t, p)); err != nil || r.Settled || r.Park.Event.ID != "" {
+	if r, err := s.Expire(ctx, deadline(t, p), 101); err != nil || r.Settled || r.Park.Event.ID != "" {
 		t.Errorf("an older park's deadline: %+v %v", r, err)
 	}
 	dl := deadline(t, p2)
-	if r, err := s.Expire(ctx, dl); err != nil || !r.Settled || len(r.Decided) != 0 {
+	if r, err := s.Expire(ctx, dl, 102); err != nil || !r.Settled || len(r.Decided) != 0 {
 		t.Fatalf("deadline of an undecided park: %+v %v", r, err)
 	}
-	if r, err := s.Expire(ctx, dl); err != nil || !r.Settled {
+	if r, err := s.Expire(ctx, dl, 102); err != nil || !r.Settled {
 		t.Errorf("a redelivered deadline must fail the run again: %+v %v", r, err)
+	}
+	if r, err := s.Expire(ctx, dl, 103); err != nil || r.Settled {
+		t.Errorf("the deadline in another message failed the run again: %+v %v", r, err)
 	}
 	if r := decide(decision(t, "run1", 1, "a1-s4-c1", "late")); r.Settled {
 		t.Errorf("a decision after the timeout resumed: %+v", r)
 	}
 	bad := dl
 	bad.Data = []byte(`{"park":""}`)
-	if _, err := s.Expire(ctx, bad); !errors.Is(err, approval.ErrInvalid) {
+	if _, err := s.Expire(ctx, bad, 104); !errors.Is(err, approval.ErrInvalid) {
 		t.Errorf("malformed deadline: %v", err)
 	}
 }
@@ -165,8 +189,8 @@ func TestDecisionRacingTheDeadlineSettlesOnce(t *testing.T) {
 		var resumed, expired approval.Result
 		var errs [2]error
 		wg.Add(2)
-		go func() { defer wg.Done(); resumed, errs[0] = s.Decide(ctx, dec) }()
-		go func() { defer wg.Done(); expired, errs[1] = s.Expire(ctx, dl) }()
+		go func() { defer wg.Done(); resumed, errs[0] = s.Decide(ctx, dec, 1) }()
+		go func() { defer wg.Done(); expired, errs[1] = s.Expire(ctx, dl, 2) }()
 		wg.Wait()
 		if errs[0] != nil || errs[1] != nil {
 			t.Fatal(errs)

@@ -112,7 +112,7 @@ func (t Topology) TimersStream() jetstream.StreamConfig {
 		Retention:         jetstream.LimitsPolicy,
 		Storage:           jetstream.FileStorage,
 		Replicas:          t.Replicas,
-		MaxAge:            30 * 24 * time.Hour,
+		MaxAge:            events.ParkRetention,
 		MaxMsgSize:        t.MaxMsgSize,
 		Duplicates:        10 * time.Minute,
 		AllowMsgSchedules: true,
@@ -238,7 +238,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 	}
 	if err := t.bucket(ctx, js, events.BucketParks, jetstream.KeyValueConfig{
 		Bucket: events.BucketParks, Description: "Codali parked runs: the current park and its decisions", History: 1,
-		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
+		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: events.ParkRetention,
 	}); err != nil {
 		return fmt.Errorf("could not provision bucket %s: %w", events.BucketParks, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/redact"
 	"github.com/codali-dev/codali/pkg/sandbox"
@@ -395,8 +396,10 @@ func (c *Config) Validate() error {
 	if c.Limits.MaxRunTokens < 0 || !(c.Limits.MaxRunCost >= 0) || math.IsInf(c.Limits.MaxRunCost, 0) {
 		bad("limits.maxRunTokens %d and limits.maxRunCost %g must be finite and >= 0", c.Limits.MaxRunTokens, c.Limits.MaxRunCost)
 	}
-	if c.Limits.ApprovalTimeoutMS < 1000 {
-		bad("limits.approvalTimeoutMs %d (must be >= 1000)", c.Limits.ApprovalTimeoutMS)
+	// A longer wait than the park store and the deadline schedules keep
+	// would let a parked run's park and deadline expire: it would never end.
+	if maxMS := events.MaxApprovalTimeout.Milliseconds(); c.Limits.ApprovalTimeoutMS < 1000 || int64(c.Limits.ApprovalTimeoutMS) > maxMS {
+		bad("limits.approvalTimeoutMs %d (must be between 1000 and %d, %s)", c.Limits.ApprovalTimeoutMS, maxMS, events.MaxApprovalTimeout)
 	}
 	if c.Limits.DrainTimeoutMS < 1000 {
 		bad("limits.drainTimeoutMs %d (must be >= 1000)", c.Limits.DrainTimeoutMS)

@@ -4,6 +4,8 @@
 // (and any language, through the documented JSON) can speak it.
 package events
 
+import "time"
+
 // Stream, subject, consumer and bucket names. Every identifier that crosses a
 // process boundary is declared here and nowhere else.
 const (
@@ -57,6 +59,15 @@ const (
 	StreamTimers = "CODALI_TIMERS"
 	// SubjectTimerAll matches every subject of StreamTimers.
 	SubjectTimerAll = "codali.timer.>"
+)
+
+// ParkRetention is how long the codali-parks bucket keeps a park and the
+// CODALI_TIMERS stream its deadline's schedule; MaxApprovalTimeout, the
+// longest limits.approvalTimeoutMs, leaves a day of margin, so a park's
+// deadline always fires before either is removed.
+const (
+	ParkRetention      = 30 * 24 * time.Hour
+	MaxApprovalTimeout = ParkRetention - 24*time.Hour
 )
 
 // TimerScheduleSubject is where the deadline of a run's park is scheduled:

@@ -112,10 +112,16 @@ func gitState(ctx context.Context, root string) (string, bool) {
 		return "", false // no git process for a directory git cannot know
 	}
 	run := func(args ...string) (string, bool) {
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...)
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", root, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_CONFIG_NOSYSTEM=1")
 		out, err := cmd.Output()
 		return string(out), err == nil
+	}
+	// The repository's own configuration first (reading it runs nothing):
+	// one that could make status run a program leaves the state to the
+	// content hash.
+	if local, ok := run("config", "--local", "--list", "--no-includes"); !ok || !safeGitConfig(local) {
+		return "", false
 	}
 	head, ok := run("rev-parse", "--verify", "HEAD", "--show-prefix")
 	if !ok {

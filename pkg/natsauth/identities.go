@@ -157,7 +157,7 @@ func Identities() []Identity {
 			claimWrite(), kvRead(pm), kvRead(events.BucketPolicies), artifactsWrite()),
 		service(events.ServiceArchitect, "plans; publishes plan",
 			[]string{runSubject(events.KindPlan), runSubject(events.KindFailed)},
-			kvWrite(pm), artifactsRead(), artifactsWrite()),
+			kvWrite(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
 		service(events.ServiceBuilder, "edits workspaces; publishes built; parks runs for approval (never decides one)",
 			[]string{runSubject(events.KindBuilt), runSubject(events.KindFailed), runSubject(events.KindApprovalRequested),
 				// Park deadlines: a schedule per park (the server fires it).
@@ -172,10 +172,13 @@ func Identities() []Identity {
 		provisioner(),
 		{
 			Name: CLI, Doc: "agents and the CLI: submit requests, decide parked calls, follow runs, read histories",
-			Publish: join([]string{api + "INFO", api + "STREAM.INFO.*",
-				api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
-				runSubject(events.KindRequested), runSubject(events.KindApprovalDecided)},
-				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), artifactsRead()),
+			Publish: join([]string{api + "INFO"}, agentStreamInfo(),
+				[]string{
+					api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
+					runSubject(events.KindRequested), runSubject(events.KindApprovalDecided)},
+				// Run claims: submit tells its own consumed request from
+				// another stored under the same message id.
+				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), kvRead(events.BucketRequests), artifactsRead()),
 			Subscribe: []string{inbox, events.SubjectWorkAll, progress.SubjectPrefix + ".>"},
 		},
 		{Name: Admin, Doc: "the operator (people only): everything in the account", Publish: []string{">"}, Subscribe: []string{">"}},
@@ -195,6 +198,21 @@ func provisioner() Identity {
 	}
 	return Identity{Name: Provisioner, Doc: "creates and updates streams, buckets and durable consumers (a Job, or the operator)",
 		Publish: pub, Subscribe: []string{inbox}}
+}
+
+// agentStreamInfo lets agents bind every stream and bucket but the
+// policies bucket: stream info with a subject filter lists a stream's
+// subjects, and the policies bucket's keys name the runs an operator
+// stored a policy for before their request is published (rao fork), which
+// an agent could then claim first with a request of its own.
+func agentStreamInfo() []string {
+	var out []string
+	for _, s := range Streams() {
+		if s != "KV_"+events.BucketPolicies {
+			out = append(out, api+"STREAM.INFO."+s)
+		}
+	}
+	return out
 }
 
 // Lookup returns the identity called name.

@@ -20,6 +20,7 @@ import (
 	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
 	"github.com/codali-dev/codali/pkg/policystore"
+	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -266,6 +267,23 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		})
 	}
 	t.Run("cli", func(t *testing.T) {
+		// submit reads the claim of its run (whose request was consumed),
+		// but cannot claim a run id.
+		claims, err := runclaim.Open(ctx(t, 10*time.Second), cli.js)
+		if err != nil {
+			t.Fatalf("cli could not bind the claims: %v (errors %v)", err, cli.errs)
+		}
+		if _, ok, err := claims.Get(ctx(t, 10*time.Second), "run1"); err != nil || !ok {
+			t.Fatalf("cli could not read the claim of run1: %v %v (errors %v)", ok, err, cli.errs)
+		}
+		cli.denied(t, "claim a run id", "$KV.codali-requests.run9", func(c context.Context) error {
+			kv, err := cli.js.KeyValue(c, events.BucketRequests)
+			if err != nil {
+				return err
+			}
+			_, err = kv.Create(c, "run9", []byte(`{}`))
+			return err
+		})
 		fake := event(t, events.KindPassed, events.VerdictData{Run: run, Status: "passed", Integrity: "green"})
 		cli.denied(t, "publish a verdict", events.KindPassed.Subject("run1"), publish(cli, events.KindPassed.Subject("run1"), fake))
 		cli.denied(t, "shrink the RAO stream", "$JS.API.STREAM.UPDATE.RAO", func(c context.Context) error {
@@ -344,17 +362,43 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("admin could not store a policy: %v", err)
 		}
-		for _, svc := range []string{events.ServiceLibrarian, events.ServiceBuilder, events.ServiceCritic} {
+		for _, svc := range []string{events.ServiceLibrarian, events.ServiceArchitect, events.ServiceBuilder, events.ServiceCritic} {
 			id := c.as(t, svc)
 			if _, err := policystore.Load(ctx(t, 10*time.Second), id.js, "run1", events.PolicyRef{Digest: digest}); err != nil {
 				t.Errorf("%s could not load the run's policy: %v (errors %v)", svc, err, id.errs)
 			}
 		}
+		// The keys name the runs a policy is stored for before their
+		// request is published (rao fork stores, then publishes): an agent
+		// that could list them (stream info with a subject filter) could
+		// publish a request of its own under that run id first.
+		pols := "KV_" + events.BucketPolicies
+		cli.denied(t, "list the runs policies are stored for", "$JS.API.STREAM.INFO."+pols, func(c context.Context) error {
+			s, err := cli.js.Stream(c, pols)
+			if err != nil {
+				return err
+			}
+			info, err := s.Info(c, jetstream.WithSubjectFilter(">"))
+			if err != nil {
+				return err
+			}
+			t.Logf("the CLI identity read the policy keys: %v", info.State.Subjects)
+			return nil
+		})
 		for _, name := range []string{natsauth.CLI, events.ServiceBuilder, events.ServiceCritic} {
 			id := c.as(t, name)
 			loose := []byte(`{"commands":{"allow":[["sh"]]}}`)
 			subj := "$KV.codali-policies.run1." + strings.TrimPrefix(policystore.Digest(loose), "sha256:")
-			id.denied(t, "store a policy", subj, func(c context.Context) error {
+			bind := subj
+			if name == natsauth.CLI {
+				// An agent cannot even bind the bucket, nor write a key.
+				bind = "$JS.API.STREAM.INFO." + pols
+				id.denied(t, "store a policy's key", subj, func(c context.Context) error {
+					_, err := id.js.Publish(c, subj, loose)
+					return err
+				})
+			}
+			id.denied(t, "store a policy", bind, func(c context.Context) error {
 				_, err := policystore.Put(c, id.js, "run1", loose)
 				return err
 			})

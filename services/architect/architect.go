@@ -59,12 +59,19 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, err
 	}
+	// The run's policy (a stored one it names, or the configured one)
+	// judges the acts and tags the plan; one that cannot be used ends the
+	// run before any model call.
+	gate, err := s.d.GateFor(ctx, in.RunID(), inp.run.Request)
+	if err != nil {
+		return nil, err
+	}
 	plan, mode, feedback, usage, answer, err := s.plan(ctx, in, inp)
 	if err != nil {
 		return nil, err
 	}
 	cortex, report := cortexOutput(answer)
-	applyActs(cortex, &plan, report, s.gate())
+	applyActs(cortex, &plan, report, actGate(gate.Policy))
 	run := inp.run
 	nPlan := 0
 	run.Usage = events.MergeUsage(run.Usage, usage...)
@@ -91,7 +98,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	run.Codex, err = runcodex.Encode(runcodex.Facts{RunID: in.RunID(), Project: run.Project, Phase: events.ServiceArchitect,
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(plan.Steps), Actions: actions,
-		Files: plan.TargetFiles, Failures: len(run.Failures), PolicyHash: s.d.PolicyHash})
+		Files: plan.TargetFiles, Failures: len(run.Failures), PolicyHash: gate.Hash})
 	if err != nil {
 		return nil, worker.Permanent(err)
 	}
@@ -188,10 +195,11 @@ func (s *Service) pricing() llm.Pricing {
 	return r.Provider.Pricing
 }
 
-// gate is the policy gate acts are checked with, or nil without a policy.
-func (s *Service) gate() func(policy.ToolCall) policy.Decision {
-	if s.d.Policy == nil {
+// actGate is the policy gate acts are checked with (the run's policy),
+// or nil without a policy.
+func actGate(p *policy.Policy) func(policy.ToolCall) policy.Decision {
+	if p == nil {
 		return nil
 	}
-	return s.d.Policy.Evaluate
+	return p.Evaluate
 }

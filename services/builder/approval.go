@@ -187,7 +187,7 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, err
 	}
-	res, err := store.Decide(ctx, in)
+	res, err := store.Decide(ctx, in, streamSeq(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func (s *Service) deadline(ctx context.Context, in events.Envelope) ([]events.En
 	if err != nil {
 		return nil, err
 	}
-	res, err := store.Expire(ctx, in)
+	res, err := store.Expire(ctx, in, streamSeq(ctx))
 	if errors.Is(err, approval.ErrInvalid) {
 		return nil, worker.Permanent(err)
 	}
@@ -259,4 +259,12 @@ func (s *Service) deadline(ctx context.Context, in events.Envelope) ([]events.En
 		return nil, worker.Permanent(err)
 	}
 	return []events.Envelope{out}, nil
+}
+
+// streamSeq is the stream sequence of the message being handled (0 when
+// unknown): the park store tells a redelivery of the message that settled
+// a park from another message with the same event id.
+func streamSeq(ctx context.Context) uint64 {
+	d, _ := worker.DeliveryFrom(ctx)
+	return d.StreamSeq
 }

@@ -129,6 +129,14 @@ func TestConfidentCleanBuildSkipsTheReview(t *testing.T) {
 	repo := copyHello(t)
 	good := change(t, repo, map[string]string{"greet.go": goodGreet})
 	reads := []string{"a.go", "b.go", "c.go", "d.go", "e.go", "f.go", "g.go", "h.go"}
+	// A binary file (here one the plan declares it creates) counts no
+	// lines (git's numstat has none for it), so however large, it would
+	// fit any line bound.
+	blob := "\x00" + strings.Repeat("not reviewed\n", 300)
+	binary := change(t, repo, map[string]string{"greet.go": goodGreet, "notes.txt": blob})
+	if binary.Added+binary.Removed > 40 {
+		t.Fatalf("a binary file counted %d lines: the case would not show the bound can be slipped", binary.Added+binary.Removed)
+	}
 	claimed := confidentRecord(t, "a.go", "b.go")
 	claimed.Heuristics.FastPath = true
 	cases := []struct {
@@ -137,16 +145,20 @@ func TestConfidentCleanBuildSkipsTheReview(t *testing.T) {
 		fast bool
 		// critic is the critic's configuration.
 		critic string
+		// ch is the change (nil: good).
+		ch *events.Change
 	}{
-		{"confident and calm", confidentRecord(t, reads...), true, `{}`},
-		{"confident and calm, alwaysReview", confidentRecord(t, reads...), false, `{"alwaysReview":true}`},
+		{"confident and calm", confidentRecord(t, reads...), true, `{}`, nil},
+		{"confident and calm, alwaysReview", confidentRecord(t, reads...), false, `{"alwaysReview":true}`, nil},
 		// Confidence farmed with harmless reads does not let a change
 		// larger than fastPathMaxLines go unreviewed.
-		{"confident and calm, change over fastPathMaxLines", confidentRecord(t, reads...), false, `{"fastPathMaxLines":1}`},
-		{"a failed call", confidentRecord(t, append([]string{"!x.go"}, reads...)...), false, `{}`},
-		{"not confident", confidentRecord(t, "a.go", "b.go"), false, `{}`},
-		{"claimed, not recorded", claimed, false, `{}`},
-		{"no record", nil, false, `{}`},
+		{"confident and calm, change over fastPathMaxLines", confidentRecord(t, reads...), false, `{"fastPathMaxLines":1}`, nil},
+		// Nor does a change with a binary file, which counts no lines.
+		{"confident and calm, a binary file", confidentRecord(t, reads...), false, `{}`, &binary},
+		{"a failed call", confidentRecord(t, append([]string{"!x.go"}, reads...)...), false, `{}`, nil},
+		{"not confident", confidentRecord(t, "a.go", "b.go"), false, `{}`, nil},
+		{"claimed, not recorded", claimed, false, `{}`, nil},
+		{"no record", nil, false, `{}`, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,7 +168,11 @@ func TestConfidentCleanBuildSkipsTheReview(t *testing.T) {
 			cfg := `{"routing":{"critic":{"provider":"scripted","model":"judge"}},"critic":` + tc.critic + `}`
 			d := apptest.Deps(t, cfg, apptest.Options{Getenv: getenv, PolicyJSON: testPolicy,
 				Script: reviewScript(t, `{"status":"pass","reasons":[],"retryable":false}`)})
-			in := built(t, "fast", 1, repo, 3, good, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)
+			ch := good
+			if tc.ch != nil {
+				ch = *tc.ch
+			}
+			in := built(t, "fast", 1, repo, 3, ch, []events.VerifyCommand{verify("ok", "grep", "-q", "Greet", "greet.go")}, nil)
 			in = builtWith(t, in, tc.cog)
 			var vd events.VerdictData
 			if err := json.Unmarshal(output(t, mustHandle(t, handler(t, d), in), in, events.KindPassed, 1), &vd); err != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/codali-dev/codali/pkg/afs"
 	"github.com/codali-dev/codali/pkg/events"
@@ -59,11 +60,12 @@ const FastPathSkip = "fast path (cognitive protocol §3.1, build mode): a small 
 // nor sought help, no tool call failed, matched a hazard or was blocked
 // or warned about, the change gate warned about nothing, the alignment
 // has no unmatched target, at least one check ran, and the change has at
-// most maxLines added plus removed lines. Confidence grows with successful
-// calls of any kind, so a model can raise it with harmless reads: the
-// size bound keeps a large change from going unreviewed that way.
+// most maxLines added plus removed lines, all of them text (see
+// unmeasured). Confidence grows with successful calls of any kind, so a
+// model can raise it with harmless reads: the size bound keeps a large
+// change from going unreviewed that way.
 func fastPath(bd events.BuiltData, j judgement, maxLines int) bool {
-	if bd.Change.Added+bd.Change.Removed > maxLines {
+	if bd.Change.Added+bd.Change.Removed > maxLines || unmeasured(j.diff) {
 		return false
 	}
 	if bd.Cognition == nil || !heuristics(bd).FastPath || bd.Cognition.Stopped != "" || bd.Cognition.HelpSeeking ||
@@ -87,4 +89,21 @@ func fastPath(bd events.BuiltData, j judgement, maxLines int) bool {
 		}
 	}
 	return true
+}
+
+// unmeasured reports whether diff changes something its line counts do
+// not measure: a binary file (git counts no lines for one, whatever its
+// size), a file mode (making a file executable changes no line) or a
+// symbolic link. Such a change is never small enough to skip the review.
+func unmeasured(diff string) bool {
+	for line := range strings.Lines(diff) {
+		switch {
+		case strings.HasPrefix(line, "GIT binary patch"), strings.HasPrefix(line, "Binary files "),
+			strings.HasPrefix(line, "old mode "), strings.HasPrefix(line, "new mode "),
+			strings.HasPrefix(line, "new file mode 120000"), strings.HasPrefix(line, "deleted file mode 120000"),
+			strings.HasPrefix(line, "index ") && strings.HasSuffix(strings.TrimRight(line, "\n"), " 120000"):
+			return true
+		}
+	}
+	return false
 }

@@ -58,6 +58,7 @@ add_user architect \
   'codali.run.*.failed' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
   '$KV.codali-pm.>' \
+  '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
@@ -236,7 +237,15 @@ add_user provisioner \
 # cli: agents and the CLI: submit requests, decide parked calls, follow runs, read histories
 add_user cli \
   '$JS.API.INFO' \
-  '$JS.API.STREAM.INFO.*' \
+  '$JS.API.STREAM.INFO.CODALI' \
+  '$JS.API.STREAM.INFO.CODALI_DLQ' \
+  '$JS.API.STREAM.INFO.RAO' \
+  '$JS.API.STREAM.INFO.CODALI_TIMERS' \
+  '$JS.API.STREAM.INFO.KV_codali-pm' \
+  '$JS.API.STREAM.INFO.KV_codali-runs' \
+  '$JS.API.STREAM.INFO.KV_codali-requests' \
+  '$JS.API.STREAM.INFO.KV_codali-parks' \
+  '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.librarian' \
   'codali.run.*.requested' \
   'codali.run.*.approval_decided' \
@@ -253,6 +262,7 @@ add_user cli \
   '$JS.API.CONSUMER.INFO.KV_codali-runs.>' \
   '$JS.FC.KV_codali-runs.>' \
   '$JS.FC.*.*.KV_codali-runs.>' \
+  '$JS.API.DIRECT.GET.KV_codali-requests.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
