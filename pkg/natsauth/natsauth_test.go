@@ -19,6 +19,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
+	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/policystore"
 	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/nats-io/nats.go"
@@ -388,7 +389,12 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		for _, name := range []string{natsauth.CLI, events.ServiceBuilder, events.ServiceCritic} {
 			id := c.as(t, name)
 			loose := []byte(`{"commands":{"allow":[["sh"]]}}`)
-			subj := "$KV.codali-policies.run1." + strings.TrimPrefix(policystore.Digest(loose), "sha256:")
+			looseP, err := policy.Parse(loose, policy.FormatJSON)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Stored in canonical form, under its digest: the policy hash.
+			subj := "$KV.codali-policies.run1." + looseP.Hash()
 			bind := subj
 			if name == natsauth.CLI {
 				// An agent cannot even bind the bucket, nor write a key.
