@@ -33,7 +33,7 @@ type submitOptions struct {
 
 func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 	var o submitOptions
-	fs := c.newFlags("submit", `submit (--repo PATH | --url URL [--ref REF]) [--wait] [--json] [--timeout D] [--max-retries N] [--project P] [--fast] [--require-integrity green|amber] "request" (or - to read it from stdin)`)
+	fs := c.newFlags("submit", `submit (--repo PATH | --url URL [--ref REF]) [--wait] [--json] [--timeout D] [--max-retries N] [--project P] [--fast] [--budget-tokens N] [--budget-cost X] [--require-integrity green|amber] "request" (or - to read it from stdin)`)
 	o.conn.Bind(fs, c.getenv)
 	fs.StringVar(&o.repo, "repo", "", "path of the repository to change")
 	fs.StringVar(&o.url, "url", "", "git URL of the repository to change (instead of --repo)")
