@@ -92,7 +92,9 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 }
 
 // foldApprovalDecided records a decision as an override step. A second
-// decision on the same call is kept as a note: the first one stands.
+// decision on the same call is kept as a note: the first one stands. So
+// is a decision whose attempt is not the park's, which the builder
+// ignores.
 func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 	var d events.ApprovalDecidedData
 	if err := events.DecodeData(e, &d); err != nil {
@@ -121,6 +123,14 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 				a := &s.Approvals[i]
 				if a.Call != d.Call {
 					continue
+				}
+				if a.Attempt != e.Attempt {
+					// The builder matches a decision to its park by the
+					// park's attempt too and ignores this one: so does
+					// the history, and the call stays pending.
+					s.Notes = append(s.Notes, Note{By: d.By, Text: fmt.Sprintf("decision on call %s (%s) carries attempt %d, but the call was parked in attempt %d: it decides nothing",
+						d.Call, what, e.Attempt, a.Attempt), TS: dec.At})
+					return
 				}
 				if a.Decision != nil {
 					s.Notes = append(s.Notes, Note{By: d.By, Text: "late decision on call " + d.Call + " (" + what + "): the first one stands", TS: dec.At})
