@@ -133,3 +133,52 @@ func TestSubmitRequestRetryAfterALostAck(t *testing.T) {
 		t.Fatalf("%d requests stored, want 3", info.State.Msgs)
 	}
 }
+
+// TestPublishEventRefusesAnIDAnotherEventTook: a decision whose id an
+// earlier, different event took (a malformed decision an agent published
+// on the same call) is dropped by the server as a duplicate; publishEvent
+// says so instead of reporting success, also when that event was consumed
+// already. The same event published again is still fine.
+func TestPublishEventRefusesAnIDAnotherEventTook(t *testing.T) {
+	srv := natstest.Start(t)
+	nc, js := natstest.Connect(t, srv)
+	cl := &client{nc: nc, js: js}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{events.ServiceBuilder}); err != nil {
+		t.Fatal(err)
+	}
+	decision := func(note string) events.Envelope {
+		env, err := events.NewKeyed("run-d", events.KindApprovalDecided, 1, "a1-s1-c1", "codali/cli", time.Now(),
+			events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice", At: time.Now(), Note: note})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	first := decision("first")
+	if err := publishEvent(ctx, cl, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishEvent(ctx, cl, first); err != nil {
+		t.Fatalf("the same event again: %v", err)
+	}
+	err := publishEvent(ctx, cl, decision("second"))
+	if !errors.Is(err, ErrDuplicateEvent) {
+		t.Fatalf("another event with the id: %v, want ErrDuplicateEvent", err)
+	}
+	s, err := js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.GetLastMsgForSubject(ctx, events.KindApprovalDecided.Subject("run-d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteMsg(ctx, stored.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishEvent(ctx, cl, decision("third")); !errors.Is(err, ErrDuplicateEvent) {
+		t.Fatalf("after the first was consumed: %v, want ErrDuplicateEvent", err)
+	}
+}

@@ -266,23 +266,11 @@ func publishRequestOnce(ctx context.Context, cl *client, m *nats.Msg, env events
 // duplicate; gone means consumed), otherwise the last on the run's
 // subject.
 func storedRequest(ctx context.Context, cl *client, m *nats.Msg, env events.Envelope, seq uint64) error {
-	s, err := cl.js.Stream(ctx, events.StreamWork)
-	if err != nil {
+	same, gone, err := storedIs(ctx, cl, m, env.ID, seq)
+	switch {
+	case err != nil:
 		return fmt.Errorf("could not check the stored request of run %s: %w", env.RunID(), err)
-	}
-	var stored *jetstream.RawStreamMsg
-	if seq > 0 {
-		stored, err = s.GetMsg(ctx, seq)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return nil
-		}
-	} else {
-		stored, err = s.GetLastMsgForSubject(ctx, m.Subject)
-	}
-	if err != nil {
-		return fmt.Errorf("could not check the stored request of run %s: %w", env.RunID(), err)
-	}
-	if stored.Subject != m.Subject || !bytes.Equal(stored.Data, m.Data) || stored.Header.Get(events.HeaderMsgID) != env.ID {
+	case !same && !gone:
 		return fmt.Errorf("%w: run %s already has another request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
 	}
 	return nil
@@ -307,14 +295,60 @@ func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {
 	// During a leader election a publish can time out although the event
 	// was stored; the same message id makes sending it again safe (the
 	// stream drops the duplicate), so a timed-out publish is retried.
+	// A duplicate acknowledgement is ours only when the stored message is
+	// this one, or is gone after an attempt without an answer (consumed):
+	// otherwise another event with this id (an earlier decision on the
+	// same call, malformed or not) took the id, and this one was dropped.
+	uncertain := false
 	err = retryPublish(ctx, env.ID, func(ctx context.Context) error {
-		_, err := cl.js.PublishMsg(ctx, m)
-		return err
+		ack, err := cl.js.PublishMsg(ctx, m)
+		if err != nil {
+			uncertain = true
+			return err
+		}
+		if !ack.Duplicate {
+			return nil
+		}
+		same, gone, err := storedIs(ctx, cl, m, env.ID, ack.Sequence)
+		switch {
+		case err != nil:
+			return err
+		case same || (gone && uncertain):
+			return nil
+		}
+		return fmt.Errorf("%w: the stream already took an event with the id %s (message %d), so the server dropped this one; "+
+			"it forgets ids after its duplicate window (10 minutes)", ErrDuplicateEvent, env.ID, ack.Sequence)
 	})
 	if err != nil {
 		return fmt.Errorf("could not publish %s: %w", env.ID, err)
 	}
 	return nil
+}
+
+// ErrDuplicateEvent: the server dropped an event because another one with
+// the same id was published within its duplicate window.
+var ErrDuplicateEvent = errors.New("another event has this id")
+
+// storedIs says whether the message the stream holds at seq (or, with seq
+// 0, the last one on m's subject) is m with the id, or is gone (consumed).
+func storedIs(ctx context.Context, cl *client, m *nats.Msg, id string, seq uint64) (same, gone bool, err error) {
+	s, err := cl.js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		return false, false, fmt.Errorf("could not read the stored event %s: %w", id, err)
+	}
+	var stored *jetstream.RawStreamMsg
+	if seq > 0 {
+		stored, err = s.GetMsg(ctx, seq)
+	} else {
+		stored, err = s.GetLastMsgForSubject(ctx, m.Subject)
+	}
+	switch {
+	case seq > 0 && errors.Is(err, jetstream.ErrMsgNotFound):
+		return false, true, nil
+	case err != nil:
+		return false, false, fmt.Errorf("could not read the stored event %s: %w", id, err)
+	}
+	return stored.Subject == m.Subject && bytes.Equal(stored.Data, m.Data) && stored.Header.Get(events.HeaderMsgID) == id, false, nil
 }
 
 // publishAttemptTimeout bounds one publish attempt; publishTimeout bounds
