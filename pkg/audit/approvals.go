@@ -115,11 +115,14 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 		what = "rejected"
 	}
 	dec := Decision{Decision: d.Decision, By: d.By, At: ts(d.At), Note: d.Note, EditedArgs: d.EditedArgs, Extend: d.Extend, Event: e.ID}
-	summary := fmt.Sprintf("call %s %s by %s: %s", d.Call, what, oneLine(d.By, 60), oneLine(d.Note, 100))
+	summary := fmt.Sprintf("call %s %s by %s", d.Call, what, oneLine(d.By, 60))
 	var parked int
 	if _, err := fmt.Sscanf(d.Call, "a%d-", &parked); err == nil && parked != e.Attempt {
 		// Call ids start with their park's attempt (a<attempt>-s<step>-…).
-		summary = fmt.Sprintf("call %s %s by %s with attempt %d, not the call's %d: it decides nothing: %s", d.Call, what, oneLine(d.By, 60), e.Attempt, parked, oneLine(d.Note, 100))
+		summary += fmt.Sprintf(" with attempt %d, not the call's %d: it decides nothing", e.Attempt, parked)
+	}
+	if d.Note != "" {
+		summary += ": " + oneLine(d.Note, 100)
 	}
 	return []Step{{
 		Cause: e.ID, Kind: rao.KindOverride,

@@ -55,7 +55,7 @@ func TestFoldApprovalRequestAndDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if steps := applyTo(t, &st, other); !strings.Contains(steps[0].Summary, "approved by eve with attempt 2, not the call's 1: it decides nothing") {
+	if steps := applyTo(t, &st, other); steps[0].Summary != "call a1-s1-c1 approved by eve with attempt 2, not the call's 1: it decides nothing" {
 		t.Errorf("summary of a decision of another attempt: %q", steps[0].Summary)
 	}
 	if p := st.Pending(); len(p) != 2 || len(st.Notes) != 1 || !strings.Contains(st.Notes[0].Text, "carries attempt 2, but the call was parked in attempt 1") {
