@@ -174,7 +174,10 @@ func Identities() []Identity {
 			Name: CLI, Doc: "agents and the CLI: submit requests, decide parked calls, follow runs, read histories",
 			Publish: join([]string{api + "INFO", api + "STREAM.INFO.*",
 				api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
-				runSubject(events.KindRequested), runSubject(events.KindApprovalDecided)},
+				runSubject(events.KindRequested), runSubject(events.KindApprovalDecided),
+				// A publish acknowledged as a duplicate is checked against
+				// the stored event (its subjects are readable anyway).
+				api + "STREAM.MSG.GET." + events.StreamWork},
 				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), artifactsRead()),
 			Subscribe: []string{inbox, events.SubjectWorkAll, progress.SubjectPrefix + ".>"},
 		},
