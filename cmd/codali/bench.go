@@ -44,7 +44,7 @@ type benchOptions struct {
 
 func cmdBench(ctx context.Context, c *cli, args []string) int {
 	var o benchOptions
-	fs := c.newFlags("bench", "bench [-n N] [--inflight K] [--nats URL --metrics URL,... --repo PATH] [--floor] [--json]")
+	fs := c.newFlags("bench", "bench [-n N] [--inflight K] [--floor] [--json] [--timeout D] [--workspaces DIR] [--cpuprofile FILE] [--trace FILE] [--nats URLS --metrics URLS --repo PATH]")
 	o.conn.Bind(fs, func(string) string { return "" })
 	fs.IntVar(&o.n, "n", 200, "runs to make")
 	fs.IntVar(&o.inflight, "inflight", 1, "runs in flight at once")

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +159,67 @@ func TestClientCommandsExit2WhenNATSIsUnreachable(t *testing.T) {
 		if code, _, errOut := runBare(t, "", args...); code != exitUsage || !strings.Contains(errOut, "could not connect") {
 			t.Errorf("%v: exit %d, %s", args, code, errOut)
 		}
+	}
+}
+
+// noRead is a stdin that fails the test when a command reads it.
+type noRead struct{ t *testing.T }
+
+func (r noRead) Read([]byte) (int, error) {
+	r.t.Error("the command read stdin")
+	return 0, io.EOF
+}
+
+// TestHelpExits0 covers -h/--help of the commands with subcommands: each
+// prints its own usage and exits 0, and reads no input.
+func TestHelpExits0(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rao", "--help"}, "replay [RUN] [N]"},
+		{[]string{"rao", "replay", "--help"}, "usage: codali rao replay [RUN] [N] [--json] [--simulate]\n"},
+		{[]string{"rao", "rerun", "-h"}, "usage: codali rao rerun RUN [--policy FILE] [--timeout D] [--json]\n\n"},
+		{[]string{"rao", "fork", "--help"}, "usage: codali rao fork EVENT [--policy FILE] [--request TEXT] [--by NAME]\n"},
+		{[]string{"rao", "override", "--help"}, "codali rao override cancel RUN --reason TEXT [--by NAME]\n       codali rao override promote RUN"},
+		{[]string{"codex", "--help"}, "usage: codali codex encode|decode|validate"},
+		{[]string{"config", "--help"}, "usage: codali config validate [FILE]"},
+		{[]string{"context", "export", "--help"}, "DIR [--force]"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errOut := &syncBuffer{}, &syncBuffer{}
+			c := &cli{stdin: noRead{t}, stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
+			if code := c.main(context.Background(), tc.args); code != exitOK || !strings.Contains(out.String()+errOut.String(), tc.want) {
+				t.Fatalf("exit %d, output %q %q; want 0 and %q", code, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+// TestUnknownSubcommandsReadNoInput: an unknown codex or rao subcommand
+// is a usage error at once, before any input is read or NATS is dialled.
+func TestUnknownSubcommandsReadNoInput(t *testing.T) {
+	for _, args := range [][]string{{"codex", "zip"}, {"codex", "--frob"}, {"rao", "zip", "--help"}} {
+		out, errOut := &syncBuffer{}, &syncBuffer{}
+		c := &cli{stdin: noRead{t}, stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
+		if code := c.main(context.Background(), args); code != exitUsage || !strings.Contains(errOut.String(), "unknown subcommand") {
+			t.Errorf("%q: exit %d, output %q %q; want 2 and unknown subcommand", args, code, out, errOut)
+		}
+	}
+}
+
+// TestRAOByDefaultsToTheOSUser: rao audit, override and fork record who
+// acted as approve and reject do (the OS user), not $USER alone, which
+// may be unset.
+func TestRAOByDefaultsToTheOSUser(t *testing.T) {
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	c := &cli{stdin: noRead{t}, stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
+	who := c.defaultBy()
+	if who == "" {
+		t.Skip("no OS user name here")
+	}
+	if code := c.main(context.Background(), []string{"rao", "fork", "--help"}); code != exitOK || !strings.Contains(errOut.String(), fmt.Sprintf("(default %q)", who)) {
+		t.Fatalf("exit %d, help %q; want --by defaulting to %q", code, errOut, who)
 	}
 }

@@ -16,11 +16,22 @@ import (
 const maxCodexInput = 1 << 20
 
 func cmdCodex(_ context.Context, c *cli, args []string) int {
+	const synopsis = "codex encode|decode|validate [FILE|-] [--json] [--partial]"
 	if len(args) == 0 {
-		c.errorf("codex: usage: codali codex encode|decode|validate [FILE|-] [--json] [--partial]")
+		c.errorf("codex: usage: codali %s", synopsis)
 		return exitUsage
 	}
 	sub, rest := args[0], args[1:]
+	switch sub {
+	case "-h", "--help", "-help":
+		fmt.Fprintln(c.stderr, "usage: codali "+synopsis)
+		return exitOK
+	case "encode", "decode", "validate":
+	default:
+		// Before reading the input: an unknown subcommand must not wait on stdin.
+		c.errorf("codex: unknown subcommand %q (want encode, decode or validate)", sub)
+		return exitUsage
+	}
 	fs := c.newFlags("codex "+sub, "codex "+sub+" [FILE|-] [--json] [--partial]")
 	asJSON := fs.Bool("json", false, "print JSON")
 	partial := fs.Bool("partial", false, "decode: return the blocks that parsed even when a required block is missing")
@@ -42,11 +53,9 @@ func cmdCodex(_ context.Context, c *cli, args []string) int {
 		return c.codexEncode(in, *asJSON)
 	case "decode":
 		return c.codexDecode(in, *asJSON, *partial)
-	case "validate":
+	default: // validate
 		return c.codexValidate(in, *asJSON)
 	}
-	c.errorf("codex: unknown subcommand %q (want encode, decode or validate)", sub)
-	return exitUsage
 }
 
 func (c *cli) readInput(pos []string) ([]byte, error) {

@@ -16,6 +16,10 @@ const defaultConfigFile = "codali.config.json"
 
 func cmdConfig(_ context.Context, c *cli, args []string) int {
 	if len(args) == 0 || args[0] != "validate" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			fmt.Fprintf(c.stderr, "usage: codali config validate [FILE] (default: $CODALI_CONFIG, else %s)\n", defaultConfigFile)
+			return exitOK
+		}
 		c.errorf("config: usage: codali config validate [FILE] (default: $CODALI_CONFIG, else %s)", defaultConfigFile)
 		return exitUsage
 	}

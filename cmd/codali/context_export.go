@@ -36,7 +36,7 @@ func cmdContextExport(ctx context.Context, c *cli, args []string) int {
 		return exitUsage
 	}
 	var conn bus.ConnectOptions
-	fset := c.newFlags("context export", "context export (RUN | --project P) DIR")
+	fset := c.newFlags("context export", "context export (RUN | --project P) DIR [--force]")
 	conn.Bind(fset, c.getenv)
 	project := fset.String("project", "", "export every recorded run of this project")
 	force := fset.Bool("force", false, "write over existing .context files in the target")
@@ -55,7 +55,7 @@ func cmdContextExport(ctx context.Context, c *cli, args []string) int {
 	case *project != "" && len(pos) == 1:
 		dir = pos[0]
 	default:
-		c.errorf("context export: usage: %s", "codali context export (RUN | --project P) DIR")
+		c.errorf("context export: usage: %s", "codali context export (RUN | --project P) DIR [--force]")
 		return exitUsage
 	}
 	target := dir

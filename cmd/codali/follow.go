@@ -324,23 +324,31 @@ func integrityMeets(got, required string) bool {
 	return rank[got] >= rank[required]
 }
 
-// summaryLine formats a run summary for `runs` and `watch`.
-func summaryLine(s audit.Summary) string {
+// statusOf is a run's status as `runs` and `watch` show it: a running
+// run that waits says on what.
+func statusOf(s audit.Summary) string {
+	if s.Status != audit.StatusRunning {
+		return s.Status
+	}
+	switch s.Waiting {
+	case "":
+		return s.Status
+	case "approval":
+		return "waiting for approval"
+	default:
+		return "waiting: " + s.Waiting
+	}
+}
+
+// summaryLine formats a run summary for `runs` and `watch`, its status
+// padded to statusWidth (the widest status of the table).
+func summaryLine(s audit.Summary, statusWidth int) string {
 	age := "-"
 	if !s.Updated.IsZero() {
 		age = time.Since(s.Updated).Round(time.Second).String()
 	}
-	status := s.Status
-	if s.Status == audit.StatusRunning {
-		switch s.Waiting {
-		case "":
-		case "approval":
-			status = "waiting for approval"
-		default:
-			status = "waiting: " + s.Waiting
-		}
-	}
-	return fmt.Sprintf("%-26s  %-9s  %-7d  %-9s  %-5s  %-8s  %-13s  %s  spend %s", s.RunID, status, s.Attempt, s.Phase, orDash(s.Integrity), age, tokens(s.Usage), short(s.Request, 60), s.Spend)
+	return fmt.Sprintf("%-26s  %-*s  %-7d  %-9s  %-5s  %-8s  %-13s  %s  spend %s", s.RunID, statusWidth, statusOf(s), s.Attempt, s.Phase,
+		orDash(s.Integrity), age, tokens(s.Usage), short(s.Request, 60), s.Spend)
 }
 
 // tokens shows a run's model tokens as input/output, "-" when none.

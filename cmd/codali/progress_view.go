@@ -96,7 +96,7 @@ func activityText(p progress.Message) string {
 		}
 	}
 	if p.Detail != "" {
-		s += " " + short(p.Detail, 60)
+		s += " (" + short(p.Detail, 60) + ")" // a check's command line: "check go test (go test ./...)"
 	}
 	if p.Step > 0 {
 		s += fmt.Sprintf(" (step %d)", p.Step)

@@ -8,9 +8,12 @@ import (
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natsauth"
+	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
 	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/runclaim"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestSubmitRetriesAPublishThatFoundNoStream: the request is published
@@ -167,5 +170,103 @@ func TestSubmitRequestRetryAfterALostAck(t *testing.T) {
 	}
 	if info, _ := work.Info(ctx); info.State.Msgs != 3 {
 		t.Fatalf("%d requests stored, want 3", info.State.Msgs)
+	}
+}
+
+// TestPublishEventRefusesAnIDAnotherEventTook: a decision whose id an
+// earlier, different event took (a malformed decision an agent published
+// on the same call) is dropped by the server as a duplicate; publishEvent
+// says so instead of reporting success, also when that event was consumed
+// already. The same event published again is still fine.
+func TestPublishEventRefusesAnIDAnotherEventTook(t *testing.T) {
+	srv := natstest.Start(t)
+	nc, js := natstest.Connect(t, srv)
+	cl := &client{nc: nc, js: js}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{events.ServiceBuilder}); err != nil {
+		t.Fatal(err)
+	}
+	decision := func(note string) events.Envelope {
+		env, err := events.NewKeyed("run-d", events.KindApprovalDecided, 1, "a1-s1-c1", "codali/cli", time.Now(),
+			events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice", At: time.Now(), Note: note})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	first := decision("first")
+	if err := publishEvent(ctx, cl, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishEvent(ctx, cl, first); err != nil {
+		t.Fatalf("the same event again: %v", err)
+	}
+	err := publishEvent(ctx, cl, decision("second"))
+	if !errors.Is(err, ErrDuplicateEvent) {
+		t.Fatalf("another event with the id: %v, want ErrDuplicateEvent", err)
+	}
+	s, err := js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.GetLastMsgForSubject(ctx, events.KindApprovalDecided.Subject("run-d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteMsg(ctx, stored.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	if err := publishEvent(ctx, cl, decision("third")); !errors.Is(err, ErrDuplicateEvent) {
+		t.Fatalf("after the first was consumed: %v, want ErrDuplicateEvent", err)
+	}
+}
+
+// TestPublishEventChecksDuplicatesAsTheCLIIdentity: with NATS
+// authentication, the agents' identity may read the stored event a
+// duplicate acknowledgement names, so a republished event is still fine
+// and another event's id is still reported (not a permission timeout).
+func TestPublishEventChecksDuplicatesAsTheCLIIdentity(t *testing.T) {
+	url, pw := natsauthtest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin, err := nats.Connect(url, nats.UserInfo(natsauth.Provisioner, pw[natsauth.Provisioner]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	adminJS, err := jetstream.New(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Provision(ctx, adminJS, bus.Topology{}, []string{events.ServiceBuilder}); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(url, nats.UserInfo(natsauth.CLI, pw[natsauth.CLI]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := &client{nc: nc, js: js}
+	decision := func(note string) events.Envelope {
+		env, err := events.NewKeyed("run-p", events.KindApprovalDecided, 1, "a1-s1-c1", "codali/cli", time.Now(),
+			events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice", At: time.Now(), Note: note})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	first := decision("first")
+	for range 2 {
+		if err := publishEvent(ctx, cl, first); err != nil {
+			t.Fatalf("publish as %s: %v", natsauth.CLI, err)
+		}
+	}
+	if err := publishEvent(ctx, cl, decision("second")); !errors.Is(err, ErrDuplicateEvent) {
+		t.Fatalf("another event with the id as %s: %v, want ErrDuplicateEvent", natsauth.CLI, err)
 	}
 }

@@ -27,17 +27,19 @@ const raoUsage = `codali rao <subcommand>:
   verify [RUN]                             check histories for modified, removed, reordered or inserted events
   stats [--json]                           storage used versus full snapshots
   audit RUN --note TEXT [--by NAME]        record an auditor's note
-  override cancel RUN --reason TEXT        cancel a running run (recorded as an override)
+  override cancel RUN --reason TEXT [--by NAME]
+                                           cancel a running or parked run (recorded as an override)
   correct RUN --note TEXT [--by NAME]      an explicit correction: a repository lesson for the run's project (recorded as an override)
 
-  override promote RUN --to user|global --reason TEXT
+  override promote RUN --to user|global --reason TEXT [--by NAME]
                                            approve promoting a finished run's learnings to a
                                            .context scope's hivemind (recorded as an override)
   rerun RUN [--policy FILE] [--timeout D] [--json]
                                            rerun a finished run on a private pipeline, answering every
                                            model request from its recorded exchanges: exit 0 when
                                            identical, 1 on drift or a different verdict
-  fork EVENT [--policy FILE] [--request TEXT]  start a new run from the state recorded at EVENT`
+  fork EVENT [--policy FILE] [--request TEXT] [--by NAME]
+                                           start a new run from the state recorded at EVENT`
 
 // raoEnv is what every rao subcommand needs.
 type raoEnv struct {
@@ -55,13 +57,22 @@ type raoEnv struct {
 }
 
 func cmdRAO(ctx context.Context, c *cli, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		fmt.Fprintln(c.stderr, raoUsage)
 		return exitUsage
 	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprintln(c.stderr, raoUsage)
+		return exitOK
+	}
 	sub, rest := args[0], args[1:]
+	synopsis := raoSynopsis(sub)
+	if synopsis == "" {
+		c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
+		return exitUsage
+	}
 	var conn bus.ConnectOptions
-	fs := c.newFlags("rao "+sub, "rao "+sub+" [flags] [args]")
+	fs := c.newFlags("rao "+sub, synopsis)
 	conn.Bind(fs, c.getenv)
 	asJSON := fs.Bool("json", false, "print JSON (redacted)")
 	simulate := fs.Bool("simulate", false, "re-evaluate today's policy over the recorded tool calls (pure: nothing is executed or written)")
@@ -69,7 +80,7 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	policyPath := fs.String("policy", "", "policy file to simulate with, or (rerun, fork) for the new run's gate to enforce (overrides the config's)")
 	note := fs.String("note", "", "audit, correct: the note")
 	reason := fs.String("reason", "", "override: why")
-	by := fs.String("by", c.getenv("USER"), "audit/override/fork: who")
+	by := fs.String("by", c.defaultBy(), "audit/override/fork: who")
 	to := fs.String("to", "", "override promote: the scope, user or global (context.userDir / context.globalDir)")
 	rerunTimeout := fs.Duration("timeout", 10*time.Minute, "rerun: give up after this long")
 	request := fs.String("request", "", "fork: the new run's request (default: the recorded one, with its plan)")
@@ -133,6 +144,28 @@ func cmdRAO(ctx context.Context, c *cli, args []string) int {
 	}
 	c.errorf("rao: unknown subcommand %q\n%s", sub, raoUsage)
 	return exitUsage
+}
+
+// raoSynopsis is the usage line of one rao subcommand, from raoUsage
+// (both forms for override), followed by a note that the flags listed
+// are shared by every subcommand; "" for an unknown subcommand.
+func raoSynopsis(sub string) string {
+	var forms []string
+	for _, line := range strings.Split(raoUsage, "\n") {
+		// Synopses are indented by two spaces, descriptions by more.
+		if !strings.HasPrefix(line, "  "+sub+" ") {
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, "  "); i > 0 { // the synopsis ends where the description column starts
+			line = line[:i]
+		}
+		forms = append(forms, "rao "+line)
+	}
+	if len(forms) == 0 {
+		return ""
+	}
+	return strings.Join(forms, "\n       codali ") + "\n\n(the flags below are shared by every rao subcommand; each reads the ones its usage names)"
 }
 
 func loadPolicy(path string, cfg *config.Config) (*policy.Policy, error) {

@@ -52,9 +52,13 @@ func cmdRuns(ctx context.Context, c *cli, args []string) int {
 		_ = enc.Encode(list)
 		return exitOK
 	}
-	fmt.Fprintf(c.stdout, "%-26s  %-9s  %-7s  %-9s  %-5s  %-8s  %-13s  %s\n", "RUN", "STATUS", "ATTEMPT", "PHASE", "INTEG", "UPDATED", "TOKENS IN/OUT", "REQUEST")
+	width := 9 // the column as wide as before when no run waits
 	for _, s := range list {
-		fmt.Fprintln(c.stdout, summaryLine(s))
+		width = max(width, len(statusOf(s)))
+	}
+	fmt.Fprintf(c.stdout, "%-26s  %-*s  %-7s  %-9s  %-5s  %-8s  %-13s  %s\n", "RUN", width, "STATUS", "ATTEMPT", "PHASE", "INTEG", "UPDATED", "TOKENS IN/OUT", "REQUEST")
+	for _, s := range list {
+		fmt.Fprintln(c.stdout, summaryLine(s, width))
 	}
 	return exitOK
 }
@@ -101,7 +105,7 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 	case s.Status != audit.StatusRunning:
 		return c.ended(s, *asJSON)
 	default:
-		fmt.Fprintln(c.stderr, "so far: "+strings.TrimSpace(summaryLine(s)))
+		fmt.Fprintln(c.stderr, "so far: "+strings.TrimSpace(summaryLine(s, 0)))
 	}
 	progress := c.stdout
 	if *asJSON {

@@ -34,7 +34,7 @@ type submitOptions struct {
 
 func cmdSubmit(ctx context.Context, c *cli, args []string) int {
 	var o submitOptions
-	fs := c.newFlags("submit", `submit (--repo PATH | --url URL [--ref REF]) [--wait] [--json] [--timeout D] [--max-retries N] [--project P] [--fast] [--require-integrity green|amber] "request" (or - to read it from stdin)`)
+	fs := c.newFlags("submit", `submit (--repo PATH | --url URL [--ref REF]) [--wait] [--json] [--timeout D] [--max-retries N] [--project P] [--fast] [--budget-tokens N] [--budget-cost X] [--require-integrity green|amber] "request" (or - to read it from stdin)`)
 	o.conn.Bind(fs, c.getenv)
 	fs.StringVar(&o.repo, "repo", "", "path of the repository to change")
 	fs.StringVar(&o.url, "url", "", "git URL of the repository to change (instead of --repo)")
@@ -267,23 +267,13 @@ func publishRequestOnce(ctx context.Context, cl *client, m *nats.Msg, env events
 // duplicate; gone means consumed, and then the run's claim must hold our
 // request), otherwise the last on the run's subject.
 func storedRequest(ctx context.Context, cl *client, m *nats.Msg, env events.Envelope, seq uint64) error {
-	s, err := cl.js.Stream(ctx, events.StreamWork)
-	if err != nil {
+	same, gone, err := storedIs(ctx, cl, m, env.ID, seq)
+	switch {
+	case err != nil:
 		return fmt.Errorf("could not check the stored request of run %s: %w", env.RunID(), err)
-	}
-	var stored *jetstream.RawStreamMsg
-	if seq > 0 {
-		stored, err = s.GetMsg(ctx, seq)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return claimedRequest(ctx, cl, env)
-		}
-	} else {
-		stored, err = s.GetLastMsgForSubject(ctx, m.Subject)
-	}
-	if err != nil {
-		return fmt.Errorf("could not check the stored request of run %s: %w", env.RunID(), err)
-	}
-	if stored.Subject != m.Subject || !bytes.Equal(stored.Data, m.Data) || stored.Header.Get(events.HeaderMsgID) != env.ID {
+	case gone:
+		return claimedRequest(ctx, cl, env)
+	case !same:
 		return fmt.Errorf("%w: run %s already has another request; submit again (a new run id)", ErrRunIDTaken, env.RunID())
 	}
 	return nil
@@ -336,14 +326,60 @@ func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {
 	// During a leader election a publish can time out although the event
 	// was stored; the same message id makes sending it again safe (the
 	// stream drops the duplicate), so a timed-out publish is retried.
+	// A duplicate acknowledgement is ours only when the stored message is
+	// this one, or is gone after an attempt without an answer (consumed):
+	// otherwise another event with this id (an earlier decision on the
+	// same call, malformed or not) took the id, and this one was dropped.
+	uncertain := false
 	err = retryPublish(ctx, env.ID, func(ctx context.Context) error {
-		_, err := cl.js.PublishMsg(ctx, m)
-		return err
+		ack, err := cl.js.PublishMsg(ctx, m)
+		if err != nil {
+			uncertain = true
+			return err
+		}
+		if !ack.Duplicate {
+			return nil
+		}
+		same, gone, err := storedIs(ctx, cl, m, env.ID, ack.Sequence)
+		switch {
+		case err != nil:
+			return err
+		case same || (gone && uncertain):
+			return nil
+		}
+		return fmt.Errorf("%w: the stream already took an event with the id %s (message %d), so the server dropped this one; "+
+			"it forgets ids after its duplicate window (10 minutes)", ErrDuplicateEvent, env.ID, ack.Sequence)
 	})
 	if err != nil {
 		return fmt.Errorf("could not publish %s: %w", env.ID, err)
 	}
 	return nil
+}
+
+// ErrDuplicateEvent: the server dropped an event because another one with
+// the same id was published within its duplicate window.
+var ErrDuplicateEvent = errors.New("another event has this id")
+
+// storedIs says whether the message the stream holds at seq (or, with seq
+// 0, the last one on m's subject) is m with the id, or is gone (consumed).
+func storedIs(ctx context.Context, cl *client, m *nats.Msg, id string, seq uint64) (same, gone bool, err error) {
+	s, err := cl.js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		return false, false, fmt.Errorf("could not read the stored event %s: %w", id, err)
+	}
+	var stored *jetstream.RawStreamMsg
+	if seq > 0 {
+		stored, err = s.GetMsg(ctx, seq)
+	} else {
+		stored, err = s.GetLastMsgForSubject(ctx, m.Subject)
+	}
+	switch {
+	case seq > 0 && errors.Is(err, jetstream.ErrMsgNotFound):
+		return false, true, nil
+	case err != nil:
+		return false, false, fmt.Errorf("could not read the stored event %s: %w", id, err)
+	}
+	return stored.Subject == m.Subject && bytes.Equal(stored.Data, m.Data) && stored.Header.Get(events.HeaderMsgID) == id, false, nil
 }
 
 // publishAttemptTimeout bounds one publish attempt; publishTimeout bounds

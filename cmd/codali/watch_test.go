@@ -95,7 +95,7 @@ func TestWatchJSONLinesGolden(t *testing.T) {
 	}
 	// Without a terminal the text shows tool calls and checks, and why a
 	// check failed with its last output line.
-	for _, s := range []string{"· builder: tool write_file (step 1)", "· critic: check done test -f done.txt", "✗ critic: check done: exited 1", "last output: no such file"} {
+	for _, s := range []string{"· builder: tool write_file (step 1)", "· critic: check done (test -f done.txt)", "✗ critic: check done: exited 1", "last output: no such file"} {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("text output lacks %q:\n%s", s, text.String())
 		}

@@ -92,7 +92,9 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 }
 
 // foldApprovalDecided records a decision as an override step. A second
-// decision on the same call is kept as a note: the first one stands.
+// decision on the same call is kept as a note: the first one stands. So
+// is a decision whose attempt is not the park's, which the builder
+// ignores.
 func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 	var d events.ApprovalDecidedData
 	if err := events.DecodeData(e, &d); err != nil {
@@ -113,14 +115,31 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 		what = "rejected"
 	}
 	dec := Decision{Decision: d.Decision, By: d.By, At: ts(d.At), Note: d.Note, EditedArgs: d.EditedArgs, Extend: d.Extend, Event: e.ID}
+	summary := fmt.Sprintf("call %s %s by %s", d.Call, what, oneLine(d.By, 60))
+	var parked int
+	if _, err := fmt.Sscanf(d.Call, "a%d-", &parked); err == nil && parked != e.Attempt {
+		// Call ids start with their park's attempt (a<attempt>-s<step>-…).
+		summary += fmt.Sprintf(" with attempt %d, not the call's %d: it decides nothing", e.Attempt, parked)
+	}
+	if d.Note != "" {
+		summary += ": " + oneLine(d.Note, 100)
+	}
 	return []Step{{
 		Cause: e.ID, Kind: rao.KindOverride,
-		Summary: fmt.Sprintf("call %s %s by %s: %s", d.Call, what, oneLine(d.By, 60), oneLine(d.Note, 100)),
+		Summary: summary,
 		Mutate: func(s *State) {
 			for i := range s.Approvals {
 				a := &s.Approvals[i]
 				if a.Call != d.Call {
 					continue
+				}
+				if a.Attempt != e.Attempt {
+					// The builder matches a decision to its park by the
+					// park's attempt too and ignores this one: so does
+					// the history, and the call stays pending.
+					s.Notes = append(s.Notes, Note{By: d.By, Text: fmt.Sprintf("decision on call %s (%s) carries attempt %d, but the call was parked in attempt %d: it decides nothing",
+						d.Call, what, e.Attempt, a.Attempt), TS: dec.At})
+					return
 				}
 				if a.Decision != nil {
 					s.Notes = append(s.Notes, Note{By: d.By, Text: "late decision on call " + d.Call + " (" + what + "): the first one stands", TS: dec.At})

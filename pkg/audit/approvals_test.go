@@ -48,6 +48,20 @@ func TestFoldApprovalRequestAndDecisions(t *testing.T) {
 	if s := audit.SummaryOf(st, nil); s.Waiting != "approval" || len(s.Pending) != 2 {
 		t.Fatalf("summary: %+v", s)
 	}
+	// A decision with another attempt than the park's decides nothing
+	// (the builder ignores it too): a note, and the call stays pending.
+	other, err := events.NewKeyed("r", events.KindApprovalDecided, 2, "a1-s1-c1", "agent/x", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "eve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps := applyTo(t, &st, other); steps[0].Summary != "call a1-s1-c1 approved by eve with attempt 2, not the call's 1: it decides nothing" {
+		t.Errorf("summary of a decision of another attempt: %q", steps[0].Summary)
+	}
+	if p := st.Pending(); len(p) != 2 || len(st.Notes) != 1 || !strings.Contains(st.Notes[0].Text, "carries attempt 2, but the call was parked in attempt 1") {
+		t.Fatalf("decision of another attempt: pending %+v, notes %+v", p, st.Notes)
+	}
+	st.Notes = nil
 	edited := json.RawMessage(`{"path":"go.mod","content":"x"}`)
 	steps = applyTo(t, &st, keyed(t, events.KindApprovalDecided, "a1-s1-c1", "codali/cli",
 		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice", EditedArgs: edited}))

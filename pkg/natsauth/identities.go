@@ -175,7 +175,10 @@ func Identities() []Identity {
 			Publish: join([]string{api + "INFO"}, agentStreamInfo(),
 				[]string{
 					api + "CONSUMER.INFO." + events.StreamWork + "." + events.ServiceLibrarian,
-					runSubject(events.KindRequested), runSubject(events.KindApprovalDecided)},
+					runSubject(events.KindRequested), runSubject(events.KindApprovalDecided),
+					// A publish acknowledged as a duplicate is checked against
+					// the stored event (its subjects are readable anyway).
+					api + "STREAM.MSG.GET." + events.StreamWork},
 				// Run claims: submit tells its own consumed request from
 				// another stored under the same message id.
 				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), kvRead(events.BucketRequests), artifactsRead()),

@@ -39,6 +39,9 @@ func (s *Service) plan(ctx context.Context, in events.Envelope, inp input) (plan
 			return plan, events.PlanModeFast, nil, nil, "", nil
 		}
 	}
+	if err := s.withinBudget(in.Attempt, inp.run); err != nil {
+		return events.Plan{}, "", nil, nil, "", err
+	}
 	learned, err := s.learned(ctx, in.RunID(), inp.run, inp.bundle)
 	if err != nil {
 		return events.Plan{}, "", nil, nil, "", err

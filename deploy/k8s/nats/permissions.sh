@@ -249,6 +249,7 @@ add_user cli \
   '$JS.API.CONSUMER.INFO.CODALI.librarian' \
   'codali.run.*.requested' \
   'codali.run.*.approval_decided' \
+  '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.STREAM.MSG.GET.RAO' \
   '$JS.API.DIRECT.GET.RAO.>' \
   '$JS.API.CONSUMER.CREATE.RAO.>' \
