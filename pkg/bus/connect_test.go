@@ -22,6 +22,12 @@ func TestConnectOptions(t *testing.T) {
 		{"user without password", bus.ConnectOptions{URL: "nats://h:1", User: "u"}, "go together"},
 		{"two methods", bus.ConnectOptions{URL: "nats://h:1", Token: "t", CredsFile: "c"}, "choose one"},
 		{"cert without key", bus.ConnectOptions{URL: "nats://h:1", TLSCert: "c"}, "tls-cert and tls-key"},
+		{"inbox prefix", bus.ConnectOptions{URL: "nats://h:1", InboxPrefix: "_INBOX_cli"}, ""},
+		{"wildcard inbox prefix", bus.ConnectOptions{URL: "nats://h:1", InboxPrefix: "_INBOX.>"}, "inbox prefix"},
+		{"partial wildcard inbox prefix", bus.ConnectOptions{URL: "nats://h:1", InboxPrefix: "_INBOX_a*"}, "inbox prefix"},
+		{"inbox prefix ending in a dot", bus.ConnectOptions{URL: "nats://h:1", InboxPrefix: "_INBOX_cli."}, "inbox prefix"},
+		{"inbox prefix with a space", bus.ConnectOptions{URL: "nats://h:1", InboxPrefix: "_INBOX cli"}, "inbox prefix"},
+		{"bad default inbox prefix", bus.ConnectOptions{URL: "nats://h:1", DefaultInboxPrefix: "a..b"}, "inbox prefix"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,6 +68,45 @@ func TestBindReadsEnvironment(t *testing.T) {
 	fs2.PrintDefaults()
 	if s := usage.String(); strings.Contains(s, "secret") {
 		t.Fatalf("usage prints a secret:\n%s", s)
+	}
+}
+
+// TestInboxPrefix: the flag wins over NATS_INBOX_PREFIX, which wins over
+// the caller's default; the connection's inboxes carry the prefix.
+func TestInboxPrefix(t *testing.T) {
+	bind := func(env map[string]string, args ...string) bus.ConnectOptions {
+		t.Helper()
+		o := bus.ConnectOptions{DefaultInboxPrefix: "_INBOX_default"}
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		o.Bind(fs, func(k string) string { return env[k] })
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if got := bind(nil).Resolved().InboxPrefix; got != "_INBOX_default" {
+		t.Errorf("default: %q", got)
+	}
+	env := map[string]string{"NATS_INBOX_PREFIX": "_INBOX_env"}
+	if got := bind(env).Resolved().InboxPrefix; got != "_INBOX_env" {
+		t.Errorf("env: %q", got)
+	}
+	if got := bind(env, "--inbox-prefix", "_INBOX_flag").Resolved().InboxPrefix; got != "_INBOX_flag" {
+		t.Errorf("flag: %q", got)
+	}
+	srv := natstest.Start(t)
+	o := bind(nil)
+	o.URL = srv.ClientURL()
+	nc, err := bus.Connect(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if in := nc.NewInbox(); !strings.HasPrefix(in, "_INBOX_default.") {
+		t.Fatalf("inbox %q", in)
+	}
+	if _, err := bus.Connect(bus.ConnectOptions{URL: srv.ClientURL(), InboxPrefix: "_INBOX.>"}); !errors.Is(err, bus.ErrInvalidConfig) {
+		t.Fatalf("a wildcard prefix: %v", err)
 	}
 }
 
