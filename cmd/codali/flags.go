@@ -51,13 +51,13 @@ type client struct {
 
 // connect connects for a client command. Unless --inbox-prefix or
 // NATS_INBOX_PREFIX (or the command) says otherwise, replies come to the
-// inboxes of the identity named by the user (admin's for the operator),
-// or of the agent identity (natsauth.CLI) for a creds file, a token or no
-// auth.
+// inboxes of the identity the client authenticates as (--user, or the
+// user name in a creds file: admin's for the operator), or of the agent
+// identity (natsauth.CLI) for a token, no auth or an unknown user.
 func (c *cli) connect(o bus.ConnectOptions) (*client, error) {
 	o.Name = "codali-cli"
 	if o.DefaultInboxPrefix == "" {
-		o.DefaultInboxPrefix = natsauth.InboxPrefixFor(o.Resolved().User, natsauth.CLI)
+		o.DefaultInboxPrefix = natsauth.InboxPrefixFor(o.UserName(), natsauth.CLI)
 	}
 	o.Timeout = 5 * time.Second
 	nc, err := bus.Connect(o)

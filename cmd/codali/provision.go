@@ -40,9 +40,9 @@ func cmdProvision(ctx context.Context, c *cli, args []string) int {
 		c.errorf("provision: %v", err)
 		return exitUsage
 	}
-	// Provisioning is the provisioner identity's job (a creds file names
-	// no user): its replies come to the provisioner's inboxes.
-	conn.DefaultInboxPrefix = natsauth.InboxPrefixFor(conn.Resolved().User, natsauth.Provisioner)
+	// Provisioning is the provisioner identity's job: unless the user says
+	// otherwise, its replies come to the provisioner's inboxes.
+	conn.DefaultInboxPrefix = natsauth.InboxPrefixFor(conn.UserName(), natsauth.Provisioner)
 	cl, err := c.connect(conn)
 	if err != nil {
 		c.errorf("provision: %v", err)

@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 )
 
@@ -145,6 +147,30 @@ func firstURL(s string) string {
 		}
 	}
 	return s
+}
+
+// UserName returns the NATS user the options authenticate as: User, or
+// the name in the creds file's user JWT (nsc names a user so), "" when it
+// is not known (a token, no auth, a creds file that cannot be read or
+// parsed — Connect then reports the problem). Nothing secret is returned.
+func (o ConnectOptions) UserName() string {
+	o = o.withEnv()
+	if o.User != "" || o.CredsFile == "" {
+		return o.User
+	}
+	raw, err := os.ReadFile(o.CredsFile)
+	if err != nil {
+		return ""
+	}
+	token, err := jwt.ParseDecoratedJWT(raw)
+	if err != nil {
+		return ""
+	}
+	claims, err := jwt.DecodeUserClaims(token)
+	if err != nil {
+		return ""
+	}
+	return claims.Name
 }
 
 // Redacted returns the URL with any password replaced, for logs.

@@ -1,13 +1,18 @@
 package bus_test
 
 import (
+	"bytes"
 	"errors"
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/nats-io/jwt/v2"
+	"github.com/nats-io/nkeys"
 )
 
 func TestConnectOptions(t *testing.T) {
@@ -136,6 +141,64 @@ func TestEmbeddedConfigValidate(t *testing.T) {
 	for _, want := range []string{"store directory", "port", "host"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in %v", want, err)
+		}
+	}
+}
+
+// TestUserName: the user is --user, or the name in a creds file's JWT;
+// unknown for a token or a creds file that cannot be read or parsed.
+func TestUserName(t *testing.T) {
+	account, err := nkeys.CreateAccount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	user, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := user.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := jwt.NewUserClaims(pub)
+	claims.Name = "admin"
+	token, err := claims.Encode(account)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, err := user.Seed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := jwt.FormatUserConfig(token, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, raw []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("admin.creds", creds)
+	forged := write("forged.creds", bytes.Replace(creds, []byte(token[len(token)-8:]), []byte("AAAAAAAA"), 1))
+	for _, tc := range []struct {
+		name string
+		o    bus.ConnectOptions
+		want string
+	}{
+		{"user", bus.ConnectOptions{User: "cli", Password: "x"}, "cli"},
+		{"creds", bus.ConnectOptions{CredsFile: good}, "admin"},
+		{"token", bus.ConnectOptions{Token: "t"}, ""},
+		{"no auth", bus.ConnectOptions{}, ""},
+		{"missing creds", bus.ConnectOptions{CredsFile: filepath.Join(dir, "none.creds")}, ""},
+		{"not a creds file", bus.ConnectOptions{CredsFile: write("junk.creds", []byte("junk"))}, ""},
+		{"bad signature", bus.ConnectOptions{CredsFile: forged}, ""},
+	} {
+		if got := tc.o.UserName(); got != tc.want {
+			t.Errorf("%s: UserName() = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

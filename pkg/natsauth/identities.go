@@ -236,8 +236,8 @@ func Lookup(name string) (Identity, error) {
 // InboxPrefixFor is the inbox prefix of a client that authenticates as
 // user: that identity's when user names one (the operator connecting as
 // admin gets admin's, which no agent may read), fallback's otherwise (a
-// creds file or token, whose identity the client does not know; an
-// override such as --inbox-prefix says otherwise).
+// token, or a user that is no identity; an override such as
+// --inbox-prefix says otherwise).
 func InboxPrefixFor(user, fallback string) string {
 	if _, err := Lookup(user); err == nil && user != "" {
 		return InboxPrefix(user)
