@@ -133,7 +133,7 @@ func (o ConnectOptions) Validate() error {
 // non-empty tokens without wildcards or whitespace.
 func validInboxPrefix(p string) bool {
 	for _, tok := range strings.Split(p, ".") {
-		if tok == "" || tok == "*" || tok == ">" || strings.ContainsAny(tok, " \t\r\n*>") {
+		if tok == "" || strings.ContainsAny(tok, " \t\r\n*>") {
 			return false
 		}
 	}
