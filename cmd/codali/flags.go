@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -48,8 +49,16 @@ type client struct {
 	js jetstream.JetStream
 }
 
+// connect connects for a client command. Unless --inbox-prefix or
+// NATS_INBOX_PREFIX (or the command) says otherwise, replies come to the
+// inboxes of the identity the client authenticates as (--user, or the
+// user name in a creds file: admin's for the operator), or of the agent
+// identity (natsauth.CLI) for a token, no auth or an unknown user.
 func (c *cli) connect(o bus.ConnectOptions) (*client, error) {
 	o.Name = "codali-cli"
+	if o.DefaultInboxPrefix == "" {
+		o.DefaultInboxPrefix = natsauth.InboxPrefixFor(o.UserName(), natsauth.CLI)
+	}
 	o.Timeout = 5 * time.Second
 	nc, err := bus.Connect(o)
 	if err != nil {

@@ -54,7 +54,8 @@ func TestPipelineRunsWithLeastPrivilege(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, svc := range events.Services() {
-		nc, err := nats.Connect(url, nats.UserInfo(svc, pw[svc]), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		// As pkg/app connects a service: replies to its own inboxes.
+		nc, err := nats.Connect(url, nats.UserInfo(svc, pw[svc]), nats.CustomInboxPrefix(natsauth.InboxPrefix(svc)), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			mu.Lock()
 			violations = append(violations, svc+": "+err.Error())
 			mu.Unlock()

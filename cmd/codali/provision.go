@@ -9,6 +9,7 @@ import (
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
+	"github.com/codali-dev/codali/pkg/natsauth"
 )
 
 // cmdProvision creates (or, with --update, brings to this configuration)
@@ -39,6 +40,9 @@ func cmdProvision(ctx context.Context, c *cli, args []string) int {
 		c.errorf("provision: %v", err)
 		return exitUsage
 	}
+	// Provisioning is the provisioner identity's job: unless the user says
+	// otherwise, its replies come to the provisioner's inboxes.
+	conn.DefaultInboxPrefix = natsauth.InboxPrefixFor(conn.UserName(), natsauth.Provisioner)
 	cl, err := c.connect(conn)
 	if err != nil {
 		c.errorf("provision: %v", err)

@@ -16,6 +16,7 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -98,6 +99,9 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, c
 		return ExitUsage
 	}
 	conn.Name = "codali-" + comp.Name
+	// Its replies come to its own identity's inboxes, the only ones it may
+	// read (a service connects as the identity named after it).
+	conn.DefaultInboxPrefix = natsauth.InboxPrefix(comp.Name)
 	if err := conn.Validate(); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", comp.Name, err)
 		return ExitUsage

@@ -5,8 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
+	"os"
+	"strings"
 	"time"
 
+	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats.go"
 )
 
@@ -31,13 +34,23 @@ type ConnectOptions struct {
 	TLSCert, TLSKey string
 	// Timeout bounds the initial connection. Default 10s.
 	Timeout time.Duration
+	// InboxPrefix is the prefix of the connection's reply inboxes (core
+	// requests, JetStream API replies, pull consumers, KV watchers and
+	// object reads all use it). With auth, each identity may subscribe
+	// only to its own prefix (natsauth.InboxPrefix). Set by --inbox-prefix
+	// or NATS_INBOX_PREFIX; DefaultInboxPrefix otherwise.
+	InboxPrefix string
+	// DefaultInboxPrefix is the prefix used when InboxPrefix is not set:
+	// the caller's identity's. Empty keeps the NATS default, _INBOX.
+	DefaultInboxPrefix string
 
 	getenv func(string) string
 }
 
 // Bind registers the connection flags on fs. Values not given as flags
 // come from the environment (NATS_URL, NATS_CREDS, NATS_USER,
-// NATS_PASSWORD, NATS_TOKEN, NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY),
+// NATS_PASSWORD, NATS_TOKEN, NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY,
+// NATS_INBOX_PREFIX),
 // applied by Validate and Connect after parsing — never as flag defaults,
 // so `--help` and flag errors cannot print a secret.
 func (o *ConnectOptions) Bind(fs *flag.FlagSet, getenv func(string) string) {
@@ -50,6 +63,7 @@ func (o *ConnectOptions) Bind(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&o.TLSCA, "tls-ca", "", "CA file to verify the NATS server (env NATS_TLS_CA)")
 	fs.StringVar(&o.TLSCert, "tls-cert", "", "client certificate file (env NATS_TLS_CERT)")
 	fs.StringVar(&o.TLSKey, "tls-key", "", "client key file (env NATS_TLS_KEY)")
+	fs.StringVar(&o.InboxPrefix, "inbox-prefix", "", "reply inbox prefix: the one the NATS identity may subscribe to, _INBOX_<identity> (env NATS_INBOX_PREFIX; default that of the identity this program connects as)")
 }
 
 // withEnv fills the fields not set by flags from the environment given to
@@ -62,6 +76,7 @@ func (o ConnectOptions) withEnv() ConnectOptions {
 		}{
 			{&o.URL, "NATS_URL"}, {&o.CredsFile, "NATS_CREDS"}, {&o.User, "NATS_USER"}, {&o.Password, "NATS_PASSWORD"},
 			{&o.Token, "NATS_TOKEN"}, {&o.TLSCA, "NATS_TLS_CA"}, {&o.TLSCert, "NATS_TLS_CERT"}, {&o.TLSKey, "NATS_TLS_KEY"},
+			{&o.InboxPrefix, "NATS_INBOX_PREFIX"},
 		} {
 			if *f.dst == "" {
 				*f.dst = o.getenv(f.env)
@@ -70,6 +85,9 @@ func (o ConnectOptions) withEnv() ConnectOptions {
 		if o.URL == "" {
 			o.URL = DefaultURL
 		}
+	}
+	if o.InboxPrefix == "" {
+		o.InboxPrefix = o.DefaultInboxPrefix
 	}
 	return o
 }
@@ -105,7 +123,21 @@ func (o ConnectOptions) Validate() error {
 	if (o.TLSCert == "") != (o.TLSKey == "") {
 		bad("tls-cert and tls-key go together")
 	}
+	if o.InboxPrefix != "" && !validInboxPrefix(o.InboxPrefix) {
+		bad("inbox prefix %q is not a subject without wildcards, like _INBOX_cli", o.InboxPrefix)
+	}
 	return errors.Join(errs...)
+}
+
+// validInboxPrefix reports whether p is a literal subject: dot-separated
+// non-empty tokens without wildcards or whitespace.
+func validInboxPrefix(p string) bool {
+	for _, tok := range strings.Split(p, ".") {
+		if tok == "" || strings.ContainsAny(tok, " \t\r\n*>") {
+			return false
+		}
+	}
+	return true
 }
 
 func firstURL(s string) string {
@@ -115,6 +147,30 @@ func firstURL(s string) string {
 		}
 	}
 	return s
+}
+
+// UserName returns the NATS user the options authenticate as: User, or
+// the name in the creds file's user JWT (nsc names a user so), "" when it
+// is not known (a token, no auth, a creds file that cannot be read or
+// parsed — Connect then reports the problem). Nothing secret is returned.
+func (o ConnectOptions) UserName() string {
+	o = o.withEnv()
+	if o.User != "" || o.CredsFile == "" {
+		return o.User
+	}
+	raw, err := os.ReadFile(o.CredsFile)
+	if err != nil {
+		return ""
+	}
+	token, err := jwt.ParseDecoratedJWT(raw)
+	if err != nil {
+		return ""
+	}
+	claims, err := jwt.DecodeUserClaims(token)
+	if err != nil {
+		return ""
+	}
+	return claims.Name
 }
 
 // Redacted returns the URL with any password replaced, for logs.
@@ -145,6 +201,9 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(time.Second),
 		nats.RetryOnFailedConnect(false),
+	}
+	if o.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
 	}
 	switch {
 	case o.CredsFile != "":

@@ -44,10 +44,18 @@ func Streams() []string {
 		"KV_" + events.BucketPolicies, "KV_" + events.BucketParks, "OBJ_" + events.BucketArtifacts}
 }
 
-const (
-	inbox = "_INBOX.>"
-	api   = "$JS.API."
-)
+const api = "$JS.API."
+
+// InboxPrefix is the reply-inbox prefix a client connecting as identity
+// name must use (nats.go: nats.CustomInboxPrefix): "_INBOX_" and the name.
+// Each identity may subscribe only to its own prefix, never to the shared
+// "_INBOX.>", so no identity can read the replies sent to another (the
+// JetStream API replies carrying stored policies, project state, parks,
+// run claims and artifacts).
+func InboxPrefix(name string) string { return "_INBOX_" + name }
+
+// inbox is the subscribe permission for an identity's own reply inboxes.
+func inbox(name string) string { return InboxPrefix(name) + ".>" }
 
 // consume is what a service needs to read its own durable consumer: look
 // it up, pull, and acknowledge (ack, nak, term and in-progress publish to
@@ -144,7 +152,7 @@ func service(name, doc string, own ...[]string) Identity {
 			// Live progress of its own handlings (core NATS, not stored).
 			[]string{progress.SubjectPrefix + ".*." + name},
 			kvRead(events.BucketRequests), kvRead(events.BucketRuns), join(own...)),
-		Subscribe: []string{inbox},
+		Subscribe: []string{inbox(name)},
 	}
 }
 
@@ -182,7 +190,7 @@ func Identities() []Identity {
 				// Run claims: submit tells its own consumed request from
 				// another stored under the same message id.
 				raoRead(), kvRead(events.BucketRuns), kvList(events.BucketRuns), kvRead(events.BucketRequests), artifactsRead()),
-			Subscribe: []string{inbox, events.SubjectWorkAll, progress.SubjectPrefix + ".>"},
+			Subscribe: []string{inbox(CLI), events.SubjectWorkAll, progress.SubjectPrefix + ".>"},
 		},
 		{Name: Admin, Doc: "the operator (people only): everything in the account", Publish: []string{">"}, Subscribe: []string{">"}},
 	}
@@ -200,7 +208,7 @@ func provisioner() Identity {
 		pub = append(pub, api+"CONSUMER.CREATE."+w+"."+svc, api+"CONSUMER.CREATE."+w+"."+svc+".>", api+"CONSUMER.INFO."+w+"."+svc)
 	}
 	return Identity{Name: Provisioner, Doc: "creates and updates streams, buckets and durable consumers (a Job, or the operator)",
-		Publish: pub, Subscribe: []string{inbox}}
+		Publish: pub, Subscribe: []string{inbox(Provisioner)}}
 }
 
 // agentStreamInfo lets agents bind every stream and bucket but the
@@ -226,4 +234,16 @@ func Lookup(name string) (Identity, error) {
 		}
 	}
 	return Identity{}, fmt.Errorf("natsauth: no identity %q", name)
+}
+
+// InboxPrefixFor is the inbox prefix of a client that authenticates as
+// user: that identity's when user names one (the operator connecting as
+// admin gets admin's, which no agent may read), fallback's otherwise (a
+// token, or a user that is no identity; an override such as
+// --inbox-prefix says otherwise).
+func InboxPrefixFor(user, fallback string) string {
+	if _, err := Lookup(user); err == nil && user != "" {
+		return InboxPrefix(user)
+	}
+	return InboxPrefix(fallback)
 }

@@ -3,6 +3,7 @@ package natsauth_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"log/slog"
 	"os"
@@ -90,7 +91,10 @@ func start(t *testing.T) cluster {
 func (c cluster) as(t *testing.T, name string) *identity {
 	t.Helper()
 	id := &identity{name: name, got: make(chan struct{}, 1)}
+	// Every request, JetStream API call, pull consumer, KV read and object
+	// read below goes through this identity's own inboxes.
 	nc, err := nats.Connect(c.url, nats.UserInfo(name, c.passwords[name]), nats.Timeout(10*time.Second),
+		nats.CustomInboxPrefix(natsauth.InboxPrefix(name)), nats.PermissionErrOnSubscribe(true),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			id.mu.Lock()
 			id.errs = append(id.errs, err.Error())
@@ -145,6 +149,27 @@ func (id *identity) check(t *testing.T, what, subject string, op func(context.Co
 			t.Errorf("%s: %s failed, but the server reported no permission violation on %s (errors: %v)", id.name, what, subject, id.errs)
 			return
 		}
+	}
+}
+
+// subscribe subscribes to subject and reports the server's refusal: nil
+// when the subscription stands (nothing arrives before the deadline).
+func subscribe(id *identity, subject string) func(context.Context) error {
+	return func(c context.Context) error {
+		sub, err := id.nc.SubscribeSync(subject)
+		if err != nil {
+			return err
+		}
+		defer sub.Unsubscribe() //nolint:errcheck // the test ends with the connection
+		// The server answers the ping after refusing the subscription, so
+		// a refusal is recorded on sub once the flush returns.
+		if err := id.nc.FlushWithContext(c); err != nil {
+			return err
+		}
+		if _, err := sub.NextMsgWithContext(c); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		return nil
 	}
 }
 
@@ -410,6 +435,31 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 			})
 		}
 	})
+	t.Run("inboxes", func(t *testing.T) {
+		// Replies (JetStream API replies carry stored policies, project
+		// state, parks, run claims, artifacts) go to the requester's
+		// inbox: each identity reads its own inboxes, never another's nor
+		// the shared _INBOX.>. Every identity did its job above through its
+		// own prefix.
+		for _, me := range natsauth.Identities() {
+			if me.Name == natsauth.Admin {
+				continue // the operator may subscribe to anything
+			}
+			id := c.as(t, me.Name)
+			own := natsauth.InboxPrefix(me.Name) + ".>"
+			if err := subscribe(id, own)(ctx(t, 200*time.Millisecond)); err != nil {
+				t.Errorf("%s cannot subscribe to its own inboxes %s: %v", me.Name, own, err)
+			}
+			id.denied(t, "read every reply", "_INBOX.>", subscribe(id, "_INBOX.>"))
+			id.denied(t, "read every reply under a wildcard", `"*.>"`, subscribe(id, "*.>"))
+			for _, other := range natsauth.Identities() {
+				if other.Name != me.Name {
+					theirs := natsauth.InboxPrefix(other.Name) + ".>"
+					id.denied(t, "read "+other.Name+"'s replies", theirs, subscribe(id, theirs))
+				}
+			}
+		}
+	})
 	t.Run("provisioner", func(t *testing.T) {
 		prov.denied(t, "publish a request", events.KindRequested.Subject("run3"), publish(prov, events.KindRequested.Subject("run3"), event(t, events.KindRequested, req)))
 		prov.denied(t, "delete a stream", "$JS.API.STREAM.DELETE.RAO", func(c context.Context) error {
@@ -425,4 +475,20 @@ func mustDecode(t *testing.T, m jetstream.Msg) events.Envelope {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// TestInboxPrefixFor: a client's inbox prefix is that of the identity it
+// names, the fallback's when it names none.
+func TestInboxPrefixFor(t *testing.T) {
+	for _, tc := range []struct{ user, fallback, want string }{
+		{natsauth.Admin, natsauth.CLI, "_INBOX_admin"},
+		{events.ServiceCritic, natsauth.CLI, "_INBOX_critic"},
+		{"", natsauth.CLI, "_INBOX_cli"},
+		{"someone", natsauth.CLI, "_INBOX_cli"},
+		{"", natsauth.Provisioner, "_INBOX_provisioner"},
+	} {
+		if got := natsauth.InboxPrefixFor(tc.user, tc.fallback); got != tc.want {
+			t.Errorf("InboxPrefixFor(%q, %q) = %q, want %q", tc.user, tc.fallback, got, tc.want)
+		}
+	}
 }

@@ -32,7 +32,7 @@ add_user librarian \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
   -- \
-  '_INBOX.>'
+  '_INBOX_librarian.>'
 
 # architect: plans; publishes plan
 add_user architect \
@@ -69,7 +69,7 @@ add_user architect \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
   -- \
-  '_INBOX.>'
+  '_INBOX_architect.>'
 
 # builder: edits workspaces; publishes built; parks runs for approval (never decides one)
 add_user builder \
@@ -109,7 +109,7 @@ add_user builder \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
   -- \
-  '_INBOX.>'
+  '_INBOX_builder.>'
 
 # critic: verifies; publishes the verdict or a retry
 add_user critic \
@@ -147,7 +147,7 @@ add_user critic \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
   -- \
-  '_INBOX.>'
+  '_INBOX_critic.>'
 
 # recorder: writes the audit history and run summaries; ends no run
 add_user recorder \
@@ -181,7 +181,7 @@ add_user recorder \
   '$KV.codali-requests.>' \
   '$JS.API.STREAM.MSG.GET.CODALI' \
   -- \
-  '_INBOX.>'
+  '_INBOX_recorder.>'
 
 # provisioner: creates and updates streams, buckets and durable consumers (a Job, or the operator)
 add_user provisioner \
@@ -232,7 +232,7 @@ add_user provisioner \
   '$JS.API.CONSUMER.CREATE.CODALI.recorder.>' \
   '$JS.API.CONSUMER.INFO.CODALI.recorder' \
   -- \
-  '_INBOX.>'
+  '_INBOX_provisioner.>'
 
 # cli: agents and the CLI: submit requests, decide parked calls, follow runs, read histories
 add_user cli \
@@ -272,7 +272,7 @@ add_user cli \
   '$JS.FC.OBJ_codali-artifacts.>' \
   '$JS.FC.*.*.OBJ_codali-artifacts.>' \
   -- \
-  '_INBOX.>' \
+  '_INBOX_cli.>' \
   'codali.run.>' \
   'codali.progress.>'
 
