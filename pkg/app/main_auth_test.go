@@ -65,15 +65,5 @@ func TestMainConnectsWithItsIdentitysInbox(t *testing.T) {
 		code, _ := get(addr, "/readyz")
 		return code == http.StatusOK
 	})
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case code := <-done:
-		if code != ExitOK {
-			t.Fatalf("exit %d after SIGTERM:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Main did not exit after SIGTERM")
-	}
+	terminate(t, done, &stderr)
 }

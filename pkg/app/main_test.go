@@ -164,17 +164,7 @@ func TestMainServesAndDrains(t *testing.T) {
 	_, js := natstest.Connect(t, srv)
 	publish(t, js, requestedEvent(t, "main1"))
 	handled.Wait()
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case code := <-done:
-		if code != ExitOK {
-			t.Fatalf("exit %d after SIGTERM:\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Main did not exit after SIGTERM")
-	}
+	terminate(t, done, &stderr)
 	if !strings.Contains(stderr.String(), `"msg":"starting"`) || !strings.Contains(stderr.String(), `"msg":"drained"`) {
 		t.Errorf("log lacks start or drain:\n%s", stderr.String())
 	}
@@ -227,5 +217,22 @@ func TestTopologyFor(t *testing.T) {
 	topo := TopologyFor(cfg, 3)
 	if topo.Replicas != 3 || topo.RAOMaxAge != 48*time.Hour || topo.RAOMaxBytes != 1<<20 {
 		t.Errorf("topology %+v", topo)
+	}
+}
+
+// terminate sends the test process SIGTERM and waits for Main, started
+// with done, to exit ExitOK (stderr is its log, shown on failure).
+func terminate(t *testing.T, done <-chan int, stderr *syncBuffer) {
+	t.Helper()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Fatalf("exit %d after SIGTERM:\n%s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Main did not exit after SIGTERM")
 	}
 }
