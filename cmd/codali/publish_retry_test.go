@@ -230,7 +230,8 @@ func TestPublishEventChecksDuplicatesAsTheCLIIdentity(t *testing.T) {
 	url, pw := natsauthtest.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	admin, err := nats.Connect(url, nats.UserInfo(natsauth.Provisioner, pw[natsauth.Provisioner]))
+	admin, err := nats.Connect(url, nats.UserInfo(natsauth.Provisioner, pw[natsauth.Provisioner]),
+		nats.CustomInboxPrefix(natsauth.InboxPrefix(natsauth.Provisioner)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestPublishEventChecksDuplicatesAsTheCLIIdentity(t *testing.T) {
 	if err := bus.Provision(ctx, adminJS, bus.Topology{}, []string{events.ServiceBuilder}); err != nil {
 		t.Fatal(err)
 	}
-	nc, err := nats.Connect(url, nats.UserInfo(natsauth.CLI, pw[natsauth.CLI]))
+	nc, err := nats.Connect(url, nats.UserInfo(natsauth.CLI, pw[natsauth.CLI]), nats.CustomInboxPrefix(natsauth.InboxPrefix(natsauth.CLI)))
 	if err != nil {
 		t.Fatal(err)
 	}
