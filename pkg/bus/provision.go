@@ -212,35 +212,10 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 			return fmt.Errorf("could not provision consumer %s: %w", s, err)
 		}
 	}
-	if err := t.bucket(ctx, js, events.BucketPMState, jetstream.KeyValueConfig{
-		Bucket: events.BucketPMState, Description: "Codali project cognition state", History: 16,
-		Storage: jetstream.FileStorage, Replicas: t.Replicas,
-	}); err != nil {
-		return fmt.Errorf("could not provision bucket %s: %w", events.BucketPMState, err)
-	}
-	if err := t.bucket(ctx, js, events.BucketRuns, jetstream.KeyValueConfig{
-		Bucket: events.BucketRuns, Description: "Codali run summaries", History: 1,
-		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
-	}); err != nil {
-		return fmt.Errorf("could not provision bucket %s: %w", events.BucketRuns, err)
-	}
-	if err := t.bucket(ctx, js, events.BucketRequests, jetstream.KeyValueConfig{
-		Bucket: events.BucketRequests, Description: "Codali run ids and the digest of the request that claimed each", History: 1,
-		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
-	}); err != nil {
-		return fmt.Errorf("could not provision bucket %s: %w", events.BucketRequests, err)
-	}
-	if err := t.bucket(ctx, js, events.BucketPolicies, jetstream.KeyValueConfig{
-		Bucket: events.BucketPolicies, Description: "Codali policy documents operators stored for forked runs", History: 1,
-		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: 30 * 24 * time.Hour,
-	}); err != nil {
-		return fmt.Errorf("could not provision bucket %s: %w", events.BucketPolicies, err)
-	}
-	if err := t.bucket(ctx, js, events.BucketParks, jetstream.KeyValueConfig{
-		Bucket: events.BucketParks, Description: "Codali parked runs: the current park and its decisions", History: 1,
-		Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: events.ParkRetention,
-	}); err != nil {
-		return fmt.Errorf("could not provision bucket %s: %w", events.BucketParks, err)
+	for _, b := range t.buckets() {
+		if err := t.bucket(ctx, js, b.Bucket, b); err != nil {
+			return fmt.Errorf("could not provision bucket %s: %w", b.Bucket, err)
+		}
 	}
 	if !t.Update {
 		if _, err := js.ObjectStore(ctx, events.BucketArtifacts); err == nil {
@@ -264,4 +239,20 @@ func (t Topology) bucket(ctx context.Context, js jetstream.JetStream, name strin
 	}
 	_, err := js.CreateOrUpdateKeyValue(ctx, cfg)
 	return err
+}
+
+// buckets are the configurations of Codali's key-value buckets.
+func (t Topology) buckets() []jetstream.KeyValueConfig {
+	kv := func(name, description string, history uint8, ttl time.Duration) jetstream.KeyValueConfig {
+		return jetstream.KeyValueConfig{Bucket: name, Description: description, History: history,
+			Storage: jetstream.FileStorage, Replicas: t.Replicas, TTL: ttl}
+	}
+	const month = 30 * 24 * time.Hour
+	return []jetstream.KeyValueConfig{
+		kv(events.BucketPMState, "Codali project cognition state", 16, 0),
+		kv(events.BucketRuns, "Codali run summaries", 1, month),
+		kv(events.BucketRequests, "Codali run ids and the digest of the request that claimed each", 1, month),
+		kv(events.BucketPolicies, "Codali policy documents operators stored for forked runs", 1, month),
+		kv(events.BucketParks, "Codali parked runs: the current park and its decisions", 1, events.ParkRetention),
+	}
 }
