@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -56,14 +55,6 @@ func TestMainConnectsWithItsIdentitysInbox(t *testing.T) {
 	addr := freeAddr(t)
 	done := make(chan int, 1)
 	go func() { done <- Main(append(args, "--http", addr), &stdout, &stderr, noEnv, idle(), nil) }()
-	eventually(t, "/readyz to answer 200", func() bool {
-		select {
-		case code := <-done:
-			t.Fatalf("Main exited %d:\n%s", code, stderr.String())
-		default:
-		}
-		code, _ := get(addr, "/readyz")
-		return code == http.StatusOK
-	})
+	awaitReady(t, addr, done, &stderr)
 	terminate(t, done, &stderr)
 }

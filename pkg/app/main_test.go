@@ -146,15 +146,7 @@ func TestMainServesAndDrains(t *testing.T) {
 	go func() {
 		done <- Main([]string{"--nats", srv.ClientURL(), "--http", addr, "--config", cfg, "--log-level", "debug"}, &stdout, &stderr, noEnv, comp, nil)
 	}()
-	eventually(t, "/readyz to answer 200", func() bool {
-		select {
-		case code := <-done:
-			t.Fatalf("Main exited %d:\n%s", code, stderr.String())
-		default:
-		}
-		code, _ := get(addr, "/readyz")
-		return code == http.StatusOK
-	})
+	awaitReady(t, addr, done, &stderr)
 	if code, _ := get(addr, "/healthz"); code != http.StatusOK {
 		t.Errorf("/healthz %d", code)
 	}
@@ -235,4 +227,19 @@ func terminate(t *testing.T, done <-chan int, stderr *syncBuffer) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Main did not exit after SIGTERM")
 	}
+}
+
+// awaitReady waits until Main, started with done and serving HTTP on
+// addr, answers /readyz with 200; it fails the test if Main exits first.
+func awaitReady(t *testing.T, addr string, done <-chan int, stderr *syncBuffer) {
+	t.Helper()
+	eventually(t, "/readyz to answer 200", func() bool {
+		select {
+		case code := <-done:
+			t.Fatalf("Main exited %d:\n%s", code, stderr.String())
+		default:
+		}
+		code, _ := get(addr, "/readyz")
+		return code == http.StatusOK
+	})
 }
