@@ -26,6 +26,13 @@ const basesDirName = ".bases"
 // readyFile is written last into a base: "<baseline commit> [<source commit>]".
 const readyFile = "ready"
 
+// trackedFile lists the paths the baseline commit tracks, NUL-separated
+// (`git ls-files -z`): what a workspace made from the base holds before
+// anything changes it (see Workspace.tracked). A base without it (made
+// by an older version) is still used; its workspaces take the slower
+// paths that do not need the list.
+const trackedFile = "tracked"
+
 // A base is one repository state prepared once and copied into every
 // workspace that needs it: a sanitised tree (see copyTree) and a packed
 // git repository whose one commit is that tree. A base is built in a
@@ -185,6 +192,13 @@ func (m *Manager) buildBase(ctx context.Context, root, k, source string, fill fu
 		return nil, err
 	}
 	b.commit = strings.TrimSpace(out)
+	files, err := g.run(ctx, b.tree(), 64<<20, "ls-files", "-z")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, trackedFile), []byte(files), 0o644); err != nil {
+		return nil, fmt.Errorf("could not write the base: %w", err)
+	}
 	if err := os.WriteFile(filepath.Join(tmp, readyFile), []byte(strings.TrimSpace(b.commit+" "+source)+"\n"), 0o644); err != nil {
 		return nil, fmt.Errorf("could not write the base: %w", err)
 	}
@@ -268,6 +282,7 @@ func (b *base) materialize(w *Workspace, lim Limits) error {
 	if err := linkOrCopyFile(filepath.Join(b.gitDir(), "index"), filepath.Join(w.gitDir, "index"), false); err != nil {
 		return err
 	}
+	w.tracked = b.trackedPaths()
 	return os.WriteFile(filepath.Join(w.gitDir, "HEAD"), []byte(b.commit+"\n"), 0o644)
 }
 

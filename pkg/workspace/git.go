@@ -25,6 +25,9 @@ var gitSafeConfig = []string{
 	"-c", "core.untrackedCache=false", "-c", "core.protectHFS=true", "-c", "core.protectNTFS=true",
 	"-c", "commit.gpgsign=false", "-c", "core.autocrlf=false", "-c", "init.defaultBranch=main",
 	"-c", "protocol.ext.allow=never", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
+	// A file whose stat data differs from the index but whose content
+	// does not is no change (workspaces are copies: every stat differs).
+	"-c", "diff.autoRefreshIndex=true",
 }
 
 // runGit runs git for the workspace (see gitRun.run): GIT_DIR=gitDir

@@ -71,6 +71,10 @@ type Workspace struct {
 	gitDir string
 	cache  string
 	lim    Limits
+	// tracked is the set of paths the baseline commit tracks (nil when the
+	// base does not list them): the work tree as prepared, before anyone
+	// changed it.
+	tracked map[string]struct{}
 }
 
 // CacheDir is a directory beside the work tree for this workspace's
@@ -218,19 +222,28 @@ var ContextChangePaths = []string{".context/scratchpad", ".context/history"}
 
 // ChangeWith is Change plus the changes under the given paths inside
 // .context (for example ContextChangePaths), appended to the diff.
+//
+// When the work tree holds nothing the baseline does not track (outside
+// .context; see hasUntracked), the change is the work tree against the
+// baseline's index, read by one git process. Otherwise everything is
+// staged first (`git add --all --force`), so new files are part of the
+// change, and the staged change is read.
 func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (events.Change, error) {
-	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
-		return events.Change{}, err
-	}
 	pathspec := []string{"--", "."}
 	for _, ex := range excludedFromChange {
 		pathspec = append(pathspec, ":(exclude)"+ex)
 	}
-	ch, err := w.changeOf(ctx, pathspec)
+	if len(contextPaths) == 0 && !w.hasUntracked() {
+		return w.changeOf(ctx, false, pathspec)
+	}
+	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
+		return events.Change{}, err
+	}
+	ch, err := w.changeOf(ctx, true, pathspec)
 	if err != nil || len(contextPaths) == 0 {
 		return ch, err
 	}
-	extra, err := w.changeOf(ctx, append([]string{"--"}, contextPaths...))
+	extra, err := w.changeOf(ctx, true, append([]string{"--"}, contextPaths...))
 	if err != nil {
 		return events.Change{}, err
 	}
@@ -241,13 +254,21 @@ func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (eve
 	return ch, nil
 }
 
-// changeOf is the staged change restricted to pathspec, from one git
-// process: the raw and numstat records (files and line counts) and the
+// changeOf is the change restricted to pathspec, from one git process:
+// the raw and numstat records (files and line counts) and the
 // binary-safe patch come out of the same `git diff`, so they always
 // describe the same change. Renames are a deletion and an addition.
-func (w *Workspace) changeOf(ctx context.Context, pathspec []string) (events.Change, error) {
-	out, err := w.runGit(ctx, w.Dir, w.gitDir, 2*w.lim.MaxDiffBytes, append([]string{"diff", "--cached", "--raw", "--numstat", "--patch",
-		"--binary", "-z", "--no-renames", "--no-color", "--no-ext-diff", "--full-index"}, pathspec...)...)
+// With staged set it is the index against the baseline commit; without,
+// the work tree against the index (which must then be the baseline's:
+// files whose stat data differs but whose content does not are no
+// change, diff.autoRefreshIndex).
+func (w *Workspace) changeOf(ctx context.Context, staged bool, pathspec []string) (events.Change, error) {
+	args := []string{"diff"}
+	if staged {
+		args = append(args, "--cached")
+	}
+	args = append(args, "--raw", "--numstat", "--patch", "--binary", "-z", "--no-renames", "--no-color", "--no-ext-diff", "--full-index")
+	out, err := w.runGit(ctx, w.Dir, w.gitDir, 2*w.lim.MaxDiffBytes, append(args, pathspec...)...)
 	if err != nil {
 		return events.Change{}, err
 	}
@@ -337,23 +358,6 @@ func parseRawNumstat(z string) (files []events.FileChange, added, removed int) {
 		}
 	}
 	return files, added, removed
-}
-
-// Apply applies a unified diff produced by Change to the workspace. It
-// returns an error wrapping ErrApply when the diff does not apply cleanly.
-func (w *Workspace) Apply(ctx context.Context, diff string) error {
-	if strings.TrimSpace(diff) == "" {
-		return nil
-	}
-	patch := filepath.Join(filepath.Dir(w.Dir), filepath.Base(w.Dir)+".patch")
-	if err := os.WriteFile(patch, []byte(diff), 0o600); err != nil {
-		return fmt.Errorf("could not write patch: %w", err)
-	}
-	defer func() { _ = os.Remove(patch) }()
-	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "apply", "--whitespace=nowarn", "--binary", patch); err != nil {
-		return fmt.Errorf("%w: %w", ErrApply, err)
-	}
-	return nil
 }
 
 // CheckGit reports an error when git cannot be run.

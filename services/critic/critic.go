@@ -172,18 +172,16 @@ func (s *Service) verify(ctx context.Context, in events.Envelope, bd events.Buil
 		return nil, "", nil, "", err
 	}
 	defer s.d.CloseWorkspace(ws)
-	if err := ws.Apply(ctx, diff); err != nil {
+	// Gate every change, again: what was applied here (as git read the
+	// patch it applied) and what the diff itself says (not what the
+	// builder says it changed) is held to the policy before any check
+	// runs.
+	applied, err := ws.ApplyChange(ctx, diff)
+	if err != nil {
 		if errors.Is(err, workspace.ErrApply) {
 			return nil, fmt.Sprintf("the change does not apply to the repository: %v", err), nil, diff, nil
 		}
-		return nil, "", nil, "", err
-	}
-	// Gate every change, again: what was applied here and what the diff
-	// itself says (not what the builder says it changed) is held to the
-	// policy before any check runs.
-	applied, err := ws.Change(ctx)
-	if err != nil {
-		return nil, "", nil, "", fmt.Errorf("could not read the applied change: %w", err)
+		return nil, "", nil, "", fmt.Errorf("could not apply the change: %w", err)
 	}
 	recs := changegate.CheckDiff(gate.Policy, gate.Hash, s.d.Redactor, applied, diff)
 	if v := changegate.Violations(recs); len(v) > 0 {

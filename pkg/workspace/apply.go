@@ -1,0 +1,155 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/codali-dev/codali/pkg/events"
+)
+
+// Apply applies a unified diff produced by Change to the workspace. It
+// returns an error wrapping ErrApply when the diff does not apply cleanly.
+func (w *Workspace) Apply(ctx context.Context, diff string) error {
+	_, err := w.apply(ctx, diff, false)
+	return err
+}
+
+// ApplyChange applies diff as Apply does and returns the change as git
+// applied it: the files the patch touched (as git itself read the patch,
+// renames as a deletion and an addition) with their line counts, and
+// diff itself. Whether a file was added, modified or deleted is what the
+// work tree shows: there before (tracked by the baseline) and after. It
+// must be called on a freshly prepared workspace; on one whose base does
+// not list its tracked paths, it stages and reads the applied change
+// instead (Change).
+func (w *Workspace) ApplyChange(ctx context.Context, diff string) (events.Change, error) {
+	if w.tracked == nil {
+		if _, err := w.apply(ctx, diff, false); err != nil {
+			return events.Change{}, err
+		}
+		ch, err := w.Change(ctx)
+		if err != nil {
+			return events.Change{}, fmt.Errorf("could not read the applied change: %w", err)
+		}
+		return ch, nil
+	}
+	ch, err := w.apply(ctx, diff, true)
+	if err != nil {
+		return events.Change{}, err
+	}
+	for i, f := range ch.Files {
+		_, before := w.tracked[f.Path]
+		_, statErr := os.Lstat(filepath.Join(w.Dir, filepath.FromSlash(f.Path)))
+		after := statErr == nil
+		switch {
+		case before && !after:
+			ch.Files[i].Op = "delete"
+		case !before && after:
+			ch.Files[i].Op = "add"
+		default:
+			ch.Files[i].Op = "modify"
+		}
+	}
+	ch.Diff = diff
+	return ch, nil
+}
+
+// apply runs git apply on diff; with numstat it also returns the files
+// and line counts git read from the patch (ops left empty).
+func (w *Workspace) apply(ctx context.Context, diff string, numstat bool) (events.Change, error) {
+	if strings.TrimSpace(diff) == "" {
+		return events.Change{}, nil
+	}
+	patch := filepath.Join(filepath.Dir(w.Dir), filepath.Base(w.Dir)+".patch")
+	if err := os.WriteFile(patch, []byte(diff), 0o600); err != nil {
+		return events.Change{}, fmt.Errorf("could not write patch: %w", err)
+	}
+	defer func() { _ = os.Remove(patch) }()
+	args := []string{"apply", "--whitespace=nowarn", "--binary"}
+	if numstat {
+		// --numstat alone only reads the patch; --apply after it applies
+		// it too, in the same process.
+		args = append(args, "--numstat", "-z", "--apply")
+	}
+	out, err := w.runGit(ctx, w.Dir, w.gitDir, max(64<<10, w.lim.MaxDiffBytes), append(args, patch)...)
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		return events.Change{}, err
+	case err != nil:
+		return events.Change{}, fmt.Errorf("%w: %w", ErrApply, err)
+	}
+	if !numstat {
+		return events.Change{}, nil
+	}
+	ch, err := parseApplyNumstat(out)
+	if err != nil {
+		return events.Change{}, fmt.Errorf("%w: %w", ErrGit, err)
+	}
+	return ch, nil
+}
+
+// parseApplyNumstat reads `git apply --numstat -z`: per file
+// "<added>\t<removed>\t<path>\0", or for a rename or copy
+// "<added>\t<removed>\t\0<old>\0<new>\0"; "-" counts a binary file as 0
+// lines. A rename is the deletion of old and the addition of new (the
+// ops are set by the caller).
+func parseApplyNumstat(out string) (events.Change, error) {
+	var ch events.Change
+	rest := out
+	next := func() (string, bool) {
+		i := strings.IndexByte(rest, 0)
+		if i < 0 {
+			return "", false
+		}
+		f := rest[:i]
+		rest = rest[i+1:]
+		return f, true
+	}
+	for rest != "" {
+		rec, ok := next()
+		if !ok {
+			return events.Change{}, fmt.Errorf("%w: a numstat record without its end", errDiffFormat)
+		}
+		n := strings.SplitN(rec, "\t", 3)
+		if len(n) != 3 {
+			return events.Change{}, fmt.Errorf("%w: numstat record %q", errDiffFormat, rec)
+		}
+		added, aerr := lineCount(n[0])
+		removed, rerr := lineCount(n[1])
+		if aerr != nil || rerr != nil {
+			return events.Change{}, fmt.Errorf("%w: numstat counts %q", errDiffFormat, n[0]+" "+n[1])
+		}
+		ch.Added += added
+		ch.Removed += removed
+		paths := []string{n[2]}
+		if n[2] == "" {
+			from, ok1 := next()
+			to, ok2 := next()
+			if !ok1 || !ok2 || from == "" || to == "" {
+				return events.Change{}, fmt.Errorf("%w: a renamed file without both paths", errDiffFormat)
+			}
+			paths = []string{from, to}
+		}
+		for _, p := range paths {
+			ch.Files = append(ch.Files, events.FileChange{Path: p})
+		}
+	}
+	return ch, nil
+}
+
+// lineCount reads a numstat count: a number, or "-" for a binary file.
+func lineCount(s string) (int, error) {
+	if s == "-" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad count %q", s)
+	}
+	return n, nil
+}
