@@ -25,13 +25,25 @@ func benchRun(b *testing.B, s *sandbox.Sandbox) {
 	}
 }
 
-// BenchmarkRunBwrap is the full sandbox: prlimit, then bubblewrap with its
-// namespaces (user, pid, ipc, uts, net, cgroup), mounts and /proc.
+// BenchmarkRunBwrap is the full sandbox: bubblewrap with its namespaces
+// (user, pid, ipc, uts, net, cgroup), mounts and /proc, the limits set on
+// the sandboxed process from this one.
 func BenchmarkRunBwrap(b *testing.B) {
 	s, err := sandbox.New(sandbox.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchRun(b, s)
+}
+
+// BenchmarkRunBwrapPrlimit is the same with the limits set by the prlimit
+// program around bwrap (the way taken where they cannot be set from here).
+func BenchmarkRunBwrapPrlimit(b *testing.B) {
+	s, err := sandbox.New(sandbox.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sandbox.UsePrlimitProgram(s)
 	benchRun(b, s)
 }
 

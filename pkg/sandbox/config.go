@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"golang.org/x/sys/unix"
 	"strconv"
 	"strings"
 )
@@ -97,21 +98,37 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// prlimitArgs are prlimit's options for the limits. The CPU hard limit is
-// a few seconds above the soft one, so SIGXCPU (which names the cause)
-// comes before SIGKILL.
-func (l Limits) prlimitArgs() []string {
-	var args []string
-	add := func(name string, soft, hard int64) {
+// rlimit is one resource limit to set on a command's process.
+type rlimit struct {
+	name      string // prlimit's option name
+	resource  int    // RLIMIT_* constant
+	soft, max uint64
+}
+
+// rlimits are the limits to set, the unlimited ones left out. The CPU hard
+// limit is a few seconds above the soft one, so SIGXCPU (which names the
+// cause) comes before SIGKILL.
+func (l Limits) rlimits() []rlimit {
+	var out []rlimit
+	add := func(name string, resource int, soft, hard int64) {
 		if soft > 0 {
-			args = append(args, "--"+name+"="+strconv.FormatInt(soft, 10)+":"+strconv.FormatInt(hard, 10))
+			out = append(out, rlimit{name: name, resource: resource, soft: uint64(soft), max: uint64(hard)})
 		}
 	}
-	add("cpu", int64(l.CPUSeconds), int64(l.CPUSeconds)+5)
-	add("as", l.MemoryBytes, l.MemoryBytes)
-	add("nproc", int64(l.Processes), int64(l.Processes))
-	add("fsize", l.FileBytes, l.FileBytes)
-	add("nofile", int64(l.OpenFiles), int64(l.OpenFiles))
+	add("cpu", unix.RLIMIT_CPU, int64(l.CPUSeconds), int64(l.CPUSeconds)+5)
+	add("as", unix.RLIMIT_AS, l.MemoryBytes, l.MemoryBytes)
+	add("nproc", unix.RLIMIT_NPROC, int64(l.Processes), int64(l.Processes))
+	add("fsize", unix.RLIMIT_FSIZE, l.FileBytes, l.FileBytes)
+	add("nofile", unix.RLIMIT_NOFILE, int64(l.OpenFiles), int64(l.OpenFiles))
+	return out
+}
+
+// prlimitArgs are prlimit's options for the limits.
+func (l Limits) prlimitArgs() []string {
+	var args []string
+	for _, r := range l.rlimits() {
+		args = append(args, "--"+r.name+"="+strconv.FormatUint(r.soft, 10)+":"+strconv.FormatUint(r.max, 10))
+	}
 	return args
 }
 

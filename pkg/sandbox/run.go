@@ -92,11 +92,19 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 
 func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 	var argv []string
-	if s.havePrlimit {
+	inside := s.Isolated() && s.limitInside
+	if s.havePrlimit && !inside {
 		argv = append(append([]string{s.cfg.Prlimit}, s.limits.prlimitArgs()...), "--")
 	}
 	if s.Isolated() {
-		argv = append(argv, s.bwrapArgs(spec)...)
+		bw := s.bwrapArgs(spec)
+		if inside {
+			// The sandboxed process reports its pid on fd 3 and waits on fd
+			// 4 before it runs the command, so its limits are set before
+			// the command starts (and no prlimit process is needed).
+			bw = append([]string{bw[0], "--info-fd", "3", "--block-fd", "4"}, bw[1:]...)
+		}
+		argv = append(argv, bw...)
 	}
 	argv = append(argv, spec.Argv...)
 	ctx, cancel := context.WithTimeout(ctx, spec.Timeout)
@@ -106,6 +114,14 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 	cmd.Env = spec.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	var gate *limitGate
+	if inside {
+		var err error
+		if gate, err = newLimitGate(cmd); err != nil {
+			return Result{}, fmt.Errorf("%w: %w", ErrCommand, err)
+		}
+		defer gate.close()
+	}
 	// The output goes through a pipe this function reads itself, so Wait
 	// returns when the command does, whatever its children do.
 	r, w, err := os.Pipe()
@@ -131,6 +147,12 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 		<-done
 		return Result{}, fmt.Errorf("%w: %s: %w", ErrCommand, spec.Argv[0], err)
 	}
+	var limitErr error
+	if gate != nil {
+		if limitErr = gate.release(ctx, s.limits.rlimits()); limitErr != nil {
+			_ = killGroup(cmd.Process.Pid)
+		}
+	}
 	err = cmd.Wait()
 	// Whatever the command left behind in its group dies now (in a bwrap
 	// sandbox the pid namespace has already taken every process with it).
@@ -138,6 +160,9 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 	_ = r.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-done
 	_ = r.Close()
+	if limitErr != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, limitErr)
+	}
 	res := Result{Output: out.String(), Duration: time.Since(start), Sandboxed: s.Isolated()}
 	var exitErr *exec.ExitError
 	switch {

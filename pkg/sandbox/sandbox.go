@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,12 @@ type Sandbox struct {
 	checkErr error
 	// havePrlimit is set by Check (under mu, before any run).
 	havePrlimit bool
+	// limitInside, set by Check, means bubblewrap sandboxes get their
+	// limits from this process (prlimit(2) on the sandboxed process while
+	// it waits to start) rather than from a prlimit process around bwrap.
+	limitInside bool
+	// noLimitInside turns that way off (tests of the prlimit way).
+	noLimitInside bool
 }
 
 // New returns a Sandbox for cfg. It does not probe the host: Check (or
@@ -71,12 +78,29 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	if s.cfg.Mode == ModeNone {
 		return nil // limits too are best effort without a sandbox
 	}
-	if err != nil {
-		return fmt.Errorf("%w: prlimit (util-linux) not found: %w", ErrUnavailable, err)
-	}
 	if _, err := exec.LookPath(s.cfg.Bwrap); err != nil {
 		return fmt.Errorf("%w: bubblewrap (bwrap) not found: %w; install the bubblewrap package, or set sandbox \"none\" to run commands without isolation", ErrUnavailable, err)
 	}
+	// Limits set from here first; the prlimit program around bwrap when
+	// that cannot work here (for instance a setuid bwrap, whose sandboxed
+	// process this one may not change).
+	var insideErr error
+	if !s.noLimitInside {
+		s.limitInside = true
+		if insideErr = s.tryTrivial(ctx); insideErr == nil {
+			return nil
+		}
+		s.limitInside = false
+	}
+	if !s.havePrlimit {
+		return errors.Join(insideErr, fmt.Errorf("%w: prlimit (util-linux) not found: %w", ErrUnavailable, err))
+	}
+	return s.tryTrivial(ctx)
+}
+
+// tryTrivial runs `true` in a sandbox; an error wraps ErrUnavailable and
+// says why it did not work.
+func (s *Sandbox) tryTrivial(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "codali-sandbox-probe-")
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)

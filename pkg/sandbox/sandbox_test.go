@@ -284,23 +284,71 @@ func TestNoChildLeftBehind(t *testing.T) {
 	}
 }
 
+// TestLimits: every limit holds, whether this process sets it on the
+// sandboxed process (the default) or the prlimit program does (where the
+// default cannot work), and also without the prlimit program at all.
 func TestLimits(t *testing.T) {
+	ways := map[string]func(t *testing.T, lim sandbox.Limits) *sandbox.Sandbox{
+		"set from here": func(t *testing.T, lim sandbox.Limits) *sandbox.Sandbox {
+			s := bwrapSandbox(t, lim)
+			if !sandbox.LimitsInside(s) {
+				t.Fatal("the limits are not set from here")
+			}
+			return s
+		},
+		"no prlimit program": func(t *testing.T, lim sandbox.Limits) *sandbox.Sandbox {
+			return checked(t, sandbox.Config{Limits: lim, Prlimit: "/nonexistent/prlimit"}, nil)
+		},
+		"prlimit program": func(t *testing.T, lim sandbox.Limits) *sandbox.Sandbox {
+			s := checked(t, sandbox.Config{Limits: lim}, sandbox.UsePrlimitProgram)
+			if sandbox.LimitsInside(s) {
+				t.Fatal("the limits are set from here")
+			}
+			return s
+		},
+	}
+	for way, mk := range ways {
+		t.Run(way, func(t *testing.T) { testLimits(t, mk) })
+	}
+}
+
+// checked is a bwrap sandbox for cfg (after prepare), checked like
+// bwrapSandbox.
+func checked(t *testing.T, cfg sandbox.Config, prepare func(*sandbox.Sandbox)) *sandbox.Sandbox {
+	t.Helper()
+	s, err := sandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(s)
+	}
+	if err := s.Check(context.Background()); err != nil {
+		if os.Getenv("CODALI_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("bubblewrap cannot run here: %v", err)
+	}
+	return s
+}
+
+func testLimits(t *testing.T, mk func(t *testing.T, lim sandbox.Limits) *sandbox.Sandbox) {
 	t.Run("cpu", func(t *testing.T) {
-		s := bwrapSandbox(t, sandbox.Limits{CPUSeconds: 1})
+		s := mk(t, sandbox.Limits{CPUSeconds: 1})
 		res := run(t, s, sandbox.Spec{Argv: sh("while :; do :; done")})
 		if res.Limit != "cpu" || !strings.Contains(res.Output, "CPU time limit") {
 			t.Fatalf("%+v", res)
 		}
 	})
 	t.Run("file size", func(t *testing.T) {
-		s := bwrapSandbox(t, sandbox.Limits{FileBytes: 1000})
+		s := mk(t, sandbox.Limits{FileBytes: 1000})
 		res := run(t, s, sandbox.Spec{Argv: sh("head -c 100000 /dev/zero > big")})
 		if res.Limit != "file size" || !strings.Contains(res.Output, "file size limit") {
 			t.Fatalf("%+v", res)
 		}
 	})
 	t.Run("memory", func(t *testing.T) {
-		s := bwrapSandbox(t, sandbox.Limits{MemoryBytes: 64 << 20})
+		s := mk(t, sandbox.Limits{MemoryBytes: 64 << 20})
 		res := run(t, s, sandbox.Spec{Argv: []string{"awk", `BEGIN { s = "a"; while (1) s = s s }`}})
 		if res.ExitCode == 0 || res.Limit != "memory" {
 			t.Fatalf("%+v", res)
@@ -310,14 +358,14 @@ func TestLimits(t *testing.T) {
 		if os.Geteuid() == 0 {
 			t.Skip("RLIMIT_NPROC does not apply to root")
 		}
-		s := bwrapSandbox(t, sandbox.Limits{Processes: 1})
+		s := mk(t, sandbox.Limits{Processes: 1})
 		res := run(t, s, sandbox.Spec{Argv: sh("sh -c true && sh -c true")})
 		if res.ExitCode == 0 {
 			t.Fatalf("%+v", res)
 		}
 	})
 	t.Run("output", func(t *testing.T) {
-		s := bwrapSandbox(t, sandbox.Limits{})
+		s := mk(t, sandbox.Limits{})
 		res := run(t, s, sandbox.Spec{Argv: sh("i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done"), OutputLimit: 100})
 		if !strings.Contains(res.Output, "elided") || !strings.Contains(res.Output, "line1999") || len(res.Output) > 200 {
 			t.Fatalf("tail not kept: %q", res.Output)
@@ -343,9 +391,10 @@ func TestUnavailableRefuses(t *testing.T) {
 	if res.Sandboxed || none.Isolated() || !strings.Contains(res.Output, "plain") {
 		t.Fatalf("%+v", res)
 	}
-	// Without prlimit a bwrap sandbox is refused; mode none runs without
-	// limits.
+	// Where the limits cannot be set from here, a bwrap sandbox without
+	// the prlimit program is refused; mode none runs without limits.
 	noLimits, _ := sandbox.New(sandbox.Config{Prlimit: "/nonexistent/prlimit"})
+	sandbox.UsePrlimitProgram(noLimits)
 	if _, err := noLimits.Run(context.Background(), sandbox.Spec{Dir: t.TempDir(), Argv: []string{"true"}, Env: env(), Timeout: time.Second}); !errors.Is(err, sandbox.ErrUnavailable) {
 		t.Fatalf("without prlimit: %v", err)
 	}
