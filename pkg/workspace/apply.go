@@ -23,7 +23,8 @@ func (w *Workspace) Apply(ctx context.Context, diff string) error {
 // applied it: the files the patch touched (as git itself read the patch,
 // renames as a deletion and an addition) with their line counts, and
 // diff itself. Whether a file was added, modified or deleted is what the
-// work tree shows: there before (tracked by the baseline) and after. It
+// work tree shows: there before (tracked by the baseline) and after (not
+// a directory). It
 // must be called on a freshly prepared workspace; on one whose base does
 // not list its tracked paths, it stages and reads the applied change
 // instead (Change).
@@ -44,8 +45,9 @@ func (w *Workspace) ApplyChange(ctx context.Context, diff string) (events.Change
 	}
 	for i, f := range ch.Files {
 		_, before := w.tracked[f.Path]
-		_, statErr := os.Lstat(filepath.Join(w.Dir, filepath.FromSlash(f.Path)))
-		after := statErr == nil
+		// A directory where the file was is the file deleted.
+		info, statErr := os.Lstat(filepath.Join(w.Dir, filepath.FromSlash(f.Path)))
+		after := statErr == nil && !info.IsDir()
 		switch {
 		case before && !after:
 			ch.Files[i].Op = "delete"

@@ -16,7 +16,7 @@ func TestSplitChange(t *testing.T) {
 	if err != nil || stat != raw+num || p != patch {
 		t.Fatalf("split: %q %q %v", stat, p, err)
 	}
-	files, added, removed := parseRawNumstat(stat)
+	files, _, added, removed := parseRawNumstat(stat)
 	if len(files) != 2 || files[0].Path != "a\nb:x" || files[1].Op != "add" || added != 1 || removed != 0 {
 		t.Fatalf("records: %+v +%d -%d", files, added, removed)
 	}

@@ -2,9 +2,12 @@ package workspace
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -59,7 +62,6 @@ func ops(ch events.Change) map[string]string {
 // change gives. And the critic's ApplyChange of that diff reports the same
 // files, ops and line counts.
 func TestChangeFastPathMatchesStaged(t *testing.T) {
-	ctx := context.Background()
 	repo := fastPathRepo(t)
 	m := &Manager{Root: t.TempDir()}
 	cases := []struct {
@@ -92,47 +94,160 @@ func TestChangeFastPathMatchesStaged(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			run := "fast" + string(rune('a'+i))
-			w, err := m.Prepare(ctx, run, 1, "builder", events.RepoRef{Path: repo})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = w.Close() }()
-			if w.tracked == nil {
-				t.Fatal("the base does not list its tracked paths")
-			}
-			tc.edit(t, w.Dir)
-			if w.hasUntracked() {
-				t.Fatal("the fast path is not taken")
-			}
-			fast, err := w.Change(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
-				t.Fatal(err)
-			}
-			staged, err := w.changeOf(ctx, true, []string{"--", ".", ":(exclude).context"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(fast, staged) {
-				t.Fatalf("fast path:\n%+v\nstaged:\n%+v", fast, staged)
-			}
-			c, err := m.Prepare(ctx, run, 1, "critic", events.RepoRef{Path: repo})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = c.Close() }()
-			applied, err := c.ApplyChange(ctx, fast.Diff)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(ops(applied), ops(fast)) || applied.Added != fast.Added || applied.Removed != fast.Removed || applied.Diff != fast.Diff {
-				t.Fatalf("applied %+v\nbuilt %+v", applied, fast)
-			}
+			compareWithStaged(t, m, repo, "fast"+strconv.Itoa(i), tc.edit, true)
 		})
 	}
+}
+
+// compareWithStaged prepares a builder workspace, edits it, and checks
+// that Change gives what staging everything and reading the staged change
+// gives (and, with unstaged, that it took the unstaged way), and that the
+// critic's ApplyChange of the diff reports the same files, ops and counts.
+func compareWithStaged(t *testing.T, m *Manager, repo, run string, edit func(t *testing.T, dir string), unstaged bool) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := m.Prepare(ctx, run, 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Close() }()
+	if w.tracked == nil {
+		t.Fatal("the base does not list its tracked paths")
+	}
+	edit(t, w.Dir)
+	pathspec := []string{"--", ".", ":(exclude).context"}
+	_, took, err := w.unstagedChange(ctx, pathspec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took != unstaged {
+		t.Fatalf("unstaged way taken: %v, want %v", took, unstaged)
+	}
+	fast, err := w.Change(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
+		t.Fatal(err)
+	}
+	staged, _, err := w.changeOf(ctx, true, pathspec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fast, staged) {
+		t.Fatalf("Change:\n%+v\nstaged:\n%+v", fast, staged)
+	}
+	c, err := m.Prepare(ctx, run, 1, "critic", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	applied, err := c.ApplyChange(ctx, fast.Diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ops(applied), ops(fast)) || applied.Added != fast.Added || applied.Removed != fast.Removed || applied.Diff != fast.Diff {
+		t.Fatalf("applied %+v\nbuilt %+v", applied, fast)
+	}
+}
+
+// TestNewFilePatchesMatchGit: new text files are written here exactly as
+// git writes them, in git's order among the tracked files' changes.
+func TestNewFilePatchesMatchGit(t *testing.T) {
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir()}
+	cases := []struct {
+		name string
+		edit func(t *testing.T, dir string)
+	}{
+		{"one line", func(t *testing.T, d string) { write(t, filepath.Join(d, "bench.txt"), "bench\n") }},
+		{"no newline at the end", func(t *testing.T, d string) { write(t, filepath.Join(d, "n.txt"), "x\ny") }},
+		{"one line without newline", func(t *testing.T, d string) { write(t, filepath.Join(d, "n.txt"), "x") }},
+		{"empty", func(t *testing.T, d string) { write(t, filepath.Join(d, "empty"), "") }},
+		{"only newlines", func(t *testing.T, d string) { write(t, filepath.Join(d, "nl"), "\n\n\n") }},
+		{"crlf and tabs", func(t *testing.T, d string) { write(t, filepath.Join(d, "w.txt"), "a\r\n\tb \r\n") }},
+		{"non-ascii content", func(t *testing.T, d string) { write(t, filepath.Join(d, "u.txt"), "héllo ✓\n") }},
+		{"space in the name", func(t *testing.T, d string) { write(t, filepath.Join(d, "sp ace.txt"), "q\n") }},
+		{"executable", func(t *testing.T, d string) {
+			write(t, filepath.Join(d, "run.sh"), "#!/bin/sh\n")
+			must(t, os.Chmod(filepath.Join(d, "run.sh"), 0o744))
+		}},
+		{"nested new directories", func(t *testing.T, d string) { write(t, filepath.Join(d, "x/y/z.go"), "package z\n") }},
+		{"interleaved with tracked changes", func(t *testing.T, d string) {
+			write(t, filepath.Join(d, "a.txt"), "A\n")
+			write(t, filepath.Join(d, "a.new"), "new\n")
+			write(t, filepath.Join(d, "dir/b.txt"), "b\n")
+			write(t, filepath.Join(d, "dir.txt"), "d\n")
+			write(t, filepath.Join(d, "zzz"), "z\n")
+			write(t, filepath.Join(d, "0first"), "0\n")
+			must(t, os.Remove(filepath.Join(d, "dir/c.txt")))
+		}},
+		{"next to a type change", func(t *testing.T, d string) {
+			must(t, os.Remove(filepath.Join(d, "b.txt")))
+			must(t, os.Symlink("keep.txt", filepath.Join(d, "b.txt")))
+			write(t, filepath.Join(d, "b.txt0"), "after\n")
+			write(t, filepath.Join(d, "b.tx"), "before\n")
+		}},
+		{"file turned into a directory", func(t *testing.T, d string) {
+			must(t, os.Remove(filepath.Join(d, "b.txt")))
+			write(t, filepath.Join(d, "b.txt/inner"), "i\n")
+		}},
+		{"a long file", func(t *testing.T, d string) {
+			var b strings.Builder
+			for i := range 5000 {
+				b.WriteString("line " + strconv.Itoa(i) + "\n")
+			}
+			write(t, filepath.Join(d, "long.txt"), b.String())
+		}},
+		{"new file under .context too", func(t *testing.T, d string) {
+			write(t, filepath.Join(d, ".context/x.json"), "{}")
+			write(t, filepath.Join(d, "real.txt"), "r\n")
+		}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			compareWithStaged(t, m, repo, "new"+strconv.Itoa(i), tc.edit, true)
+		})
+	}
+}
+
+// TestNewFilesGitMustWrite: what newFilePatches cannot write exactly goes
+// the staging way, and the change is still git's.
+func TestNewFilesGitMustWrite(t *testing.T) {
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir()}
+	cases := map[string]func(t *testing.T, d string){
+		"binary":     func(t *testing.T, d string) { write(t, filepath.Join(d, "b.bin"), "a\x00b") },
+		"link":       func(t *testing.T, d string) { must(t, os.Symlink("a.txt", filepath.Join(d, "l2"))) },
+		"tab name":   func(t *testing.T, d string) { write(t, filepath.Join(d, "t\tab"), "x\n") },
+		"quote name": func(t *testing.T, d string) { write(t, filepath.Join(d, "q\"uote"), "x\n") },
+		"utf-8 name": func(t *testing.T, d string) { write(t, filepath.Join(d, "é.txt"), "x\n") },
+		"attributes": func(t *testing.T, d string) { write(t, filepath.Join(d, ".gitattributes"), "*.txt eol=crlf\n") },
+		"too large": func(t *testing.T, d string) {
+			write(t, filepath.Join(d, "big.txt"), strings.Repeat("a\n", maxNewFileBytes))
+		},
+		"fifo": func(t *testing.T, d string) { must(t, syscall.Mkfifo(filepath.Join(d, "fifo"), 0o644)) },
+	}
+	i := 0
+	for name, edit := range cases {
+		i++
+		t.Run(name, func(t *testing.T) {
+			compareWithStaged(t, m, repo, "git"+strconv.Itoa(i), func(t *testing.T, d string) {
+				edit(t, d)
+				write(t, filepath.Join(d, "plain.txt"), "p\n")
+			}, false)
+		})
+	}
+}
+
+// TestTrackedAttributesStage: a repository with .gitattributes always
+// takes the staging way for new files.
+func TestTrackedAttributesStage(t *testing.T) {
+	repo := fastPathRepo(t)
+	write(t, filepath.Join(repo, "sub/.gitattributes"), "*.txt text eol=crlf\n")
+	m := &Manager{Root: t.TempDir()}
+	compareWithStaged(t, m, repo, "attr", func(t *testing.T, d string) { write(t, filepath.Join(d, "sub/n.txt"), "a\nb\n") }, false)
+	compareWithStaged(t, m, repo, "attr2", func(t *testing.T, d string) { write(t, filepath.Join(d, "a.txt"), "edit\n") }, true)
 }
 
 func must(t *testing.T, err error) {
@@ -142,9 +257,9 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// TestHasUntrackedSeesEveryNewEntry: anything new outside .context sends
-// Change to the staging path (which is what picks new files up).
-func TestHasUntrackedSeesEveryNewEntry(t *testing.T) {
+// TestUntrackedFilesSeesEveryNewEntry: anything new outside .context sends
+// is listed.
+func TestUntrackedFilesSeesEveryNewEntry(t *testing.T) {
 	ctx := context.Background()
 	repo := fastPathRepo(t)
 	m := &Manager{Root: t.TempDir()}
@@ -169,12 +284,12 @@ func TestHasUntrackedSeesEveryNewEntry(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = w.Close() }()
-			if w.hasUntracked() {
-				t.Fatal("a fresh workspace has untracked entries")
+			if news, ok := w.untrackedFiles(); !ok || len(news) != 0 {
+				t.Fatalf("a fresh workspace: %q, %v", news, ok)
 			}
 			edit(t, w.Dir)
-			if !w.hasUntracked() {
-				t.Fatal("the new entry is not seen")
+			if news, ok := w.untrackedFiles(); !ok || len(news) == 0 {
+				t.Fatalf("the new entry is not seen: %q, %v", news, ok)
 			}
 		})
 	}
@@ -232,5 +347,58 @@ func TestParseApplyNumstat(t *testing.T) {
 		if _, err := parseApplyNumstat(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// TestChangeRandomEdits: random edits of tracked files and random new
+// text files give git's change exactly (a differential test against
+// staging everything).
+func TestChangeRandomEdits(t *testing.T) {
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir()}
+	rng := rand.New(rand.NewPCG(7, 11))
+	text := func() string {
+		alphabet := []string{"a", "b", " ", "\t", "\n", "\n", "\r\n", "é", "x y", "}", "-", "+", "@@", "\\"}
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	name := func() string {
+		const chars = "abc xyz._-019"
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteByte(chars[rng.IntN(len(chars))])
+		}
+		if rng.IntN(3) == 0 {
+			return "new/" + b.String()
+		}
+		return "n" + b.String()
+	}
+	tracked := []string{"a.txt", "b.txt", "tool.sh", "dir/c.txt", "keep.txt"}
+	for i := range 25 {
+		edits := 1 + rng.IntN(5)
+		compareWithStaged(t, m, repo, "rnd"+strconv.Itoa(i), func(t *testing.T, d string) {
+			for range edits {
+				switch rng.IntN(4) {
+				case 0:
+					write(t, filepath.Join(d, tracked[rng.IntN(len(tracked))]), text())
+				case 1:
+					_ = os.Remove(filepath.Join(d, tracked[rng.IntN(len(tracked))]))
+				case 2:
+					_ = os.Chmod(filepath.Join(d, tracked[rng.IntN(len(tracked))]), 0o755)
+				default:
+					p := filepath.Join(d, name())
+					if _, err := os.Lstat(p); err == nil {
+						continue
+					}
+					write(t, p, text())
+					if rng.IntN(4) == 0 {
+						must(t, os.Chmod(p, 0o700))
+					}
+				}
+			}
+		}, true)
 	}
 }

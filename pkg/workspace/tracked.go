@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,19 +24,26 @@ func (b *base) trackedPaths() map[string]struct{} {
 	return set
 }
 
-// errUntracked stops the walk of hasUntracked at the first path the
-// baseline does not track.
-var errUntracked = errors.New("untracked path")
-
-// hasUntracked reports whether the work tree holds anything but
-// directories outside the baseline's tracked paths, not counting what is
-// under the excluded paths (excludedFromChange): a new file, link, fifo,
-// anything git add would pick up or refuse. An error (a tree that cannot
-// be read) counts as true: the caller then takes the path that asks git.
-func (w *Workspace) hasUntracked() bool {
-	if w.tracked == nil {
-		return true
+// excluded reports whether the slash path rel is one of excludedFromChange
+// or lies below one.
+func excluded(rel string) bool {
+	for _, ex := range excludedFromChange {
+		if rel == ex || strings.HasPrefix(rel, ex+"/") {
+			return true
+		}
 	}
+	return false
+}
+
+// untrackedFiles lists (sorted) the slash paths of the work tree's
+// entries outside the baseline's tracked paths and excludedFromChange;
+// false when that cannot be told (no tracked list, a tree that cannot be
+// read).
+func (w *Workspace) untrackedFiles() ([]string, bool) {
+	if w.tracked == nil {
+		return nil, false
+	}
+	var news []string
 	err := filepath.WalkDir(w.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -60,20 +66,12 @@ func (w *Workspace) hasUntracked() bool {
 			return nil
 		}
 		if _, ok := w.tracked[rel]; !ok {
-			return errUntracked
+			news = append(news, rel)
 		}
 		return nil
 	})
-	return err != nil
-}
-
-// excluded reports whether the slash path rel is one of excludedFromChange
-// or lies below one.
-func excluded(rel string) bool {
-	for _, ex := range excludedFromChange {
-		if rel == ex || strings.HasPrefix(rel, ex+"/") {
-			return true
-		}
+	if err != nil {
+		return nil, false
 	}
-	return false
+	return news, true
 }

@@ -223,27 +223,29 @@ var ContextChangePaths = []string{".context/scratchpad", ".context/history"}
 // ChangeWith is Change plus the changes under the given paths inside
 // .context (for example ContextChangePaths), appended to the diff.
 //
-// When the work tree holds nothing the baseline does not track (outside
-// .context; see hasUntracked), the change is the work tree against the
-// baseline's index, read by one git process. Otherwise everything is
-// staged first (`git add --all --force`), so new files are part of the
-// change, and the staged change is read.
+// Usually one git process reads it: the work tree against the baseline's
+// index, with the patches of new files (which git does not list there)
+// written here exactly as git writes them (see newFilePatches). When a
+// new file is one this cannot write, or with contextPaths, everything is
+// staged first (`git add --all --force`) and the staged change is read.
 func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (events.Change, error) {
 	pathspec := []string{"--", "."}
 	for _, ex := range excludedFromChange {
 		pathspec = append(pathspec, ":(exclude)"+ex)
 	}
-	if len(contextPaths) == 0 && !w.hasUntracked() {
-		return w.changeOf(ctx, false, pathspec)
+	if len(contextPaths) == 0 {
+		if ch, ok, err := w.unstagedChange(ctx, pathspec); ok || err != nil {
+			return ch, err
+		}
 	}
 	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
 		return events.Change{}, err
 	}
-	ch, err := w.changeOf(ctx, true, pathspec)
+	ch, _, err := w.changeOf(ctx, true, pathspec)
 	if err != nil || len(contextPaths) == 0 {
 		return ch, err
 	}
-	extra, err := w.changeOf(ctx, true, append([]string{"--"}, contextPaths...))
+	extra, _, err := w.changeOf(ctx, true, append([]string{"--"}, contextPaths...))
 	if err != nil {
 		return events.Change{}, err
 	}
@@ -254,6 +256,31 @@ func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (eve
 	return ch, nil
 }
 
+// unstagedChange is the change without staging it: false when it cannot
+// be read that way (see ChangeWith).
+func (w *Workspace) unstagedChange(ctx context.Context, pathspec []string) (events.Change, bool, error) {
+	news, ok := w.untrackedFiles()
+	if !ok {
+		return events.Change{}, false, nil
+	}
+	patches, ok := w.newFilePatches(news)
+	if !ok {
+		return events.Change{}, false, nil
+	}
+	ch, kinds, err := w.changeOf(ctx, false, pathspec)
+	if err != nil {
+		return events.Change{}, false, err
+	}
+	merged, ok := withNewFiles(ch, kinds, patches)
+	if !ok {
+		return events.Change{}, false, nil
+	}
+	if int64(len(merged.Diff)) > w.lim.MaxDiffBytes {
+		return events.Change{}, false, fmt.Errorf("%w: the change is more than %d bytes", ErrTooLarge, w.lim.MaxDiffBytes)
+	}
+	return merged, true, nil
+}
+
 // changeOf is the change restricted to pathspec, from one git process:
 // the raw and numstat records (files and line counts) and the
 // binary-safe patch come out of the same `git diff`, so they always
@@ -261,8 +288,8 @@ func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (eve
 // With staged set it is the index against the baseline commit; without,
 // the work tree against the index (which must then be the baseline's:
 // files whose stat data differs but whose content does not are no
-// change, diff.autoRefreshIndex).
-func (w *Workspace) changeOf(ctx context.Context, staged bool, pathspec []string) (events.Change, error) {
+// change, diff.autoRefreshIndex). kinds are the files' raw status letters.
+func (w *Workspace) changeOf(ctx context.Context, staged bool, pathspec []string) (events.Change, []string, error) {
 	args := []string{"diff"}
 	if staged {
 		args = append(args, "--cached")
@@ -270,18 +297,19 @@ func (w *Workspace) changeOf(ctx context.Context, staged bool, pathspec []string
 	args = append(args, "--raw", "--numstat", "--patch", "--binary", "-z", "--no-renames", "--no-color", "--no-ext-diff", "--full-index")
 	out, err := w.runGit(ctx, w.Dir, w.gitDir, 2*w.lim.MaxDiffBytes, append(args, pathspec...)...)
 	if err != nil {
-		return events.Change{}, err
+		return events.Change{}, nil, err
 	}
 	stat, diff, err := splitChange(out)
 	if err != nil {
-		return events.Change{}, fmt.Errorf("%w: %w", ErrGit, err)
+		return events.Change{}, nil, fmt.Errorf("%w: %w", ErrGit, err)
 	}
 	if int64(len(diff)) > w.lim.MaxDiffBytes || int64(len(stat)) > w.lim.MaxDiffBytes {
-		return events.Change{}, fmt.Errorf("%w: git diff printed more than %d bytes", ErrTooLarge, w.lim.MaxDiffBytes)
+		return events.Change{}, nil, fmt.Errorf("%w: git diff printed more than %d bytes", ErrTooLarge, w.lim.MaxDiffBytes)
 	}
 	ch := events.Change{Diff: diff}
-	ch.Files, ch.Added, ch.Removed = parseRawNumstat(stat)
-	return ch, nil
+	var kinds []string
+	ch.Files, kinds, ch.Added, ch.Removed = parseRawNumstat(stat)
+	return ch, kinds, nil
 }
 
 // errDiffFormat is output of git diff that splitChange cannot read.
@@ -329,7 +357,8 @@ func splitChange(out string) (stat, patch string, err error) {
 // parseRawNumstat reads `git diff --raw --numstat -z` (no renames): raw
 // records ":<modes> <ids> <status>\0<path>\0", then numstat records
 // "<added>\t<removed>\t<path>\0" ("-" for binary files counts as 0).
-func parseRawNumstat(z string) (files []events.FileChange, added, removed int) {
+// kinds are the files' status letters.
+func parseRawNumstat(z string) (files []events.FileChange, kinds []string, added, removed int) {
 	parts := strings.Split(strings.TrimRight(z, "\x00"), "\x00")
 	for i := 0; i < len(parts); i++ {
 		p := parts[i]
@@ -338,14 +367,16 @@ func parseRawNumstat(z string) (files []events.FileChange, added, removed int) {
 				break
 			}
 			f := strings.Fields(p)
+			kind := f[len(f)-1]
 			op := "modify"
-			switch f[len(f)-1] {
+			switch kind {
 			case "A":
 				op = "add"
 			case "D":
 				op = "delete"
 			}
 			files = append(files, events.FileChange{Path: parts[i+1], Op: op})
+			kinds = append(kinds, kind)
 			i++
 			continue
 		}
@@ -357,7 +388,7 @@ func parseRawNumstat(z string) (files []events.FileChange, added, removed int) {
 			removed += r
 		}
 	}
-	return files, added, removed
+	return files, kinds, added, removed
 }
 
 // CheckGit reports an error when git cannot be run.
