@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 )
 
 // limitGate holds a bubblewrap sandbox before its command starts: bwrap
@@ -21,9 +20,8 @@ type limitGate struct {
 	blockR, blockW *os.File
 }
 
-// newLimitGate makes the pipes and passes their child ends to cmd as fds 3
-// (info) and 4 (block).
-func newLimitGate(cmd *exec.Cmd) (*limitGate, error) {
+// newLimitGate makes the pipes.
+func newLimitGate() (*limitGate, error) {
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -33,9 +31,11 @@ func newLimitGate(cmd *exec.Cmd) (*limitGate, error) {
 		_, _ = infoR.Close(), infoW.Close()
 		return nil, err
 	}
-	cmd.ExtraFiles = []*os.File{infoW, blockR}
 	return &limitGate{infoR: infoR, infoW: infoW, blockR: blockR, blockW: blockW}, nil
 }
+
+// childFiles are the ends bwrap gets: info (fd 3) and block (fd 4).
+func (g *limitGate) childFiles() []*os.File { return []*os.File{g.infoW, g.blockR} }
 
 // bwrapInfo is what bwrap writes to its info fd.
 type bwrapInfo struct {

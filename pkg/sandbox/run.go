@@ -96,8 +96,21 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 	if s.havePrlimit && !inside {
 		argv = append(append([]string{s.cfg.Prlimit}, s.limits.prlimitArgs()...), "--")
 	}
+	// Descriptors passed to bwrap, from 3 on.
+	var extra []*os.File
+	var gate *limitGate
+	if inside {
+		var err error
+		if gate, err = newLimitGate(); err != nil {
+			return Result{}, fmt.Errorf("%w: %w", ErrCommand, err)
+		}
+		defer gate.close()
+		extra = gate.childFiles()
+	}
 	if s.Isolated() {
-		bw := s.bwrapArgs(spec)
+		bw, files := s.bwrapArgs(spec, 3+len(extra))
+		defer closeAll(files)
+		extra = append(extra, files...)
 		if inside {
 			// The sandboxed process reports its pid on fd 3 and waits on fd
 			// 4 before it runs the command, so its limits are set before
@@ -112,16 +125,9 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
+	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	var gate *limitGate
-	if inside {
-		var err error
-		if gate, err = newLimitGate(cmd); err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrCommand, err)
-		}
-		defer gate.close()
-	}
 	// The output goes through a pipe this function reads itself, so Wait
 	// returns when the command does, whatever its children do.
 	r, w, err := os.Pipe()
@@ -215,4 +221,11 @@ func killGroup(pid int) error {
 		return err
 	}
 	return nil
+}
+
+// closeAll closes files.
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
 }

@@ -409,3 +409,42 @@ func TestUnavailableRefuses(t *testing.T) {
 		t.Fatalf("relative read-only path: %v", err)
 	}
 }
+
+// TestEtcIsTheAllowedPieces: the sandbox's /etc holds the allowed pieces
+// of the host's, with the host's content, read-only, and nothing else.
+func TestEtcIsTheAllowedPieces(t *testing.T) {
+	s := bwrapSandbox(t, sandbox.Limits{})
+	for _, p := range []string{"/etc/hosts", "/etc/passwd", "/etc/ld.so.cache"} {
+		want, err := os.ReadFile(p)
+		if err != nil {
+			continue // not on this host
+		}
+		res := run(t, s, sandbox.Spec{Argv: []string{"cat", p}, OutputLimit: len(want) + 1024})
+		if res.ExitCode != 0 || res.Output != string(want) {
+			t.Errorf("%s in the sandbox: exit %d, %d bytes, want the host's %d", p, res.ExitCode, len(res.Output), len(want))
+		}
+	}
+	res := run(t, s, sandbox.Spec{Argv: sh("echo x > /etc/hosts && echo WROTE; touch /etc/new && echo CREATED; echo end")})
+	if strings.Contains(res.Output, "WROTE") || strings.Contains(res.Output, "CREATED") || !strings.Contains(res.Output, "end") {
+		t.Fatalf("/etc is writable:\n%s", res.Output)
+	}
+	res = run(t, s, sandbox.Spec{Argv: []string{"ls", "-A", "/etc"}})
+	allowed := map[string]bool{}
+	for _, p := range []string{"alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ssl", "ca-certificates", "pki", "resolv.conf", "hosts",
+		"nsswitch.conf", "host.conf", "gai.conf", "services", "protocols", "passwd", "group", "localtime", "timezone", "mime.types"} {
+		allowed[p] = true
+	}
+	if res.ExitCode != 0 {
+		t.Fatalf("ls /etc: %+v", res)
+	}
+	for _, name := range strings.Fields(res.Output) {
+		if !allowed[name] {
+			t.Errorf("/etc/%s is in the sandbox", name)
+		}
+	}
+	if fi, err := os.Lstat("/etc/localtime"); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		if res := run(t, s, sandbox.Spec{Argv: []string{"test", "-r", "/etc/localtime"}}); res.ExitCode != 0 {
+			t.Errorf("/etc/localtime does not resolve in the sandbox: %+v", res)
+		}
+	}
+}
