@@ -29,6 +29,9 @@ type Component struct {
 // health. It returns the first error of a runtime that stopped on its own
 // (the others are then stopped too).
 func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *worker.Metrics, health *worker.Health) error {
+	// Workspaces' background work (ready copies, removals) ends before
+	// this returns.
+	defer d.Workspaces.Wait()
 	var runs *audit.Runs
 	opening := &Startup{}
 	health.Add("runs", opening.Ready)

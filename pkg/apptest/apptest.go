@@ -78,6 +78,8 @@ func Deps(t testing.TB, cfgJSON string, o Options) *app.Deps {
 	if err != nil {
 		t.Fatalf("NewDeps: %v", err)
 	}
+	// Registered after the workspace root: runs before it is removed.
+	t.Cleanup(d.Workspaces.Wait)
 	return d
 }
 

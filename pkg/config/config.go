@@ -145,6 +145,22 @@ type Workspace struct {
 	// entry "*.example.com" matches every subdomain). With allowedRoots
 	// set, local and file:// URLs must lie inside the roots as well.
 	AllowedHosts []string `json:"allowedHosts,omitempty"`
+	// Spares is how many ready copies of each repository state in use are
+	// kept beside the workspaces, made in the background, so a phase's
+	// workspace is ready when its event arrives. Default 1; 0 makes every
+	// workspace when it is needed.
+	Spares *int `json:"spares,omitempty"`
+}
+
+// DefaultSpares is workspace.spares when not set.
+const DefaultSpares = 1
+
+// SpareCount is Spares, or DefaultSpares when not set.
+func (w Workspace) SpareCount() int {
+	if w.Spares == nil {
+		return DefaultSpares
+	}
+	return *w.Spares
 }
 
 // Sandbox configures command isolation. In the file it is either a mode
@@ -436,6 +452,9 @@ func (c *Config) Validate() error {
 		bad("events.artifactThresholdBytes %d must be between 1 and maxEventBytes", c.Events.ArtifactThresholdBytes)
 	}
 	positive("memory.maxL1Entries", c.Memory.MaxL1Entries)
+	if c.Workspace.Spares != nil && (*c.Workspace.Spares < 0 || *c.Workspace.Spares > 16) {
+		bad("workspace.spares %d (must be 0 to 16)", *c.Workspace.Spares)
+	}
 	if c.Workspace.MaxBases < 0 {
 		bad("workspace.maxBases %d (must be >= 0)", c.Workspace.MaxBases)
 	}

@@ -76,3 +76,27 @@ func BenchmarkPrepareEditChange(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrepareSpare is BenchmarkPrepare with a ready copy kept: the
+// time a phase waits for its workspace when the copy made in the
+// background after the last Prepare is ready (it waits for that here,
+// outside the timer).
+func BenchmarkPrepareSpare(b *testing.B) {
+	repo := benchRepo(b)
+	m := &workspace.Manager{Root: b.TempDir(), Spares: 1}
+	b.Cleanup(m.Wait)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		m.Wait()
+		b.StartTimer()
+	}
+}

@@ -32,9 +32,17 @@ type Manager struct {
 	// MaxBases bounds the cached bases (prepared repository states) kept
 	// under Root/.bases; default DefaultMaxBases.
 	MaxBases int
+	// Spares is how many ready copies of each base in use are kept under
+	// Root/.spares (0: none). A Prepare that finds one takes it by
+	// renaming it into place, and a new one is made in the background;
+	// Close then also removes in the background. Call Wait before removing
+	// Root.
+	Spares int
 	// AllowedHosts, when not empty, are the only hosts repository URLs may
 	// name (see CheckRepo).
 	AllowedHosts []string
+
+	spares spares
 }
 
 // CheckPath returns an error wrapping ErrNotAllowed (and ErrRepo) when
@@ -75,6 +83,10 @@ type Workspace struct {
 	// base does not list them): the work tree as prepared, before anyone
 	// changed it.
 	tracked map[string]struct{}
+	// trash, when set, is where Close moves the workspace for
+	// removeLater to remove in the background.
+	trash       string
+	removeLater func(dir string)
 }
 
 // CacheDir is a directory beside the work tree for this workspace's
@@ -140,6 +152,10 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	}
 	gitDir, cache := siblings(dir)
 	w := &Workspace{Dir: dir, git: m.git(), keep: m.Keep, gitDir: gitDir, cache: cache, lim: m.Limits.withDefaults()}
+	if m.Spares > 0 {
+		w.trash = filepath.Join(root, sparesDirName)
+		w.removeLater = m.removeLater
+	}
 	// A base pruned (by another Prepare) while it is copied fails the copy:
 	// the second try builds it again.
 	for try := 1; ; try++ {
@@ -153,8 +169,14 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 			return nil, err
 		}
 		w.Commit = b.source
+		if m.takeSpare(b, w) {
+			w.tracked = b.trackedPaths()
+			m.refill(root, b)
+			break
+		}
 		err = b.materialize(w, m.Limits)
 		if err == nil {
+			m.refill(root, b)
 			break
 		}
 		_ = removeAll(dir)
@@ -189,7 +211,7 @@ func (w *Workspace) Close() error {
 	if w.keep {
 		return nil
 	}
-	if err := removeAll(w.Dir); err != nil {
+	if err := w.remove(); err != nil {
 		return err
 	}
 	// Remove the attempt and run directories once empty; a non-empty one
@@ -198,6 +220,28 @@ func (w *Workspace) Close() error {
 	if os.Remove(attempt) == nil {
 		_ = os.Remove(filepath.Dir(attempt))
 	}
+	return nil
+}
+
+// remove removes the work tree and its siblings: moved into the trash
+// and removed in the background when the Manager keeps spares, at once
+// otherwise (or when the move fails).
+func (w *Workspace) remove() error {
+	if w.trash == "" {
+		return removeAll(w.Dir)
+	}
+	gone, err := os.MkdirTemp(w.trash, "gone-")
+	if err != nil {
+		return removeAll(w.Dir)
+	}
+	g, k := siblings(w.Dir)
+	for i, p := range []string{w.Dir, g, k} {
+		if err := os.Rename(p, filepath.Join(gone, strconv.Itoa(i))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			w.removeLater(gone)
+			return removeAll(w.Dir)
+		}
+	}
+	w.removeLater(gone)
 	return nil
 }
 

@@ -336,13 +336,14 @@ func TestHandleProducesContext(t *testing.T) {
 				if ref := out.Run.Repo().Ref; len(ref) != 40 || ref != out.Run.Commit {
 					t.Errorf("ref %q: the branch must be pinned to the indexed commit", ref)
 				}
+				d.Workspaces.Wait() // removals in the background
 				entries, err := os.ReadDir(d.Config.Workspace.Root)
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, e := range entries {
-					if e.Name() == ".bases" {
-						continue // the cached repository states, not workspaces
+					if e.Name() == ".bases" || e.Name() == ".spares" {
+						continue // the cached repository states and their ready copies, not workspaces
 					}
 					left, _ := filepath.Glob(filepath.Join(d.Config.Workspace.Root, e.Name(), "*", "*"))
 					if len(left) > 0 {

@@ -1,0 +1,169 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// sparesDirName holds the ready copies of bases (see Manager.Spares) and
+// the workspaces being removed after Close, under the root.
+const sparesDirName = ".spares"
+
+// staleSpare is how old a directory under .spares must be before a new
+// Manager removes it (left by a process that is gone).
+const staleSpare = 10 * time.Minute
+
+// spares is a Manager's ready copies of its bases and its background work.
+type spares struct {
+	mu    sync.Mutex
+	ready map[string][]string // base dir -> spare directories
+	busy  map[string]bool     // base dir -> a spare being made
+	swept bool
+	bg    sync.WaitGroup
+}
+
+// spareTree and spareGit are a spare's work tree and repository, inside
+// its directory.
+func spareTree(dir string) string { return filepath.Join(dir, "tree") }
+func spareGit(dir string) string  { g, _ := siblings(spareTree(dir)); return g }
+
+// takeSpare moves a ready copy of b into place as w (its Dir and gitDir),
+// reporting whether there was one. A copy that cannot be moved (removed
+// by another process sharing the root) is dropped.
+func (m *Manager) takeSpare(b *base, w *Workspace) bool {
+	if m.Spares <= 0 {
+		return false
+	}
+	s := &m.spares
+	for {
+		s.mu.Lock()
+		list := s.ready[b.dir]
+		if len(list) == 0 {
+			s.mu.Unlock()
+			return false
+		}
+		dir := list[len(list)-1]
+		s.ready[b.dir] = list[:len(list)-1]
+		s.mu.Unlock()
+		err := os.Rename(spareTree(dir), w.Dir)
+		if err == nil {
+			err = os.Rename(spareGit(dir), w.gitDir)
+		}
+		if err == nil {
+			_ = os.Remove(dir)
+			return true
+		}
+		_ = removeAll(w.Dir)
+		m.removeLater(dir)
+	}
+}
+
+// refill makes, in the background, ready copies of b until Spares are
+// kept, and forgets the copies of bases that are gone.
+func (m *Manager) refill(root string, b *base) {
+	if m.Spares <= 0 {
+		return
+	}
+	s := &m.spares
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ready == nil {
+		s.ready, s.busy = map[string][]string{}, map[string]bool{}
+	}
+	if !s.swept {
+		s.swept = true
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			sweepStale(filepath.Join(root, sparesDirName))
+		}()
+	}
+	for dir, list := range s.ready {
+		if _, err := os.Stat(dir); err != nil {
+			delete(s.ready, dir)
+			for _, d := range list {
+				m.removeLaterLocked(d)
+			}
+		}
+	}
+	if s.busy[b.dir] || len(s.ready[b.dir]) >= m.Spares {
+		return
+	}
+	s.busy[b.dir] = true
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		for {
+			dir, ok := m.makeSpare(root, b)
+			s.mu.Lock()
+			if ok {
+				s.ready[b.dir] = append(s.ready[b.dir], dir)
+			}
+			if !ok || len(s.ready[b.dir]) >= m.Spares {
+				delete(s.busy, b.dir)
+				s.mu.Unlock()
+				return
+			}
+			s.mu.Unlock()
+		}
+	}()
+}
+
+// makeSpare materialises b in a new directory under the spares.
+func (m *Manager) makeSpare(root string, b *base) (string, bool) {
+	parent := filepath.Join(root, sparesDirName)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", false
+	}
+	dir, err := os.MkdirTemp(parent, "spare-")
+	if err != nil {
+		return "", false
+	}
+	w := &Workspace{Dir: spareTree(dir)}
+	w.gitDir, _ = siblings(w.Dir)
+	if err := b.materialize(w, m.Limits); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", false
+	}
+	return dir, true
+}
+
+// removeLater removes dir in the background (after renaming it away when
+// it is not under the spares already, so it is gone from its place at
+// once).
+func (m *Manager) removeLater(dir string) {
+	m.spares.mu.Lock()
+	defer m.spares.mu.Unlock()
+	m.removeLaterLocked(dir)
+}
+
+func (m *Manager) removeLaterLocked(dir string) {
+	m.spares.bg.Add(1)
+	go func() {
+		defer m.spares.bg.Done()
+		_ = os.RemoveAll(dir)
+	}()
+}
+
+// sweepStale removes what processes that are gone left under the spares.
+func sweepStale(parent string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "spare-") && !strings.HasPrefix(e.Name(), "gone-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleSpare {
+			_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+		}
+	}
+}
+
+// Wait waits for the Manager's background work (ready copies being made,
+// removals) to finish. Call it before removing the root.
+func (m *Manager) Wait() { m.spares.bg.Wait() }

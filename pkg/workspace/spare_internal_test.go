@@ -1,0 +1,164 @@
+package workspace
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/events"
+)
+
+func readySpares(m *Manager) int {
+	m.spares.mu.Lock()
+	defer m.spares.mu.Unlock()
+	n := 0
+	for _, l := range m.spares.ready {
+		n += len(l)
+	}
+	return n
+}
+
+// TestSparesAreTakenAndPristine: with Spares, a Prepare takes a ready copy
+// made in the background; it is the base exactly (no change, edits and
+// changes work), and an edit in one workspace is never in the next.
+func TestSparesAreTakenAndPristine(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir(), Spares: 1}
+	t.Cleanup(m.Wait)
+	prev := ""
+	for i := range 4 {
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && readySpares(m) != 0 && !strings.HasPrefix(w.Dir, m.Root) {
+			t.Fatal("odd workspace")
+		}
+		ch, err := w.Change(ctx)
+		if err != nil || ch.Diff != "" || len(ch.Files) != 0 {
+			t.Fatalf("workspace %d is not pristine: %+v %v", i, ch, err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(w.Dir, "a.txt")); string(got) != "one\ntwo\n" {
+			t.Fatalf("workspace %d: a.txt = %q (the last one wrote %q)", i, got, prev)
+		}
+		prev = "edit " + strconv.Itoa(i) + "\n"
+		write(t, filepath.Join(w.Dir, "a.txt"), prev)
+		write(t, filepath.Join(w.Dir, "new.txt"), prev)
+		ch, err = w.Change(ctx)
+		if err != nil || len(ch.Files) != 2 {
+			t.Fatalf("change %+v %v", ch, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(w.Dir); !os.IsNotExist(err) {
+			t.Fatalf("closed workspace still there: %v", err)
+		}
+		m.Wait()
+		if n := readySpares(m); n != 1 {
+			t.Fatalf("%d spares ready after workspace %d, want 1", n, i)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(m.Root, sparesDirName))
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "spare-") {
+			t.Errorf("left under the spares: %s", e.Name())
+		}
+	}
+}
+
+// TestSpareRemovedUnderneath: a ready copy removed by someone else (another
+// process sharing the root) is dropped, and Prepare makes the workspace
+// itself.
+func TestSpareRemovedUnderneath(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir(), Spares: 1}
+	t.Cleanup(m.Wait)
+	w, err := m.Prepare(ctx, "run1", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	m.Wait()
+	if err := os.RemoveAll(filepath.Join(m.Root, sparesDirName)); err != nil {
+		t.Fatal(err)
+	}
+	w, err = m.Prepare(ctx, "run2", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(w.Dir, "a.txt")); string(got) != "one\ntwo\n" {
+		t.Fatalf("a.txt = %q", got)
+	}
+	_ = w.Close()
+}
+
+// TestSparesFollowTheRepository: after the repository changes, workspaces
+// hold the new state, never a spare of the old one.
+func TestSparesFollowTheRepository(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir(), Spares: 2}
+	t.Cleanup(m.Wait)
+	for i := range 3 {
+		body := "state " + strconv.Itoa(i) + "\n"
+		write(t, filepath.Join(repo, "a.txt"), body)
+		for j := range 2 {
+			w, err := m.Prepare(ctx, "run"+strconv.Itoa(i*2+j), 1, "critic", events.RepoRef{Path: repo})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(filepath.Join(w.Dir, "a.txt")); string(got) != body {
+				t.Fatalf("a.txt = %q, want %q", got, body)
+			}
+			_ = w.Close()
+			m.Wait()
+		}
+	}
+}
+
+// TestSparesConcurrent: concurrent Prepares each get a workspace of their
+// own.
+func TestSparesConcurrent(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir(), Spares: 2}
+	t.Cleanup(m.Wait)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
+			if err != nil {
+				errs <- err
+				return
+			}
+			mark := filepath.Join(w.Dir, "mine.txt")
+			if _, err := os.Stat(mark); err == nil {
+				errs <- os.ErrExist
+			}
+			if err := os.WriteFile(mark, []byte(strconv.Itoa(i)), 0o644); err != nil {
+				errs <- err
+			}
+			if got, _ := os.ReadFile(filepath.Join(w.Dir, "a.txt")); string(got) != "one\ntwo\n" {
+				errs <- os.ErrInvalid
+			}
+			errs <- w.Close()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
