@@ -38,6 +38,16 @@ func (d *decodedStates) decode(key string, value []byte) (cognition.CognitionSta
 	if err != nil {
 		return cognition.CognitionState{}, err
 	}
+	d.keep(key, sum, st)
+	return st, nil
+}
+
+// keep remembers st as the decoding of the bytes whose SHA-256 is sum
+// under key, for instance the state a Store has just written: its next
+// read of the same bytes then copies st instead of decoding them. st is
+// copied; the caller keeps it.
+func (d *decodedStates) keep(key string, sum [sha256.Size]byte, st cognition.CognitionState) {
+	kept := asDecoded(st)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.m == nil {
@@ -49,6 +59,28 @@ func (d *decodedStates) decode(key string, value []byte) (cognition.CognitionSta
 			break
 		}
 	}
-	d.m[key] = decodedState{sum: sum, st: st.Clone()}
-	return st, nil
+	d.m[key] = decodedState{sum: sum, st: kept}
+}
+
+// asDecoded returns a deep copy of st as cognition.DecodeState gives it
+// back from its JSON: the constant root partition, and every other list
+// (child nodes, memory entries) non-nil, since a nil one is encoded as an
+// empty array.
+func asDecoded(st cognition.CognitionState) cognition.CognitionState {
+	out := st.Clone()
+	out.GoalTree.RootPartition = cognition.RootPartition()
+	if out.L1Memory.Entries == nil {
+		out.L1Memory.Entries = []string{}
+	}
+	nonNilChildren(&out.GoalTree.UserPartition)
+	return out
+}
+
+func nonNilChildren(n *cognition.GoalNode) {
+	if n.Children == nil {
+		n.Children = []cognition.GoalNode{}
+	}
+	for i := range n.Children {
+		nonNilChildren(&n.Children[i])
+	}
 }

@@ -148,12 +148,18 @@ func (s *Store) AddFailure(ctx context.Context, project string, f Failure, max i
 }
 
 // updateLearning applies fn to the project's record with compare-and-set,
-// retrying on conflicts like Update.
+// retrying on conflicts and one at a time per project in this Store, like
+// Update.
 func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Learning)) error {
 	key, err := learnKey(project)
 	if err != nil {
 		return err
 	}
+	unlock, err := s.locks.lock(ctx, key)
+	if err != nil {
+		return fmt.Errorf("could not update the learning record of project %q: %w", project, err)
+	}
+	defer unlock()
 	op := func() error {
 		l, rev, err := s.getLearning(ctx, project, key)
 		if err != nil {

@@ -2,6 +2,7 @@ package pmstate
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"github.com/codali-dev/codali/pkg/bus"
@@ -40,7 +41,9 @@ type Result struct {
 // set), validates the result and writes it with compare-and-set (Create when
 // the project has no entry, Update at the read revision otherwise). When
 // another writer got in between, the cycle starts over after a short
-// jittered backoff. When nothing changed nothing is written and Result.Rev is
+// jittered backoff. A Store runs its own updates of one project one at a
+// time, so they do not race each other; other Stores (other processes)
+// are ordered by the compare-and-set. When nothing changed nothing is written and Result.Rev is
 // the current revision.
 //
 // Errors: ErrInvalidProject for a bad project id, ErrNilUpdateFunc for a nil
@@ -56,6 +59,11 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 	if fn == nil {
 		return Result{}, ErrNilUpdateFunc
 	}
+	unlock, err := s.locks.lock(ctx, key)
+	if err != nil {
+		return Result{}, fmt.Errorf("could not update cognition state of project %q: %w", project, err)
+	}
+	defer unlock()
 	var (
 		res      Result
 		attempts int
@@ -123,6 +131,7 @@ func (s *Store) attempt(ctx context.Context, project, key string, fn UpdateFunc)
 	if err != nil {
 		return Result{}, fmt.Errorf("could not write revision after %d: %w", rev, err)
 	}
+	s.decoded.keep(key, sha256.Sum256(data), next)
 	return Result{State: next, Rev: newRev, Diagnostics: diags, Changed: true}, nil
 }
 
