@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/codali-dev/codali/pkg/bus"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -97,11 +98,26 @@ func (s *Store) getLearning(ctx context.Context, project, key string) (Learning,
 	if err != nil {
 		return Learning{}, 0, fmt.Errorf("could not read the learning record of project %q: %w", project, err)
 	}
-	var l Learning
-	if err := json.Unmarshal(entry.Value(), &l); err != nil {
+	l, err := s.learned.decode(key, entry.Value(), decodeLearning, Learning.clone)
+	if err != nil {
 		return Learning{}, 0, fmt.Errorf("%w: learning record of project %q: %w", ErrCorruptState, project, err)
 	}
 	return l, entry.Revision(), nil
+}
+
+func decodeLearning(data []byte) (Learning, error) {
+	var l Learning
+	err := json.Unmarshal(data, &l)
+	return l, err
+}
+
+// clone returns a deep copy of l (nil lists stay nil).
+func (l Learning) clone() Learning {
+	out := Learning{Golden: slices.Clone(l.Golden), Failures: slices.Clone(l.Failures)}
+	for i := range out.Golden {
+		out.Golden[i].Files = slices.Clone(out.Golden[i].Files)
+	}
+	return out
 }
 
 // AddGolden stores a golden example, bounded (see Golden), keeping the

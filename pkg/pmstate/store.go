@@ -29,6 +29,7 @@ type Store struct {
 	maxBackoff     time.Duration
 	log            *slog.Logger
 	decoded        decodedStates
+	learned        decodedCache[Learning]
 	locks          keyLocks
 }
 
