@@ -221,3 +221,53 @@ func TestHashIgnoresPrintedDurations(t *testing.T) {
 		t.Fatal("whole seconds were masked")
 	}
 }
+
+// TestDeferredCollector: with a deferred collector the calls return before
+// their records are stored; Wait gives the stored records' references in
+// call order, the provider's failures included, and says when a record
+// could not be stored, which the call itself then did not report.
+func TestDeferredCollector(t *testing.T) {
+	ctx := context.Background()
+	s := store(t)
+	rec := exchange.NewRecorder(answers{}, s, redactKey, nil)
+	col := &exchange.Collector{Deferred: true}
+	cctx := exchange.WithCollector(ctx, col)
+	for step := 1; step <= 4; step++ {
+		msg := "hello"
+		if step == 3 {
+			msg = "fail"
+		}
+		if _, err := rec.Complete(cctx, req(step, "sys", msg)); (err != nil) != (step == 3) {
+			t.Fatalf("step %d: %v", step, err)
+		}
+	}
+	refs, err := col.Wait()
+	if err != nil || len(refs) != 4 {
+		t.Fatalf("refs %+v, err %v", refs, err)
+	}
+	for i, r := range refs {
+		if r.Step != i+1 || r.Failed != (i == 2) {
+			t.Errorf("ref %d = %+v", i, r)
+		}
+	}
+	if _, err := exchange.Load(ctx, s, refs); err != nil {
+		t.Fatalf("records not stored: %v", err)
+	}
+
+	_, nc, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		t.Fatal(err)
+	}
+	broken, err := artifacts.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	col = &exchange.Collector{Deferred: true}
+	if _, err := exchange.NewRecorder(answers{}, broken, nil, nil).Complete(exchange.WithCollector(ctx, col), req(1, "sys", "x")); err != nil {
+		t.Fatalf("a deferred call failed for its record: %v", err)
+	}
+	if refs, err := col.Wait(); !errors.Is(err, llm.ErrUnavailable) || len(refs) != 0 {
+		t.Fatalf("refs %+v, err %v; want none and llm.ErrUnavailable", refs, err)
+	}
+}
