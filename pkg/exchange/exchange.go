@@ -79,11 +79,39 @@ func (r Request) stable() Request {
 	st := r
 	st.Messages = make([]llm.Message, len(r.Messages))
 	for i, m := range r.Messages {
-		m.Content = durations.ReplaceAllString(m.Content, "<duration>")
+		if mayHaveDuration(m.Content) {
+			m.Content = durations.ReplaceAllString(m.Content, "<duration>")
+		}
 		st.Messages[i] = m
 	}
 	return st
 }
+
+// mayHaveDuration reports whether durations can match in s: every match
+// ends in an "s" right after a digit (0.002s), after "m", "u" or "n"
+// right after a digit (15ms) or after "µ" right after a digit (3µs).
+// Looking for such an "s" is much cheaper than running the expression
+// over a long prompt that has none.
+func mayHaveDuration(s string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], 's')
+		if j < 0 {
+			return false
+		}
+		i += j
+		switch {
+		case i >= 1 && isDigit(s[i-1]):
+			return true
+		case i >= 2 && strings.IndexByte("mun", s[i-1]) >= 0 && isDigit(s[i-2]):
+			return true
+		case i >= 3 && s[i-2:i] == "µ" && isDigit(s[i-3]):
+			return true
+		}
+		i++
+	}
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // durations matches printed durations: a decimal number of seconds with a
 // fraction (0.002s, 1.50s) or a number of milli-, micro- or nanoseconds.

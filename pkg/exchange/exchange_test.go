@@ -3,6 +3,7 @@ package exchange_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -269,5 +270,40 @@ func TestDeferredCollector(t *testing.T) {
 	}
 	if refs, err := col.Wait(); !errors.Is(err, llm.ErrUnavailable) || len(refs) != 0 {
 		t.Fatalf("refs %+v, err %v; want none and llm.ErrUnavailable", refs, err)
+	}
+}
+
+// TestDurationPrefilter: the cheap look for a duration's ending never
+// misses a text the duration expression matches (so skipping the
+// expression when it finds none changes no hash), over texts made of
+// digits, units, separators and letters around them.
+func TestDurationPrefilter(t *testing.T) {
+	for _, s := range []string{"took 15ms", "0.002s", "3µs", "2us", "7ns", "1.5ms", "ok 0.10s\n", "5s", "s", "ms", "µs", "", "abc", "x9s"} {
+		if exchange.DurationPattern().MatchString(s) && !exchange.MayHaveDuration(s) {
+			t.Errorf("%q: the expression matches, the look found nothing", s)
+		}
+	}
+	parts := []string{"0", "12", ".", "5", "s", "m", "u", "n", "µ", " ", "\n", "a", "_", "-", "é"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for range 200000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(7) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		match := exchange.DurationPattern().MatchString(s)
+		if match && !exchange.MayHaveDuration(s) {
+			t.Fatalf("%q: the expression matches, the look found nothing", s)
+		}
+		if match {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Fatal("no generated text had a duration")
+	}
+	if exchange.MayHaveDuration(strings.Repeat("a long prompt without timings; ", 1000)) {
+		t.Error("a text without a digit before an s counted as a possible duration")
 	}
 }
