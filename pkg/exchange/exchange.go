@@ -88,10 +88,11 @@ func (r Request) stable() Request {
 }
 
 // mayHaveDuration reports whether durations can match in s: every match
-// ends in an "s" right after a digit (0.002s), after "m", "u" or "n"
-// right after a digit (15ms) or after "µ" right after a digit (3µs).
-// Looking for such an "s" is much cheaper than running the expression
-// over a long prompt that has none.
+// ends in an "s" right after a number with a fraction (0.002s), or after
+// "m", "u" or "n" right after a digit (15ms), or after "µ" right after a
+// digit (3µs). Looking for such an "s" is much cheaper than running the
+// expression over a long prompt that has none (whole seconds, "5s", are
+// not durations to it).
 func mayHaveDuration(s string) bool {
 	for i := 0; ; {
 		j := strings.IndexByte(s[i:], 's')
@@ -100,7 +101,7 @@ func mayHaveDuration(s string) bool {
 		}
 		i += j
 		switch {
-		case i >= 1 && isDigit(s[i-1]):
+		case afterFraction(s, i):
 			return true
 		case i >= 2 && strings.IndexByte("mun", s[i-1]) >= 0 && isDigit(s[i-2]):
 			return true
@@ -109,6 +110,15 @@ func mayHaveDuration(s string) bool {
 		}
 		i++
 	}
+}
+
+// afterFraction reports whether s[:i] ends in digits, a dot and digits.
+func afterFraction(s string, i int) bool {
+	j := i
+	for j > 0 && isDigit(s[j-1]) {
+		j--
+	}
+	return j < i && j >= 2 && s[j-1] == '.' && isDigit(s[j-2])
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }

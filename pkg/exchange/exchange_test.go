@@ -303,7 +303,9 @@ func TestDurationPrefilter(t *testing.T) {
 	if found == 0 {
 		t.Fatal("no generated text had a duration")
 	}
-	if exchange.MayHaveDuration(strings.Repeat("a long prompt without timings; ", 1000)) {
-		t.Error("a text without a digit before an s counted as a possible duration")
+	for _, s := range []string{strings.Repeat("a long prompt without timings; ", 1000), "limits: 5s, 300s, 2 steps, v1.2 is out, 3ks"} {
+		if exchange.MayHaveDuration(s) {
+			t.Errorf("%.40q counted as a possible duration", s)
+		}
 	}
 }
