@@ -176,25 +176,40 @@ func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Lea
 		return fmt.Errorf("could not update the learning record of project %q: %w", project, err)
 	}
 	defer unlock()
+	first := true
 	op := func() error {
-		l, rev, err := s.getLearning(ctx, project, key)
-		if err != nil {
-			return backoff.Permanent(err)
+		// The first attempt writes on top of this Store's last write
+		// without reading, when that pays (see lastWrites).
+		l, rev, onLast := s.lastLearning.get(key, Learning.clone)
+		if !first || !onLast {
+			var err error
+			if l, rev, err = s.getLearning(ctx, project, key); err != nil {
+				return backoff.Permanent(err)
+			}
+			s.lastLearning.read(key, rev)
+			onLast = false
 		}
+		first = false
 		fn(&l)
 		data, err := json.Marshal(l)
 		if err != nil {
 			return backoff.Permanent(err)
 		}
 		wctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		var newRev uint64
 		if rev == 0 {
-			_, err = s.kv.Create(wctx, key, data)
+			newRev, err = s.kv.Create(wctx, key, data)
 		} else {
-			_, err = s.kv.Update(wctx, key, data, rev)
+			newRev, err = s.kv.Update(wctx, key, data, rev)
 		}
 		cancel()
-		if err != nil && !isConflict(err) {
+		switch {
+		case err == nil:
+			s.lastLearning.wrote(key, newRev, l.clone())
+		case !isConflict(err):
 			return backoff.Permanent(err)
+		case onLast:
+			s.lastLearning.missed(key)
 		}
 		return err
 	}

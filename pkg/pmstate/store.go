@@ -30,6 +30,8 @@ type Store struct {
 	log            *slog.Logger
 	decoded        decodedStates
 	learned        decodedCache[Learning]
+	lastState      lastWrites[cognition.CognitionState]
+	lastLearning   lastWrites[Learning]
 	locks          keyLocks
 }
 
