@@ -23,7 +23,6 @@ import (
 	"github.com/codali-dev/codali/pkg/changegate"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/future"
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/runcodex"
@@ -273,26 +272,23 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	// Help-seeking is reported, but does not lower integrity.
 	warnings = append(warnings, bd.CognitionWarnings()...)
 	goal := pmstate.RunGoalID(in.RunID())
-	// The golden example (the learning record) and the goal's pruning
-	// (the project state) are separate keys: both writes go at once. Both
-	// are idempotent: a redelivery after one of them failed repeats the
-	// other harmlessly.
-	learned := future.Go(func() (struct{}, error) { return struct{}{}, s.learnFromPass(ctx, in, bd, j.diff) })
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); !ok {
 			return nil, nil, nil
 		}
 		return []cognition.GoalTreePatchOp{cognition.PruneOp(goal)}, nil, nil
 	})
-	_, lerr := learned.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("could not update the project state: %w", err)
 	}
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
-	if lerr != nil {
-		return nil, lerr
+	// The learning record is written after the state, not alongside it:
+	// both keys share the bucket's revisions, and the run's pm_rev must
+	// not depend on which write the server took first.
+	if err := s.learnFromPass(ctx, in, bd, j.diff); err != nil {
+		return nil, err
 	}
 	if run.Codex, err = s.codexRun(in, bd, run, j.policyHash, checks, integrity); err != nil {
 		return nil, worker.Permanent(err)
@@ -324,9 +320,6 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 	lesson := s.lesson(run, in.Attempt)
 	// With Docdex the lesson lives in its repository memory instead.
 	inDocdex := s.saveLesson(ctx, in, run, lesson)
-	// Both updates are idempotent: a redelivery after one of them failed
-	// repeats the other harmlessly.
-	learned := future.Go(func() (struct{}, error) { return struct{}{}, s.learnFromFailure(ctx, in, bd, reason) })
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		var goals []cognition.GoalTreePatchOp
 		if _, ok := cur.GoalTree.UserPartition.Find(goal); ok && final {
@@ -342,15 +335,14 @@ func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.Buil
 		}
 		return goals, []cognition.L1MemoryPatchOp{cognition.AppendOp(lesson)}, nil
 	})
-	_, lerr := learned.Wait()
 	if err != nil {
 		return nil, fmt.Errorf("could not update the project state: %w", err)
 	}
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
-	if lerr != nil {
-		return nil, lerr
+	if err := s.learnFromFailure(ctx, in, bd, reason); err != nil {
+		return nil, err
 	}
 	reasons := make([]string, len(j.reasons))
 	for i, r := range j.reasons {
