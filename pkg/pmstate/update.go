@@ -18,7 +18,9 @@ import (
 // state (a private copy the function may modify). It may be called several
 // times within one Update, once per attempt, each time with fresh state, so
 // it must not have side effects that cannot be repeated. A returned error
-// aborts the Update.
+// aborts the Update. It must not update the same project through the same
+// Store: the Store runs a project's updates one at a time, so that update
+// would wait for the one calling it.
 type UpdateFunc func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error)
 
 // Result is the outcome of a successful Update.
