@@ -27,12 +27,18 @@ func (d *Deps) recordModel(p llm.Provider) llm.Provider {
 // recordExchanges wraps a phase handler: the model exchanges it makes are
 // referenced from the events it produces; when it fails they are kept for
 // the failed event the runtime publishes if it ends the run
-// (completeFailure).
+// (completeFailure). The records are stored while the handler goes on
+// (a deferred collector); the outputs leave only once every record is
+// stored, and a record that could not be stored fails the handling
+// (transiently: the event is handled again).
 func (d *Deps) recordExchanges(service string, h worker.Handler) worker.Handler {
 	return func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
-		col := &exchange.Collector{}
+		col := &exchange.Collector{Deferred: true}
 		outs, err := h(exchange.WithCollector(ctx, col), in)
-		refs := col.Refs()
+		refs, serr := col.Wait()
+		if err == nil && serr != nil {
+			outs, err = nil, serr
+		}
 		if err != nil {
 			// Kept for the failed event, should the runtime end the run
 			// (a permanent error, or the last delivery).

@@ -50,18 +50,37 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 // already handed on stays valid. Storing identical content again is a
 // no-op.
 func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
-	sum := sha256.Sum256(data)
-	digest := hex.EncodeToString(sum[:])
-	ref := events.ArtifactRef{Bucket: s.bucket, Name: prefix + "/" + digest, Size: int64(len(data)), SHA256: digest}
+	ref := refOf(s.bucket, prefix, data)
 	ictx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 	info, err := s.obj.GetInfo(ictx, ref.Name)
 	cancel()
 	if err == nil && info.Size == uint64(len(data)) {
 		return ref, nil
 	}
+	return s.put(ctx, ref, data)
+}
+
+// PutNew stores data like Put, without first looking whether it is stored
+// already: a round trip less, for content that is new by construction
+// (it carries the time it was made, as a model exchange's record does).
+// Storing content that is there already replaces the object with an equal
+// one in new chunks, purging the old ones under a reader that is reading
+// them, so use Put for anything else.
+func (s *Store) PutNew(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
+	return s.put(ctx, refOf(s.bucket, prefix, data), data)
+}
+
+func refOf(bucket, prefix string, data []byte) events.ArtifactRef {
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	return events.ArtifactRef{Bucket: bucket, Name: prefix + "/" + digest, Size: int64(len(data)), SHA256: digest}
+}
+
+// put stores data as the object ref names.
+func (s *Store) put(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
 	// Storing the same content under its digest again is harmless, so a
 	// put that timed out while the bucket's leader changed is retried.
-	err = retryBriefly(ctx, bus.IsTransient, func() error {
+	err := retryBriefly(ctx, bus.IsTransient, func() error {
 		pctx, cancel := context.WithTimeout(ctx, objectTimeout)
 		defer cancel()
 		_, err := s.obj.PutBytes(pctx, ref.Name, data)

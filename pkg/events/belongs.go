@@ -57,6 +57,30 @@ func RequestOf(e Envelope) (req Requested, ok bool) {
 // request (a service could not read the event it failed, or an operator
 // cancel) and an approval decision carrying none belong to any run.
 func CheckBelongs(e Envelope, digest string) error {
+	if kind, _ := e.Kind(); kind == KindRequested && e.Attempt != 1 {
+		return CheckRequestBelongs(e, Requested{}, false, digest)
+	}
+	req, ok := RequestOf(e)
+	return CheckRequestBelongs(e, req, ok, digest)
+}
+
+// RunAndRequestOf returns RunOf(e) and RequestOf(e), decoding e's data
+// once.
+func RunAndRequestOf(e Envelope) (run Run, req Requested, ok bool) {
+	if k, _ := e.Kind(); k == KindRequested {
+		req, ok = RequestOf(e)
+		if !ok {
+			return Run{}, Requested{}, false
+		}
+		return Run{Request: req}, req, true
+	}
+	run = RunOf(e)
+	return run, run.Request, true
+}
+
+// CheckRequestBelongs is CheckBelongs for a caller that has read e's
+// request already: req and ok as RequestOf(e) returns them.
+func CheckRequestBelongs(e Envelope, req Requested, ok bool, digest string) error {
 	kind, err := e.Kind()
 	if err != nil {
 		return err
@@ -64,7 +88,6 @@ func CheckBelongs(e Envelope, digest string) error {
 	if kind == KindRequested && e.Attempt != 1 {
 		return fmt.Errorf("%w: a run's request is attempt 1, got attempt %d for run %s", ErrConflict, e.Attempt, e.RunID())
 	}
-	req, ok := RequestOf(e)
 	switch {
 	case !ok:
 		return fmt.Errorf("%w: run %s already has a request; this one is unreadable", ErrConflict, e.RunID())

@@ -71,6 +71,16 @@ func TestCheckBelongs(t *testing.T) {
 			if got := errors.Is(err, events.ErrConflict); got != tc.conflict {
 				t.Fatalf("conflict = %v (%v), want %v", got, err, tc.conflict)
 			}
+			// The same from one decoding of the data.
+			run, req, ok := events.RunAndRequestOf(tc.e)
+			wantReq, wantOK := events.RequestOf(tc.e)
+			if ok != wantOK || req.Digest() != wantReq.Digest() || run.Request.Digest() != events.RunOf(tc.e).Request.Digest() {
+				t.Fatalf("RunAndRequestOf = %+v %+v %v, want the request %+v %v and the run of RunOf", run, req, ok, wantReq, wantOK)
+			}
+			err2 := events.CheckRequestBelongs(tc.e, req, ok, own.Digest())
+			if got := errors.Is(err2, events.ErrConflict); got != tc.conflict {
+				t.Fatalf("CheckRequestBelongs: conflict = %v (%v), want %v", got, err2, tc.conflict)
+			}
 		})
 	}
 }

@@ -79,11 +79,49 @@ func (r Request) stable() Request {
 	st := r
 	st.Messages = make([]llm.Message, len(r.Messages))
 	for i, m := range r.Messages {
-		m.Content = durations.ReplaceAllString(m.Content, "<duration>")
+		if mayHaveDuration(m.Content) {
+			m.Content = durations.ReplaceAllString(m.Content, "<duration>")
+		}
 		st.Messages[i] = m
 	}
 	return st
 }
+
+// mayHaveDuration reports whether durations can match in s: every match
+// ends in an "s" right after a number with a fraction (0.002s), or after
+// "m", "u" or "n" right after a digit (15ms), or after "µ" right after a
+// digit (3µs). Looking for such an "s" is much cheaper than running the
+// expression over a long prompt that has none (whole seconds, "5s", are
+// not durations to it).
+func mayHaveDuration(s string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], 's')
+		if j < 0 {
+			return false
+		}
+		i += j
+		switch {
+		case afterFraction(s, i):
+			return true
+		case i >= 2 && strings.IndexByte("mun", s[i-1]) >= 0 && isDigit(s[i-2]):
+			return true
+		case i >= 3 && s[i-2:i] == "µ" && isDigit(s[i-3]):
+			return true
+		}
+		i++
+	}
+}
+
+// afterFraction reports whether s[:i] ends in digits, a dot and digits.
+func afterFraction(s string, i int) bool {
+	j := i
+	for j > 0 && isDigit(s[j-1]) {
+		j--
+	}
+	return j < i && j >= 2 && s[j-1] == '.' && isDigit(s[j-2])
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // durations matches printed durations: a decimal number of seconds with a
 // fraction (0.002s, 1.50s) or a number of milli-, micro- or nanoseconds.

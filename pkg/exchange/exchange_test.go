@@ -3,6 +3,7 @@ package exchange_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -219,5 +220,92 @@ func TestHashIgnoresPrintedDurations(t *testing.T) {
 	}
 	if exchange.Canonical(req(1, "sys", "timeout 5s"), nil).Hash() == exchange.Canonical(req(1, "sys", "timeout 6s"), nil).Hash() {
 		t.Fatal("whole seconds were masked")
+	}
+}
+
+// TestDeferredCollector: with a deferred collector the calls return before
+// their records are stored; Wait gives the stored records' references in
+// call order, the provider's failures included, and says when a record
+// could not be stored, which the call itself then did not report.
+func TestDeferredCollector(t *testing.T) {
+	ctx := context.Background()
+	s := store(t)
+	rec := exchange.NewRecorder(answers{}, s, redactKey, nil)
+	col := &exchange.Collector{Deferred: true}
+	cctx := exchange.WithCollector(ctx, col)
+	for step := 1; step <= 4; step++ {
+		msg := "hello"
+		if step == 3 {
+			msg = "fail"
+		}
+		if _, err := rec.Complete(cctx, req(step, "sys", msg)); (err != nil) != (step == 3) {
+			t.Fatalf("step %d: %v", step, err)
+		}
+	}
+	refs, err := col.Wait()
+	if err != nil || len(refs) != 4 {
+		t.Fatalf("refs %+v, err %v", refs, err)
+	}
+	for i, r := range refs {
+		if r.Step != i+1 || r.Failed != (i == 2) {
+			t.Errorf("ref %d = %+v", i, r)
+		}
+	}
+	if _, err := exchange.Load(ctx, s, refs); err != nil {
+		t.Fatalf("records not stored: %v", err)
+	}
+
+	_, nc, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		t.Fatal(err)
+	}
+	broken, err := artifacts.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	col = &exchange.Collector{Deferred: true}
+	if _, err := exchange.NewRecorder(answers{}, broken, nil, nil).Complete(exchange.WithCollector(ctx, col), req(1, "sys", "x")); err != nil {
+		t.Fatalf("a deferred call failed for its record: %v", err)
+	}
+	if refs, err := col.Wait(); !errors.Is(err, llm.ErrUnavailable) || len(refs) != 0 {
+		t.Fatalf("refs %+v, err %v; want none and llm.ErrUnavailable", refs, err)
+	}
+}
+
+// TestDurationPrefilter: the cheap look for a duration's ending never
+// misses a text the duration expression matches (so skipping the
+// expression when it finds none changes no hash), over texts made of
+// digits, units, separators and letters around them.
+func TestDurationPrefilter(t *testing.T) {
+	for _, s := range []string{"took 15ms", "0.002s", "3µs", "2us", "7ns", "1.5ms", "ok 0.10s\n", "5s", "s", "ms", "µs", "", "abc", "x9s"} {
+		if exchange.DurationPattern().MatchString(s) && !exchange.MayHaveDuration(s) {
+			t.Errorf("%q: the expression matches, the look found nothing", s)
+		}
+	}
+	parts := []string{"0", "12", ".", "5", "s", "m", "u", "n", "µ", " ", "\n", "a", "_", "-", "é"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	found := 0
+	for range 200000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(7) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		s := b.String()
+		match := exchange.DurationPattern().MatchString(s)
+		if match && !exchange.MayHaveDuration(s) {
+			t.Fatalf("%q: the expression matches, the look found nothing", s)
+		}
+		if match {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Fatal("no generated text had a duration")
+	}
+	for _, s := range []string{strings.Repeat("a long prompt without timings; ", 1000), "limits: 5s, 300s, 2 steps, v1.2 is out, 3ks"} {
+		if exchange.MayHaveDuration(s) {
+			t.Errorf("%.40q counted as a possible duration", s)
+		}
 	}
 }

@@ -18,24 +18,81 @@ type Putter interface {
 	Put(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error)
 }
 
+// newPutter is a Putter that can also store content that is new by
+// construction without first looking for it (artifacts.Store.PutNew): an
+// exchange's record carries its start time, so it is.
+type newPutter interface {
+	PutNew(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error)
+}
+
 // Collector gathers the references of the exchanges made during one
 // handling. Safe for concurrent use.
+//
+// A Deferred collector lets model calls return before their records are
+// stored: each record is stored in the background while the handler
+// goes on, and Wait reports whether every one was. Whoever hands the
+// references on must call Wait first, so that no reference leaves before
+// its record is stored.
 type Collector struct {
-	mu   sync.Mutex
-	refs []events.ExchangeRef
+	// Deferred stores records in the background (see Wait).
+	Deferred bool
+
+	mu      sync.Mutex
+	slots   []slot
+	err     error
+	pending sync.WaitGroup
 }
 
-// Refs returns the references collected so far, in call order.
+// slot is one exchange in call order: its reference once its record is
+// stored.
+type slot struct {
+	ref    events.ExchangeRef
+	stored bool
+}
+
+// Refs waits for the records being stored and returns the references of
+// the stored ones, in call order.
 func (c *Collector) Refs() []events.ExchangeRef {
+	refs, _ := c.Wait()
+	return refs
+}
+
+// Wait waits for the records being stored and returns the references of
+// the stored ones, in call order, and an error wrapping llm.ErrUnavailable
+// when a record could not be stored (a deferred collector's calls do not
+// fail for it themselves).
+func (c *Collector) Wait() ([]events.ExchangeRef, error) {
+	c.pending.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]events.ExchangeRef(nil), c.refs...)
+	var refs []events.ExchangeRef
+	for _, s := range c.slots {
+		if s.stored {
+			refs = append(refs, s.ref)
+		}
+	}
+	return refs, c.err
 }
 
-func (c *Collector) add(r events.ExchangeRef) {
+// reserve takes the next slot in call order.
+func (c *Collector) reserve() int {
 	c.mu.Lock()
-	c.refs = append(c.refs, r)
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	c.slots = append(c.slots, slot{})
+	return len(c.slots) - 1
+}
+
+// fill records the outcome of storing slot i's record.
+func (c *Collector) fill(i int, r events.ExchangeRef, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		if c.err == nil {
+			c.err = err
+		}
+		return
+	}
+	c.slots[i] = slot{ref: r, stored: true}
 }
 
 type collectorKey struct{}
@@ -98,20 +155,47 @@ func (r *Recorder) Complete(ctx context.Context, req llm.Request) (llm.Response,
 	if merr != nil {
 		return llm.Response{}, fmt.Errorf("%w: could not encode the exchange record: %w", llm.ErrUnavailable, merr)
 	}
-	// The record is stored even when the call was interrupted: the history
-	// then shows what was asked.
+	c := collectorFrom(ctx)
+	if c == nil || !c.Deferred {
+		ref, perr := r.keepRecord(ctx, req, raw)
+		if perr != nil {
+			if err != nil {
+				return resp, err
+			}
+			return llm.Response{}, perr
+		}
+		if c != nil {
+			c.fill(c.reserve(), events.ExchangeRef{Hash: rec.Hash, Step: req.Step, Failed: err != nil, Ref: ref}, nil)
+		}
+		return resp, err
+	}
+	i := c.reserve()
+	c.pending.Add(1)
+	go func() {
+		defer c.pending.Done()
+		ref, perr := r.keepRecord(ctx, req, raw)
+		c.fill(i, events.ExchangeRef{Hash: rec.Hash, Step: req.Step, Failed: err != nil, Ref: ref}, perr)
+	}()
+	return resp, err
+}
+
+// keepRecord stores one encoded record, even when the call was interrupted
+// (the history then shows what was asked); its error wraps
+// llm.ErrUnavailable: an exchange the history cannot show is not handed
+// on.
+func (r *Recorder) keepRecord(ctx context.Context, req llm.Request, raw []byte) (events.ArtifactRef, error) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
-	ref, perr := r.store.Put(sctx, Prefix, raw)
-	if perr != nil {
-		r.log.Warn("could not store a model exchange", "run_id", req.RunID, "phase", req.Phase, "err", perr)
-		if err != nil {
-			return resp, err
-		}
-		return llm.Response{}, fmt.Errorf("%w: could not record the model exchange: %w", llm.ErrUnavailable, perr)
+	var ref events.ArtifactRef
+	var err error
+	if np, ok := r.store.(newPutter); ok {
+		ref, err = np.PutNew(sctx, Prefix, raw)
+	} else {
+		ref, err = r.store.Put(sctx, Prefix, raw)
 	}
-	if c := collectorFrom(ctx); c != nil {
-		c.add(events.ExchangeRef{Hash: rec.Hash, Step: req.Step, Failed: err != nil, Ref: ref})
+	if err != nil {
+		r.log.Warn("could not store a model exchange", "run_id", req.RunID, "phase", req.Phase, "err", err)
+		return events.ArtifactRef{}, fmt.Errorf("%w: could not record the model exchange: %w", llm.ErrUnavailable, err)
 	}
-	return resp, err
+	return ref, nil
 }

@@ -1,7 +1,9 @@
 package pmstate
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"testing"
 
@@ -53,5 +55,36 @@ func TestDecodedStates(t *testing.T) {
 	}
 	if n := len(d.m); n > maxDecoded {
 		t.Fatalf("%d states kept, at most %d", n, maxDecoded)
+	}
+}
+
+// TestKeptStateIsWhatDecodingGives: a state a Store wrote is kept exactly as
+// decoding its bytes would give it (nil lists as empty ones), so a later
+// read copying it sees the same value a fresh decoding would.
+func TestKeptStateIsWhatDecodingGives(t *testing.T) {
+	st := cognition.NewState()
+	st, _ = cognition.Apply(st, []cognition.GoalTreePatchOp{
+		cognition.SproutOp(cognition.UserRootID, "g1", "goal", 3),
+		cognition.SproutOp("g1", "g2", "sub", 1),
+	}, []cognition.L1MemoryPatchOp{cognition.AppendOp("one")})
+	st.GoalTree.UserPartition.Children[0].Children[0].Children = nil
+	for _, s := range []cognition.CognitionState{st, {GoalTree: cognition.GoalTree{UserPartition: cognition.GoalNode{NodeID: cognition.UserRootID, Summary: cognition.UserRootSummary}}}} {
+		data, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := cognition.DecodeState(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d decodedStates
+		d.keep("p", sha256.Sum256(data), s)
+		got, err := d.decode("p", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("kept state\n%#v\nwant, as decoded,\n%#v", got, want)
+		}
 	}
 }

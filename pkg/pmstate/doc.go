@@ -7,5 +7,8 @@
 // patches, apply them with cognition.Apply, validate, and write with
 // compare-and-set; on a conflicting concurrent write the whole cycle is
 // retried with a small jittered exponential backoff, a bounded number of
-// times. An update that changes nothing writes nothing.
+// times. An update that changes nothing writes nothing. Within one Store
+// (one process) the updates of a key run one at a time, and one that
+// follows the Store's own write is written on top of it without reading
+// first, the compare-and-set catching any other writer.
 package pmstate

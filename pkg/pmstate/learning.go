@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/codali-dev/codali/pkg/bus"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -97,11 +98,26 @@ func (s *Store) getLearning(ctx context.Context, project, key string) (Learning,
 	if err != nil {
 		return Learning{}, 0, fmt.Errorf("could not read the learning record of project %q: %w", project, err)
 	}
-	var l Learning
-	if err := json.Unmarshal(entry.Value(), &l); err != nil {
+	l, err := s.learned.decode(key, entry.Value(), decodeLearning, Learning.clone)
+	if err != nil {
 		return Learning{}, 0, fmt.Errorf("%w: learning record of project %q: %w", ErrCorruptState, project, err)
 	}
 	return l, entry.Revision(), nil
+}
+
+func decodeLearning(data []byte) (Learning, error) {
+	var l Learning
+	err := json.Unmarshal(data, &l)
+	return l, err
+}
+
+// clone returns a deep copy of l (nil lists stay nil).
+func (l Learning) clone() Learning {
+	out := Learning{Golden: slices.Clone(l.Golden), Failures: slices.Clone(l.Failures)}
+	for i := range out.Golden {
+		out.Golden[i].Files = slices.Clone(out.Golden[i].Files)
+	}
+	return out
 }
 
 // AddGolden stores a golden example, bounded (see Golden), keeping the
@@ -148,31 +164,52 @@ func (s *Store) AddFailure(ctx context.Context, project string, f Failure, max i
 }
 
 // updateLearning applies fn to the project's record with compare-and-set,
-// retrying on conflicts like Update.
+// retrying on conflicts and one at a time per project in this Store, like
+// Update.
 func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Learning)) error {
 	key, err := learnKey(project)
 	if err != nil {
 		return err
 	}
+	unlock, err := s.locks.lock(ctx, key)
+	if err != nil {
+		return fmt.Errorf("could not update the learning record of project %q: %w", project, err)
+	}
+	defer unlock()
+	first := true
 	op := func() error {
-		l, rev, err := s.getLearning(ctx, project, key)
-		if err != nil {
-			return backoff.Permanent(err)
+		// The first attempt writes on top of this Store's last write
+		// without reading, when that pays (see lastWrites).
+		l, rev, onLast := s.lastLearning.get(key, Learning.clone)
+		if !first || !onLast {
+			var err error
+			if l, rev, err = s.getLearning(ctx, project, key); err != nil {
+				return backoff.Permanent(err)
+			}
+			s.lastLearning.read(key, rev)
+			onLast = false
 		}
+		first = false
 		fn(&l)
 		data, err := json.Marshal(l)
 		if err != nil {
 			return backoff.Permanent(err)
 		}
 		wctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+		var newRev uint64
 		if rev == 0 {
-			_, err = s.kv.Create(wctx, key, data)
+			newRev, err = s.kv.Create(wctx, key, data)
 		} else {
-			_, err = s.kv.Update(wctx, key, data, rev)
+			newRev, err = s.kv.Update(wctx, key, data, rev)
 		}
 		cancel()
-		if err != nil && !isConflict(err) {
+		switch {
+		case err == nil:
+			s.lastLearning.wrote(key, newRev, l.clone())
+		case !isConflict(err):
 			return backoff.Permanent(err)
+		case onLast:
+			s.lastLearning.missed(key)
 		}
 		return err
 	}

@@ -104,3 +104,42 @@ func TestRankGolden(t *testing.T) {
 		t.Fatalf("n=0 gave %d", len(got))
 	}
 }
+
+// TestLearningReadsAreCopies: a read record is the caller's own (a change
+// to it reaches neither the store nor the next read, which comes from the
+// decoding kept for the same bytes), and an update after reads sees the
+// stored record.
+func TestLearningReadsAreCopies(t *testing.T) {
+	s, _ := newStore(t)
+	ctx := testCtx(t)
+	if err := s.AddGolden(ctx, "p", Golden{RunID: "r1", Intent: "add tests", Files: []string{"a.go"}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Learning(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Golden[0].Files[0] = "changed.go"
+	first.Golden[0].Intent = "changed"
+	first.Golden = append(first.Golden, Golden{RunID: "mine"})
+	second, err := s.Learning(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second.Golden) != 1 || second.Golden[0].Intent != "add tests" || second.Golden[0].Files[0] != "a.go" {
+		t.Fatalf("a caller's change reached the next read: %+v", second.Golden)
+	}
+	if err := s.AddGolden(ctx, "p", Golden{RunID: "r2", Intent: "fix"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	third, err := s.Learning(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(third.Golden) != 2 || third.Golden[0].RunID != "r1" || third.Golden[0].Files[0] != "a.go" || third.Golden[1].RunID != "r2" {
+		t.Fatalf("after an update: %+v", third.Golden)
+	}
+	if len(s.learned.m) != 1 {
+		t.Errorf("%d decoded records kept, want 1", len(s.learned.m))
+	}
+}

@@ -29,6 +29,10 @@ type Store struct {
 	maxBackoff     time.Duration
 	log            *slog.Logger
 	decoded        decodedStates
+	learned        decodedCache[Learning]
+	lastState      lastWrites[cognition.CognitionState]
+	lastLearning   lastWrites[Learning]
+	locks          keyLocks
 }
 
 // Option configures a Store.

@@ -2,6 +2,7 @@ package pmstate
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"github.com/codali-dev/codali/pkg/bus"
@@ -17,7 +18,9 @@ import (
 // state (a private copy the function may modify). It may be called several
 // times within one Update, once per attempt, each time with fresh state, so
 // it must not have side effects that cannot be repeated. A returned error
-// aborts the Update.
+// aborts the Update. It must not update the same project through the same
+// Store: the Store runs a project's updates one at a time, so that update
+// would wait for the one calling it.
 type UpdateFunc func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error)
 
 // Result is the outcome of a successful Update.
@@ -40,8 +43,13 @@ type Result struct {
 // set), validates the result and writes it with compare-and-set (Create when
 // the project has no entry, Update at the read revision otherwise). When
 // another writer got in between, the cycle starts over after a short
-// jittered backoff. When nothing changed nothing is written and Result.Rev is
-// the current revision.
+// jittered backoff. A Store runs its own updates of one project one at a
+// time, so they do not race each other; other Stores (other processes)
+// are ordered by the compare-and-set. Following its own write, a Store
+// tries the next update on top of it without reading (see lastWrites):
+// the compare-and-set rejects it if anyone wrote since, and an update
+// that would change nothing there reads the current state. When nothing
+// changed nothing is written and Result.Rev is the current revision.
 //
 // Errors: ErrInvalidProject for a bad project id, ErrNilUpdateFunc for a nil
 // fn, fn's own error (wrapped), ErrCorruptState for an unreadable stored
@@ -56,13 +64,34 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 	if fn == nil {
 		return Result{}, ErrNilUpdateFunc
 	}
+	unlock, err := s.locks.lock(ctx, key)
+	if err != nil {
+		return Result{}, fmt.Errorf("could not update cognition state of project %q: %w", project, err)
+	}
+	defer unlock()
 	var (
 		res      Result
 		attempts int
 	)
 	op := func() error {
 		attempts++
-		r, err := s.attempt(ctx, project, key, fn)
+		var (
+			r   Result
+			err error
+		)
+		if cur, rev, ok := s.lastState.get(key, cognition.CognitionState.Clone); ok && attempts == 1 {
+			// Write on top of this Store's last write without reading;
+			// what it would not change must be read to be known current.
+			r, err = s.write(ctx, key, cur, rev, fn, true)
+			switch {
+			case errors.Is(err, errUnconfirmed):
+				r, err = s.attempt(ctx, project, key, fn)
+			case isConflict(err):
+				s.lastState.missed(key)
+			}
+		} else {
+			r, err = s.attempt(ctx, project, key, fn)
+		}
 		if err != nil {
 			// A lost race, or a bucket leader being elected on a cluster
 			// (the write timed out or found no leader): read again and
@@ -89,12 +118,25 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 	return res, nil
 }
 
+// errUnconfirmed: an update written on top of the last write changes
+// nothing, so whether that is still the current state must be read.
+var errUnconfirmed = errors.New("nothing to write on top of the last write")
+
 // attempt runs one read-apply-write cycle.
 func (s *Store) attempt(ctx context.Context, project, key string, fn UpdateFunc) (Result, error) {
 	cur, rev, err := s.get(ctx, project, key)
 	if err != nil {
 		return Result{}, err
 	}
+	s.lastState.read(key, rev)
+	return s.write(ctx, key, cur, rev, fn, false)
+}
+
+// write applies fn's patches to cur, the state at revision rev, and
+// writes the result with compare-and-set at rev. onLast says cur is this
+// Store's last write rather than a read: a result that changes nothing
+// then fails with errUnconfirmed.
+func (s *Store) write(ctx context.Context, key string, cur cognition.CognitionState, rev uint64, fn UpdateFunc, onLast bool) (Result, error) {
 	goalOps, memOps, err := fn(cur.Clone())
 	if err != nil {
 		return Result{}, fmt.Errorf("update function failed: %w", err)
@@ -104,6 +146,9 @@ func (s *Store) attempt(ctx context.Context, project, key string, fn UpdateFunc)
 	}
 	next, diags := cognition.Apply(cur, goalOps, memOps)
 	if next.Revision == cur.Revision {
+		if onLast {
+			return Result{}, errUnconfirmed
+		}
 		return Result{State: cur, Rev: rev, Diagnostics: diags}, nil
 	}
 	data, err := cognition.EncodeState(next)
@@ -123,6 +168,8 @@ func (s *Store) attempt(ctx context.Context, project, key string, fn UpdateFunc)
 	if err != nil {
 		return Result{}, fmt.Errorf("could not write revision after %d: %w", rev, err)
 	}
+	s.decoded.keep(key, sha256.Sum256(data), next)
+	s.lastState.wrote(key, newRev, asDecoded(next))
 	return Result{State: next, Rev: newRev, Diagnostics: diags, Changed: true}, nil
 }
 

@@ -133,10 +133,12 @@ func (s *Store) Admit(ctx context.Context, e events.Envelope) error {
 		return err
 	}
 	if ok {
-		if err := events.CheckBelongs(e, c.Digest); err != nil {
+		// One decoding of the event's data serves both checks.
+		run, req, readable := events.RunAndRequestOf(e)
+		if err := events.CheckRequestBelongs(e, req, readable, c.Digest); err != nil {
 			return err
 		}
-		return s.checkProject(e)
+		return s.checkProject(e, run)
 	}
 	switch kind {
 	case events.KindRequested:
@@ -225,14 +227,13 @@ func (s *Store) claim(ctx context.Context, e, first events.Envelope) error {
 }
 
 // checkProject compares a phase event's project with its request's.
-func (s *Store) checkProject(e events.Envelope) error {
+func (s *Store) checkProject(e events.Envelope, run events.Run) error {
 	if s.project == nil {
 		return nil
 	}
 	if k, _ := e.Kind(); k == events.KindRequested {
 		return nil
 	}
-	run := events.RunOf(e)
 	if run.Project == "" || run.Request.IsZero() {
 		// Not resolved yet, or a failed event carrying no request (an
 		// unreadable event, an operator cancel): CheckBelongs accepted it.

@@ -6,7 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/future"
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -42,11 +44,18 @@ func (s *Service) plan(ctx context.Context, in events.Envelope, inp input) (plan
 	if err := s.withinBudget(in.Attempt, inp.run); err != nil {
 		return events.Plan{}, "", nil, nil, "", err
 	}
+	// The project state is read while the learning record is.
+	rctx, cancelRead := context.WithCancel(ctx)
+	defer cancelRead()
+	stateRead := future.Go(func() (cognition.CognitionState, error) {
+		cur, _, err := s.d.PM.Get(rctx, inp.run.Project)
+		return cur, err
+	})
 	learned, err := s.learned(ctx, in.RunID(), inp.run, inp.bundle)
 	if err != nil {
 		return events.Plan{}, "", nil, nil, "", err
 	}
-	cur, _, err := s.d.PM.Get(ctx, inp.run.Project)
+	cur, err := stateRead.Wait()
 	if err != nil {
 		return events.Plan{}, "", nil, nil, "", fmt.Errorf("could not read the project state: %w", err)
 	}

@@ -210,8 +210,8 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err := json.Unmarshal(raw, &rs); err != nil {
 		return nil, worker.Permanent(fmt.Errorf("the parked state is unreadable: %w", err))
 	}
-	var pd events.PlanData
-	if err := events.DecodeData(rs.Plan, &pd); err != nil {
+	pd, err := decodePlan(rs.Plan)
+	if err != nil {
 		return nil, worker.Permanent(err)
 	}
 	diff, err := s.d.Artifacts.LoadDiff(ctx, p.Data.Change)

@@ -85,8 +85,8 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	case events.KindApprovalDeadline:
 		return s.deadline(ctx, in)
 	}
-	var pd events.PlanData
-	if err := events.DecodeData(in, &pd); err != nil {
+	pd, err := decodePlan(in)
+	if err != nil {
 		return nil, worker.Permanent(err)
 	}
 	bundle, err := s.d.Artifacts.LoadBundle(ctx, pd.Bundle, pd.BundleRef)

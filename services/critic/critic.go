@@ -282,6 +282,9 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 	if res.Rev > 0 {
 		run.PMRev = res.Rev
 	}
+	// The learning record is written after the state, not alongside it:
+	// both keys share the bucket's revisions, and the run's pm_rev must
+	// not depend on which write the server took first.
 	if err := s.learnFromPass(ctx, in, bd, j.diff); err != nil {
 		return nil, err
 	}

@@ -1,10 +1,10 @@
 package librarian
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/future"
 	"github.com/codali-dev/codali/pkg/pmstate"
 )
 
@@ -12,10 +12,11 @@ import (
 const maxGoldenInBundle = 3
 
 // addGolden ranks the project's golden examples (passed runs, see
-// pmstate.RankGolden) against the request and puts the best into the
-// bundle. A project state that cannot be read is a warning, not a failure.
-func (s *Service) addGolden(ctx context.Context, project, request string, b *events.ContextBundle) {
-	l, err := s.d.PM.Learning(ctx, project)
+// pmstate.RankGolden), read by learning, against the request and puts the
+// best into the bundle. A learning record that cannot be read is a
+// warning, not a failure.
+func addGolden(learning *future.Future[pmstate.Learning], request string, b *events.ContextBundle) {
+	l, err := learning.Wait()
 	if err != nil {
 		b.Warnings = append(b.Warnings, fmt.Sprintf("golden examples unavailable: %v", err))
 		return

@@ -13,6 +13,8 @@ import (
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/future"
+	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
@@ -79,6 +81,15 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		// branch moves during the run.
 		run.Commit = ws.Commit
 	}
+	// The project's state and learning record are read while the
+	// repository is indexed (the index needs neither).
+	rctx, cancelReads := context.WithCancel(ctx)
+	defer cancelReads()
+	stateRead := future.Go(func() (cognition.CognitionState, error) {
+		st, _, err := s.d.PM.Get(rctx, run.Project)
+		return st, err
+	})
+	learningRead := future.Go(func() (pmstate.Learning, error) { return s.d.PM.Learning(rctx, run.Project) })
 	indexDone := worker.Step(ctx, worker.StepIndex)
 	asm := NewAssembler(s.d)
 	asm.Policy, asm.PolicyHash = gate.Policy, gate.Hash
@@ -88,7 +99,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	indexDone()
 	bundle := res.Bundle
-	if state, _, err := s.d.PM.Get(ctx, run.Project); err != nil {
+	if state, err := stateRead.Wait(); err != nil {
 		bundle.Warnings = append(bundle.Warnings, fmt.Sprintf("project state unavailable: %v", err))
 	} else {
 		for _, e := range state.L1Memory.Entries {
@@ -112,7 +123,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err := s.keepPreferences(ctx, run.Project, res.Preferences); err != nil {
 		bundle.Warnings = append(bundle.Warnings, fmt.Sprintf("could not keep the request's preferences: %v", err))
 	}
-	s.addGolden(ctx, run.Project, req.Request, bundle) // golden examples: see golden.go
+	addGolden(learningRead, req.Request, bundle) // golden examples: see golden.go
 	inline, ref, err := s.d.Artifacts.StoreBundle(ctx, in.RunID(), in.Attempt, bundle, cfg.Events.ArtifactThresholdBytes)
 	if err != nil {
 		return nil, err
