@@ -153,8 +153,8 @@ type Chain struct {
 	// lastHash is Hash(*last) when the chain built last itself ("" after
 	// Resume: computed when needed).
 	lastHash string
-	state []byte // canonical state after last
-	val   any    // decoded state, never mutated
+	state    []byte // canonical state after last
+	val      any    // decoded state, never mutated
 	// tree holds the last state passed to Next as decoded subtrees with
 	// their bytes, so Next decodes only the parts that changed.
 	tree *valNode
