@@ -189,6 +189,20 @@ func (c *Chain) Last() *Event {
 	return &e
 }
 
+// LastHash returns Hash of the last event ("" before the first), computed
+// once per event.
+func (c *Chain) LastHash() (string, error) {
+	if c.last == nil || c.lastHash != "" {
+		return c.lastHash, nil
+	}
+	h, err := Hash(*c.last)
+	if err != nil {
+		return "", err
+	}
+	c.lastHash = h
+	return h, nil
+}
+
 // State returns the canonical state after the last event, nil before the
 // first.
 func (c *Chain) State() []byte { return bytes.Clone(c.state) }
@@ -210,7 +224,11 @@ func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, t
 // snapshot canonical itself, so they are not parsed again.
 func (c *Chain) NextSealed(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Sealed, error) {
 	nv, tree := c.decode(next)
-	ev, st, val, err := c.b.next(c.last, c.lastHash, c.state, c.val, next, nv, kind, cause, summary, meta, ts)
+	prevHash, err := c.LastHash()
+	if err != nil {
+		return Sealed{}, fmt.Errorf("could not build event: %w", err)
+	}
+	ev, st, val, err := c.b.next(c.last, prevHash, c.state, c.val, next, nv, kind, cause, summary, meta, ts)
 	if err != nil {
 		return Sealed{}, err
 	}
