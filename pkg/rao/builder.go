@@ -50,14 +50,16 @@ func (b Builder) every() (int, error) {
 // is not the baseline for a first event), ErrInvalidEvent (bad kind, meta,
 // timestamp or run ID), ErrInvalidJSON (prev cannot be hashed).
 func (b Builder) Next(prev *Event, prevState, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	ev, _, _, err := b.next(prev, "", prevState, nil, next, nil, kind, cause, summary, meta, ts)
+	ev, _, _, err := b.next(prev, "", prevState, nil, next, nil, nil, kind, cause, summary, meta, ts)
 	return ev, err
 }
 
-// next is Next that takes prev's hash and the decoded previous and next
-// states when known (prevHash may be empty, pv and nv nil; nv must then
-// be next decoded) and also returns the canonical and decoded next state.
-func (b Builder) next(prev *Event, prevHash string, prevState []byte, pv any, next []byte, nv any, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
+// next is Next that takes prev's hash, the decoded previous and next
+// states and the next state's canonical encoding when known (prevHash may
+// be empty, pv, nv and cnext nil; nv must then be next decoded, and cnext
+// its canonical encoding) and also returns the canonical and decoded next
+// state.
+func (b Builder) next(prev *Event, prevHash string, prevState []byte, pv any, next []byte, nv any, cnext []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
 	every, err := b.every()
 	if err != nil {
 		return Event{}, nil, nil, err
@@ -92,7 +94,9 @@ func (b Builder) next(prev *Event, prevHash string, prevState []byte, pv any, ne
 				return Event{}, nil, nil, fmt.Errorf("could not build event: previous state: %w", err)
 			}
 		}
-		if prev.Checkpoint && !bytes.Equal(prev.Snapshot, canonicalBytes(pv)) && !sameJSON(prev.Snapshot, prevState) {
+		// A chain passes the canonical state it stored as prev's snapshot:
+		// equal bytes need no encoding.
+		if prev.Checkpoint && !bytes.Equal(prev.Snapshot, prevState) && !bytes.Equal(prev.Snapshot, canonicalBytes(pv)) && !sameJSON(prev.Snapshot, prevState) {
 			return Event{}, nil, nil, fmt.Errorf("%w: snapshot of %s", ErrStateMismatch, prev.ID)
 		}
 		h := prevHash
@@ -105,7 +109,9 @@ func (b Builder) next(prev *Event, prevHash string, prevState []byte, pv any, ne
 	}
 	ev.ID = EventID(ev.RunID, ev.Seq)
 	ev.Delta = diffValues(pv, nv)
-	cnext := canonicalBytes(nv)
+	if cnext == nil {
+		cnext = canonicalBytes(nv)
+	}
 	if ev.Seq%uint64(every) == 0 {
 		ev.Checkpoint, ev.Snapshot = true, cnext
 	}
@@ -224,11 +230,15 @@ func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, t
 // snapshot canonical itself, so they are not parsed again.
 func (c *Chain) NextSealed(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Sealed, error) {
 	nv, tree := c.decode(next)
+	var cnext []byte
+	if tree != nil {
+		cnext = tree.canonical()
+	}
 	prevHash, err := c.LastHash()
 	if err != nil {
 		return Sealed{}, fmt.Errorf("could not build event: %w", err)
 	}
-	ev, st, val, err := c.b.next(c.last, prevHash, c.state, c.val, next, nv, kind, cause, summary, meta, ts)
+	ev, st, val, err := c.b.next(c.last, prevHash, c.state, c.val, next, nv, cnext, kind, cause, summary, meta, ts)
 	if err != nil {
 		return Sealed{}, err
 	}
