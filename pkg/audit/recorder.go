@@ -20,9 +20,10 @@ type Store interface {
 	// LastSeq returns the stream sequence of the run's last event (0 when
 	// it has none), without reading the history.
 	LastSeq(ctx context.Context, runID string) (uint64, error)
-	// Append stores ev if the run's last stored message still has sequence
-	// expected, and returns the new message's stream sequence.
-	Append(ctx context.Context, ev rao.Event, expected uint64) (uint64, error)
+	// AppendSealed stores the sealed event if the run's last stored
+	// message still has sequence expected, and returns the new message's
+	// stream sequence.
+	AppendSealed(ctx context.Context, ev rao.Sealed, expected uint64) (uint64, error)
 	// Compact removes the run's events before firstKeptSeq (an event seq).
 	Compact(ctx context.Context, runID string, firstKeptSeq uint64) error
 }
@@ -84,36 +85,53 @@ func (r *Recorder) load(ctx context.Context, runID string) (cachedHistory, error
 	return cachedHistory{events: history, lastSeq: lastSeq, chain: chain, enc: &stateEncoder{}, stateBytes: len(chain.State())}, nil
 }
 
+// Change is what RecordChange recorded.
+type Change struct {
+	// Prev is the run's status before the steps (StatusRunning for a new
+	// run), so a caller can tell whether these steps ended it.
+	Prev string
+	// State is the state after the last step and History the run's
+	// history (after compaction).
+	State   State
+	History []rao.Event
+	// HeadHash is rao.Hash of the history's last event ("" when empty).
+	HeadHash string
+}
+
+// Summary is SummaryOf the change's state and history, with the head
+// hash the recorder already computed.
+func (c Change) Summary() Summary {
+	return summarize(c.State, c.History, func(rao.Event) (string, error) { return c.HeadHash, nil })
+}
+
+// RecordChange is Record that also returns the run's status before the
+// steps and the hash of its last event.
+func (r *Recorder) RecordChange(ctx context.Context, runID string, steps []Step) (Change, error) {
+	return r.record(ctx, runID, steps)
+}
+
 // Record applies the steps that are not yet recorded (by cause) to the
 // run's state and appends one RaoEvent per step. It returns the state
 // after the last step and the history length. Errors from the store
 // (including expected-sequence conflicts) are returned wrapped: the caller
 // retries, and steps already stored are then skipped.
 func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (State, []rao.Event, error) {
-	_, st, history, err := r.RecordChange(ctx, runID, steps)
-	return st, history, err
-}
-
-// RecordChange is Record that also returns the run's status before the
-// steps (StatusRunning for a new run), so a caller can tell whether these
-// steps ended it.
-func (r *Recorder) RecordChange(ctx context.Context, runID string, steps []Step) (prevStatus string, after State, history []rao.Event, err error) {
-	before, after, history, err := r.record(ctx, runID, steps)
+	c, err := r.record(ctx, runID, steps)
 	if err != nil {
-		return "", State{}, nil, err
+		return State{}, nil, err
 	}
-	return before, after, history, nil
+	return c.State, c.History, nil
 }
 
-func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (string, State, []rao.Event, error) {
+func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Change, error) {
 	c, err := r.load(ctx, runID)
 	if err != nil {
-		return "", State{}, nil, err
+		return Change{}, err
 	}
 	history, lastSeq, chain := c.events, c.lastSeq, c.chain
 	st, err := DecodeState(runID, chain.State())
 	if err != nil {
-		return "", State{}, nil, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
+		return Change{}, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
 	before := st.Status
 	refusing := false
@@ -136,7 +154,7 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		st.Causes = append(st.Causes, step.Cause)
 		next, err := c.enc.encode(r.Redactor, st)
 		if err != nil {
-			return "", State{}, nil, err
+			return Change{}, err
 		}
 		c.stateBytes = len(next)
 		meta := rao.Meta{PolicyHash: r.PolicyHash, ContractHash: r.ContractHash}
@@ -155,13 +173,14 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 		if r.Redactor != nil {
 			summary = r.Redactor.String(summary)
 		}
-		ev, err := chain.Next(next, step.Kind, step.Cause, summary, meta, r.now())
+		sealed, err := chain.NextSealed(next, step.Kind, step.Cause, summary, meta, r.now())
 		if err != nil {
-			return "", State{}, nil, fmt.Errorf("could not build event for %s: %w", step.Cause, err)
+			return Change{}, fmt.Errorf("could not build event for %s: %w", step.Cause, err)
 		}
-		seq, err := r.Store.Append(ctx, ev, lastSeq)
+		ev := sealed.Event()
+		seq, err := r.Store.AppendSealed(ctx, sealed, lastSeq)
 		if err != nil {
-			return "", State{}, nil, fmt.Errorf("could not append %s: %w", ev.ID, err)
+			return Change{}, fmt.Errorf("could not append %s: %w", ev.ID, err)
 		}
 		lastSeq = seq
 		history = append(history, ev)
@@ -169,18 +188,22 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (stri
 	if r.MaxEvents > 0 {
 		if first, ok := rao.CompactionPoint(history, r.MaxEvents); ok {
 			if err := r.Store.Compact(ctx, runID, first); err != nil {
-				return "", State{}, nil, fmt.Errorf("could not compact history of %s: %w", runID, err)
+				return Change{}, fmt.Errorf("could not compact history of %s: %w", runID, err)
 			}
 			for len(history) > 0 && history[0].Seq < first {
 				history = history[1:]
 			}
 		}
 	}
+	// Every event in the chain hashes (it was built or decoded and
+	// validated); as in SummaryOf, a failure would only leave the summary
+	// without a head hash.
+	head, _ := chain.LastHash()
 	if !st.Terminal() {
 		c.events, c.lastSeq = history, lastSeq
 		r.cache.put(runID, c, r.CachedRuns, r.CachedStateBytes)
 	}
-	return before, st, history, nil
+	return Change{Prev: before, State: st, History: history, HeadHash: head}, nil
 }
 
 func (r *Recorder) now() time.Time {

@@ -51,6 +51,11 @@ type Summary struct {
 
 // SummaryOf summarises a state and its history.
 func SummaryOf(st State, history []rao.Event) Summary {
+	return summarize(st, history, rao.Hash)
+}
+
+// summarize is SummaryOf with the hash of the last event from head.
+func summarize(st State, history []rao.Event, head func(rao.Event) (string, error)) Summary {
 	s := Summary{RunID: st.RunID, Project: st.Project, Status: st.Status, Phase: st.Phase, Attempt: st.Attempt, Events: len(history)}
 	if st.Request != nil {
 		s.Request = oneLine(st.Request.Request, 120)
@@ -74,7 +79,7 @@ func SummaryOf(st State, history []rao.Event) Summary {
 		s.Created, s.Updated = history[0].TS, history[len(history)-1].TS
 		s.LastSeq = history[len(history)-1].Seq
 		s.FirstSeq = history[0].Seq
-		if h, err := rao.Hash(history[len(history)-1]); err == nil {
+		if h, err := head(history[len(history)-1]); err == nil {
 			s.HeadHash = h
 		}
 	}

@@ -42,13 +42,19 @@ const (
 	redactWholeBelow = 256
 )
 
-// encode marshals st and redacts it with r (nil: no redaction); the
-// result is the same document as r.JSON over the whole encoding.
+// encode marshals st (without HTML escaping) and redacts it with r (nil:
+// no redaction); the result is the same document as r.JSON over the
+// whole encoding.
 func (e *stateEncoder) encode(r *redact.Redactor, st State) ([]byte, error) {
-	raw, err := json.Marshal(st)
-	if err != nil {
+	// Without HTML escaping: redact.JSON writes strings without it anyway,
+	// and a document with no escapes takes its fast path.
+	var b bytes.Buffer
+	je := json.NewEncoder(&b)
+	je.SetEscapeHTML(false)
+	if err := je.Encode(st); err != nil {
 		return nil, fmt.Errorf("could not encode state: %w", err)
 	}
+	raw := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	if r == nil {
 		return raw, nil
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -60,6 +61,7 @@ func TestStateEncoderRedactsLikeTheWholeState(t *testing.T) {
 		func(s *State) { s.Attempts[1].PlanMode = "key " + aws },
 		func(s *State) { s.Notes = nil; s.Request = nil },
 		func(s *State) { s.Notes = []Note{{By: "op", Text: "fine"}} },
+		func(s *State) { s.Notes = append(s.Notes, Note{By: "<op> & co", Text: "a<b && c>d \u2028 " + aws}) },
 		func(s *State) {
 			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"a":{"b":{"c":{"d":{"e":{"f":[{"password":"hunter2-pw","s":"` + aws + `"}]}}}}}}`)
 		},
@@ -117,14 +119,17 @@ func TestStateEncoderRedactsLikeTheWholeState(t *testing.T) {
 // TestStateEncoderWithoutRedactor: no redactor, no redaction.
 func TestStateEncoderWithoutRedactor(t *testing.T) {
 	st := NewState("plain")
-	st.Notes = []Note{{By: "x", Text: "AKIAIOSFODNN7EXAMPLE"}}
+	st.Notes = []Note{{By: "<x>", Text: "AKIAIOSFODNN7EXAMPLE"}}
 	got, err := (&stateEncoder{}).encode(nil, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := json.Marshal(st)
-	if string(got) != string(want) {
-		t.Fatalf("got %s, want %s", got, want)
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(st)
+	if string(got) != strings.TrimSuffix(want.String(), "\n") {
+		t.Fatalf("got %s, want %s", got, want.String())
 	}
 }
 

@@ -50,14 +50,16 @@ func (b Builder) every() (int, error) {
 // is not the baseline for a first event), ErrInvalidEvent (bad kind, meta,
 // timestamp or run ID), ErrInvalidJSON (prev cannot be hashed).
 func (b Builder) Next(prev *Event, prevState, next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	ev, _, _, err := b.next(prev, prevState, nil, next, nil, kind, cause, summary, meta, ts)
+	ev, _, _, err := b.next(prev, "", prevState, nil, next, nil, nil, kind, cause, summary, meta, ts)
 	return ev, err
 }
 
-// next is Next that takes the decoded previous and next states when known
-// (pv and nv, either may be nil; nv must then be next decoded) and also
-// returns the canonical and decoded next state.
-func (b Builder) next(prev *Event, prevState []byte, pv any, next []byte, nv any, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
+// next is Next that takes prev's hash, the decoded previous and next
+// states and the next state's canonical encoding when known (prevHash may
+// be empty, pv, nv and cnext nil; nv must then be next decoded, and cnext
+// its canonical encoding) and also returns the canonical and decoded next
+// state.
+func (b Builder) next(prev *Event, prevHash string, prevState []byte, pv any, next []byte, nv any, cnext []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, []byte, any, error) {
 	every, err := b.every()
 	if err != nil {
 		return Event{}, nil, nil, err
@@ -92,18 +94,24 @@ func (b Builder) next(prev *Event, prevState []byte, pv any, next []byte, nv any
 				return Event{}, nil, nil, fmt.Errorf("could not build event: previous state: %w", err)
 			}
 		}
-		if prev.Checkpoint && !bytes.Equal(prev.Snapshot, canonicalBytes(pv)) && !sameJSON(prev.Snapshot, prevState) {
+		// A chain passes the canonical state it stored as prev's snapshot:
+		// equal bytes need no encoding.
+		if prev.Checkpoint && !bytes.Equal(prev.Snapshot, prevState) && !bytes.Equal(prev.Snapshot, canonicalBytes(pv)) && !sameJSON(prev.Snapshot, prevState) {
 			return Event{}, nil, nil, fmt.Errorf("%w: snapshot of %s", ErrStateMismatch, prev.ID)
 		}
-		h, err := Hash(*prev)
-		if err != nil {
-			return Event{}, nil, nil, fmt.Errorf("could not build event: %w", err)
+		h := prevHash
+		if h == "" {
+			if h, err = Hash(*prev); err != nil {
+				return Event{}, nil, nil, fmt.Errorf("could not build event: %w", err)
+			}
 		}
 		ev.RunID, ev.Seq, ev.Base, ev.PrevHash = prev.RunID, prev.Seq+1, prev.ID, h
 	}
 	ev.ID = EventID(ev.RunID, ev.Seq)
 	ev.Delta = diffValues(pv, nv)
-	cnext := canonicalBytes(nv)
+	if cnext == nil {
+		cnext = canonicalBytes(nv)
+	}
 	if ev.Seq%uint64(every) == 0 {
 		ev.Checkpoint, ev.Snapshot = true, cnext
 	}
@@ -146,10 +154,13 @@ func sameJSON(a, b []byte) bool {
 // Chain is a Builder that remembers the last event and state, for a writer
 // appending to one run. Use NewChain or Resume.
 type Chain struct {
-	b     Builder
-	last  *Event
-	state []byte // canonical state after last
-	val   any    // decoded state, never mutated
+	b    Builder
+	last *Event
+	// lastHash is Hash(*last) when the chain built last itself ("" after
+	// Resume: computed when needed).
+	lastHash string
+	state    []byte // canonical state after last
+	val      any    // decoded state, never mutated
 	// tree holds the last state passed to Next as decoded subtrees with
 	// their bytes, so Next decodes only the parts that changed.
 	tree *valNode
@@ -184,6 +195,20 @@ func (c *Chain) Last() *Event {
 	return &e
 }
 
+// LastHash returns Hash of the last event ("" before the first), computed
+// once per event.
+func (c *Chain) LastHash() (string, error) {
+	if c.last == nil || c.lastHash != "" {
+		return c.lastHash, nil
+	}
+	h, err := Hash(*c.last)
+	if err != nil {
+		return "", err
+	}
+	c.lastHash = h
+	return h, nil
+}
+
 // State returns the canonical state after the last event, nil before the
 // first.
 func (c *Chain) State() []byte { return bytes.Clone(c.state) }
@@ -193,13 +218,36 @@ func (c *Chain) State() []byte { return bytes.Clone(c.state) }
 // writer), discard the chain and Resume from the stored history. Errors
 // are those of Builder.Next; the chain does not move on error.
 func (c *Chain) Next(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Event, error) {
-	nv, tree := c.decode(next)
-	ev, st, val, err := c.b.next(c.last, c.state, c.val, next, nv, kind, cause, summary, meta, ts)
+	s, err := c.NextSealed(next, kind, cause, summary, meta, ts)
 	if err != nil {
 		return Event{}, err
 	}
-	c.last, c.state, c.val, c.tree = &ev, st, val, tree
-	return ev, nil
+	return s.Event(), nil
+}
+
+// NextSealed is Next that also returns the event's stored form and hash
+// (see Sealed), encoded once: the chain wrote the delta's values and the
+// snapshot canonical itself, so they are not parsed again.
+func (c *Chain) NextSealed(next []byte, kind Kind, cause, summary string, meta Meta, ts time.Time) (Sealed, error) {
+	nv, tree := c.decode(next)
+	var cnext []byte
+	if tree != nil {
+		cnext = tree.canonical()
+	}
+	prevHash, err := c.LastHash()
+	if err != nil {
+		return Sealed{}, fmt.Errorf("could not build event: %w", err)
+	}
+	ev, st, val, err := c.b.next(c.last, prevHash, c.state, c.val, next, nv, cnext, kind, cause, summary, meta, ts)
+	if err != nil {
+		return Sealed{}, err
+	}
+	s, err := sealTrusted(ev)
+	if err != nil {
+		return Sealed{}, fmt.Errorf("could not build event %s: %w", ev.ID, err)
+	}
+	c.last, c.lastHash, c.state, c.val, c.tree = &ev, s.hash, st, val, tree
+	return s, nil
 }
 
 // decode decodes a state, reusing the decoded subtrees of the previous

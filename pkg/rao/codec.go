@@ -2,8 +2,6 @@ package rao
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,26 +9,6 @@ import (
 	"slices"
 	"time"
 )
-
-// wireEvent is the stored form of an Event. The snapshot travels either
-// compressed (snapshot_z, written by Encode) or plain (snapshot, accepted
-// by Decode and used for hashing).
-type wireEvent struct {
-	ID         string          `json:"id"`
-	RunID      string          `json:"run_id"`
-	Seq        uint64          `json:"seq"`
-	TS         time.Time       `json:"ts"`
-	Kind       Kind            `json:"kind"`
-	Base       string          `json:"base,omitempty"`
-	Cause      string          `json:"cause,omitempty"`
-	Summary    string          `json:"summary,omitempty"`
-	Delta      Patch           `json:"delta"`
-	Checkpoint bool            `json:"checkpoint,omitempty"`
-	Snapshot   json.RawMessage `json:"snapshot,omitempty"`
-	SnapshotZ  string          `json:"snapshot_z,omitempty"`
-	Meta       Meta            `json:"meta"`
-	PrevHash   string          `json:"prev_hash,omitempty"`
-}
 
 // strictWireEvent is decoded with unknown fields disallowed; pointers tell
 // missing required members from zero values.
@@ -51,14 +29,6 @@ type strictWireEvent struct {
 	PrevHash   string          `json:"prev_hash"`
 }
 
-func (e Event) wire() wireEvent {
-	return wireEvent{
-		ID: e.ID, RunID: e.RunID, Seq: e.Seq, TS: e.TS, Kind: e.Kind,
-		Base: e.Base, Cause: e.Cause, Summary: e.Summary, Delta: e.Delta,
-		Checkpoint: e.Checkpoint, Meta: e.Meta, PrevHash: e.PrevHash,
-	}
-}
-
 // Encode validates e (see Event.Validate) and returns its stored form:
 // canonical JSON with the snapshot, if any, DEFLATE-compressed and base64
 // encoded in "snapshot_z" instead of "snapshot". It returns an error
@@ -72,19 +42,19 @@ func encode(e Event, compress bool) ([]byte, error) {
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("could not encode event %s: %w", e.ID, err)
 	}
-	w := e.wire()
+	key, snap := "snapshot", []byte(nil)
 	if e.Checkpoint {
-		snap, err := CanonicalizeJSON(e.Snapshot)
+		c, err := CanonicalizeJSON(e.Snapshot)
 		if err != nil {
 			return nil, fmt.Errorf("could not encode event %s: %w: %w", e.ID, ErrInvalidEvent, err)
 		}
+		snap = c
 		if compress {
-			w.SnapshotZ = compressSnapshot(snap)
-		} else {
-			w.Snapshot = snap
+			key, snap = "snapshot_z", []byte(compressSnapshot(c))
 		}
 	}
-	out, err := Canonical(w)
+	// The snapshot is canonical now; the delta's values are canonicalized.
+	out, err := appendWire(nil, e, key, snap, false)
 	if err != nil {
 		return nil, fmt.Errorf("could not encode event %s: %w: %w", e.ID, ErrInvalidEvent, err)
 	}
@@ -169,14 +139,11 @@ func Decode(b []byte) (Event, error) {
 // error wrapping ErrInvalidJSON) only when a value cannot be encoded, e.g.
 // a snapshot or delta value that is not JSON.
 func Hash(e Event) (string, error) {
-	w := e.wire()
-	w.Snapshot = e.Snapshot
-	b, err := Canonical(w)
+	b, err := appendWire(nil, e, "snapshot", e.Snapshot, false)
 	if err != nil {
 		return "", fmt.Errorf("could not hash event %s: %w", e.ID, err)
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return hashWire(b), nil
 }
 
 // EncodedSize returns len(Encode(e)).

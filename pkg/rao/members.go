@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // ValidJSON is a document known to hold exactly one valid JSON value
@@ -159,6 +160,54 @@ type valNode struct {
 	members  map[string]*valNode
 	elems    []*valNode
 	children bool // members or elems are set
+	// canon is the value's canonical encoding once computed (canonical).
+	canon []byte
+}
+
+// canonical returns the canonical encoding of n's value, computed once per
+// node: a node reused from the previous state keeps it, and an object or
+// array decoded part by part is assembled from its parts' encodings.
+func (n *valNode) canonical() []byte {
+	if n.canon != nil {
+		return n.canon
+	}
+	switch {
+	case !n.children:
+		n.canon = canonicalBytes(n.val)
+	case n.members != nil:
+		keys := make([]string, 0, len(n.members))
+		size := 2
+		for k, m := range n.members {
+			keys = append(keys, k)
+			size += len(k) + 4 + len(m.canonical())
+		}
+		slices.Sort(keys)
+		buf := make([]byte, 0, size)
+		buf = append(buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(appendString(buf, k), ':')
+			buf = append(buf, n.members[k].canonical()...)
+		}
+		n.canon = append(buf, '}')
+	default:
+		size := 2
+		for _, e := range n.elems {
+			size += len(e.canonical()) + 1
+		}
+		buf := make([]byte, 0, size)
+		buf = append(buf, '[')
+		for i, e := range n.elems {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, e.canonical()...)
+		}
+		n.canon = append(buf, ']')
+	}
+	return n.canon
 }
 
 // Values smaller than wholeBelow bytes, or deeper than maxTreeDepth, are

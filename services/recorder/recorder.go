@@ -12,7 +12,6 @@ import (
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/codali-dev/codali/pkg/rao/raostore"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/prometheus/client_golang/prometheus"
@@ -100,11 +99,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		}
 		steps = append(before, steps...)
 	}
-	var prev string
-	var st audit.State
-	var history []rao.Event
+	var c audit.Change
 	for try := 0; ; try++ {
-		prev, st, history, err = s.rec.RecordChange(ctx, in.RunID(), steps)
+		c, err = s.rec.RecordChange(ctx, in.RunID(), steps)
 		if err == nil {
 			break
 		}
@@ -112,11 +109,12 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 			return nil, err // transient: redelivered with backoff
 		}
 	}
-	wasRunning := prev == audit.StatusRunning
+	st := c.State
+	wasRunning := c.Prev == audit.StatusRunning
 	if inStream {
 		s.order.folded(in.RunID(), delivery.StreamSeq, st.Terminal())
 	}
-	if err := s.runs.Put(ctx, audit.SummaryOf(st, history)); err != nil {
+	if err := s.runs.Put(ctx, c.Summary()); err != nil {
 		return nil, err
 	}
 	if s.finished != nil && wasRunning && st.Terminal() {

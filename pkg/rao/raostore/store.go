@@ -182,14 +182,25 @@ func MsgID(ev rao.Event) string {
 // appending more. Other errors wrap rao.ErrInvalidEvent (ev does not
 // encode), ErrNoStream, or the server's or context's error.
 func (s *Store) Append(ctx context.Context, ev rao.Event, expected uint64) (uint64, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*bus.RequestTimeout)
-	defer cancel()
 	if err := checkRunID(ev.RunID); err != nil {
 		return 0, err
 	}
-	data, err := rao.Encode(ev)
+	sealed, err := rao.Seal(ev)
 	if err != nil {
 		return 0, fmt.Errorf("could not append event: %w", err)
+	}
+	return s.AppendSealed(ctx, sealed, expected)
+}
+
+// AppendSealed is Append for an event already encoded (rao.Seal,
+// rao.Chain.NextSealed): it stores its Data as it is. The zero Sealed
+// fails with ErrInvalidRunID.
+func (s *Store) AppendSealed(ctx context.Context, sealed rao.Sealed, expected uint64) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*bus.RequestTimeout)
+	defer cancel()
+	ev, data := sealed.Event(), sealed.Data()
+	if err := checkRunID(ev.RunID); err != nil {
+		return 0, err
 	}
 	id := MsgID(ev)
 	m := nats.NewMsg(Subject(ev.RunID))

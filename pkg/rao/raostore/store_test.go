@@ -419,6 +419,7 @@ func TestStoreErrors(t *testing.T) {
 			_, err := e.store.Append(e.ctx, b, 1)
 			return err
 		}, want: ErrInvalidRunID},
+		{name: "append unsealed event", call: func() error { _, err := e.store.AppendSealed(e.ctx, rao.Sealed{}, 1); return err }, want: ErrInvalidRunID},
 		{name: "canceled context", call: func() error {
 			ctx, cancel := context.WithCancel(e.ctx)
 			cancel()
