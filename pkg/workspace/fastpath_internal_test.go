@@ -227,6 +227,10 @@ func TestNewFilesGitMustWrite(t *testing.T) {
 			write(t, filepath.Join(d, "big.txt"), strings.Repeat("a\n", maxNewFileBytes))
 		},
 		"fifo": func(t *testing.T, d string) { must(t, syscall.Mkfifo(filepath.Join(d, "fifo"), 0o644)) },
+		// git never stages a path through git metadata (a command that
+		// ran `git init`, a .git file): neither may the change hold one.
+		"git directory": func(t *testing.T, d string) { write(t, filepath.Join(d, "sub/.git/HEAD"), "ref\n") },
+		"git file":      func(t *testing.T, d string) { write(t, filepath.Join(d, "sub/.git"), "gitdir: x\n") },
 	}
 	i := 0
 	for name, edit := range cases {
