@@ -22,8 +22,9 @@ func (w *Workspace) Apply(ctx context.Context, diff string) error {
 // ApplyChange applies diff as Apply does and returns the change as git
 // applied it: the union of the files the patch touched as git itself read
 // it (`git apply --numstat`) and the change the work tree then shows
-// (Change), with the larger line counts, and diff itself. The work tree
-// is read too because git names only a patch's new path in its numstat:
+// (Change), with the larger line counts, and the work tree's patch as git
+// writes it (a link is a link there, however the diff spelled it, so the
+// gate can judge its target). The work tree is read too because git names only a patch's new path in its numstat:
 // a patch whose old path differs (a rename, or "--- a/<old>" under
 // another file's header) removes a file numstat never names. For the
 // paths only numstat names, whether a file was added, modified or deleted
@@ -53,13 +54,13 @@ func (w *Workspace) ApplyChange(ctx context.Context, diff string) (events.Change
 	if err != nil {
 		return events.Change{}, fmt.Errorf("could not read the applied change: %w", err)
 	}
-	return unionChange(real, ch, diff), nil
+	return unionChange(real, ch), nil
 }
 
 // unionChange is every file of real and read (real's op wins: it is what
-// the work tree shows), the larger line counts, and diff.
-func unionChange(real, read events.Change, diff string) events.Change {
-	out := events.Change{Files: real.Files, Added: max(real.Added, read.Added), Removed: max(real.Removed, read.Removed), Diff: diff}
+// the work tree shows), the larger line counts, and real's patch.
+func unionChange(real, read events.Change) events.Change {
+	out := events.Change{Files: real.Files, Added: max(real.Added, read.Added), Removed: max(real.Removed, read.Removed), Diff: real.Diff, DiffRef: real.DiffRef}
 	seen := make(map[string]bool, len(real.Files))
 	for _, f := range real.Files {
 		seen[f.Path] = true
