@@ -54,3 +54,35 @@ func TestHiddenLinksInTheAppliedChangeAreBlocked(t *testing.T) {
 		})
 	}
 }
+
+// TestCopiedBinaryCountsAgainstTheLineLimit: a patch that copies a
+// tracked binary file says nothing of its size; the applied change's own
+// patch holds it, and it counts against max_changed_lines.
+func TestCopiedBinaryCountsAgainstTheLineLimit(t *testing.T) {
+	repo := t.TempDir()
+	big := make([]byte, 64<<10)
+	for i := range big {
+		big[i] = byte(i * 7 % 251)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &workspace.Manager{Root: t.TempDir()}
+	ctx := context.Background()
+	w, err := m.Prepare(ctx, "copy", 1, "critic", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Close() }()
+	diff := "diff --git a/c.bin b/c.bin\nsimilarity index 100%\ncopy from big.bin\ncopy to c.bin\n"
+	applied, err := w.ApplyChange(ctx, diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := policy.Default()
+	p.MaxChangedLines = 50
+	v := strings.Join(changegate.Violations(changegate.CheckDiff(p, p.Hash(), &redact.Redactor{}, applied, diff)), "; ")
+	if !strings.Contains(v, "max changed lines exceeded") {
+		t.Fatalf("violations %q, want the line limit", v)
+	}
+}
