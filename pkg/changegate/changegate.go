@@ -117,17 +117,31 @@ func redactAll(r *redact.Redactor, in []string) []string {
 
 // CheckDiff is [Check] on the union ([Merge]) of the change a workspace
 // reports and what diff itself says ([FromDiff]), so that neither a file
-// list cut short nor a diff that hides a file gets past the gate. A diff
-// that cannot be read fails closed: one blocked record says why.
+// list cut short nor a diff that hides a file gets past the gate. The
+// links judged, and the line counts, are also those of the reported
+// change's own patch.
+// A diff that cannot be read fails closed: one blocked record says why.
 func CheckDiff(p *policy.Policy, policyHash string, r *redact.Redactor, reported events.Change, diff string) []events.ToolExecution {
 	d, err := parse(diff)
 	if err != nil {
 		return []events.ToolExecution{blocked(r, policyHash, policy.ReasonInvalidCall+": the change's diff cannot be read: "+err.Error())}
 	}
-	recs := Check(p, policyHash, r, Merge(reported, d.change))
+	links, ch := d.links, Merge(reported, d.change)
+	if reported.Diff != "" && reported.Diff != diff {
+		// The reported change's own patch (the work tree as git writes it,
+		// see Workspace.ApplyChange) shows every link as one, however diff
+		// spelled it, and the data of every binary file it holds, however
+		// diff made it (a copy says nothing of its size).
+		rd, err := parse(reported.Diff)
+		if err != nil {
+			return []events.ToolExecution{blocked(r, policyHash, policy.ReasonInvalidCall+": the applied change's diff cannot be read: "+err.Error())}
+		}
+		links, ch = append(links, rd.links...), Merge(ch, rd.change)
+	}
+	recs := Check(p, policyHash, r, ch)
 	// A symbolic link the change writes (a command can make one) must stay
 	// inside the repository, as links copied into a workspace must.
-	for _, l := range d.links {
+	for _, l := range links {
 		if why := l.LeavesTree(); why != "" {
 			recs = append(recs, blocked(r, policyHash, fmt.Sprintf("symbolic link %s -> %s: %s", l.Path, l.Target, why)))
 		}

@@ -7,3 +7,7 @@ func UsePrlimitProgram(s *Sandbox) { s.noLimitInside = true }
 
 // LimitsInside reports whether s sets its sandboxes' limits itself.
 func LimitsInside(s *Sandbox) bool { return s.limitInside }
+
+// SetBwrap makes s run bwrap as path from now on (after Check: a stand-in
+// that behaves in a way the real one does rarely).
+func SetBwrap(s *Sandbox, path string) { s.cfg.Bwrap = path }

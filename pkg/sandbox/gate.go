@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 )
 
 // limitGate holds a bubblewrap sandbox before its command starts: bwrap
@@ -78,10 +79,19 @@ func (g *limitGate) release(ctx context.Context, rl []rlimit) error {
 	case r.info.ChildPid <= 0:
 		return fmt.Errorf("reading the sandbox's pid: %w", errNoSandbox)
 	}
+	// The process gone (no such process, nobody left to read the block
+	// pipe) ran no command: bwrap failed making the sandbox, and its exit
+	// says why.
 	if err := setRlimits(r.info.ChildPid, rl); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return nil
+		}
 		return err
 	}
 	if _, err := g.blockW.Write([]byte{1}); err != nil {
+		if errors.Is(err, syscall.EPIPE) {
+			return nil
+		}
 		return fmt.Errorf("starting the sandboxed command: %w", err)
 	}
 	return nil

@@ -166,7 +166,10 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 	_ = r.SetReadDeadline(time.Now().Add(drainAfterExit))
 	<-done
 	_ = r.Close()
-	if limitErr != nil {
+	// Time that ran out (or a context that ended) while the sandbox was
+	// being made is a command killed, as below; any other failure to set
+	// the limits is the sandbox unavailable.
+	if limitErr != nil && ctx.Err() == nil {
 		return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, limitErr)
 	}
 	res := Result{Output: out.String(), Duration: time.Since(start), Sandboxed: s.Isolated()}

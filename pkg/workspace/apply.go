@@ -20,26 +20,19 @@ func (w *Workspace) Apply(ctx context.Context, diff string) error {
 }
 
 // ApplyChange applies diff as Apply does and returns the change as git
-// applied it: the files the patch touched (as git itself read the patch,
-// renames as a deletion and an addition) with their line counts, and
-// diff itself. Whether a file was added, modified or deleted is what the
-// work tree shows: there before (tracked by the baseline) and after (not
-// a directory). It
-// must be called on a freshly prepared workspace; on one whose base does
-// not list its tracked paths, it stages and reads the applied change
-// instead (Change).
+// applied it: the union of the files the patch touched as git itself read
+// it (`git apply --numstat`) and the change the work tree then shows
+// (Change), with the larger line counts, and the work tree's patch as git
+// writes it (a link is a link there, however the diff spelled it, so the
+// gate can judge its target). The work tree is read too because git names only a patch's new path in its numstat:
+// a patch whose old path differs (a rename, or "--- a/<old>" under
+// another file's header) removes a file numstat never names. For the
+// paths only numstat names, whether a file was added, modified or deleted
+// is what the work tree shows: there before (tracked by the baseline) and
+// after (not a directory). It must be called on a freshly prepared
+// workspace.
 func (w *Workspace) ApplyChange(ctx context.Context, diff string) (events.Change, error) {
-	if w.tracked == nil {
-		if _, err := w.apply(ctx, diff, false); err != nil {
-			return events.Change{}, err
-		}
-		ch, err := w.Change(ctx)
-		if err != nil {
-			return events.Change{}, fmt.Errorf("could not read the applied change: %w", err)
-		}
-		return ch, nil
-	}
-	ch, err := w.apply(ctx, diff, true)
+	ch, err := w.apply(ctx, diff, w.tracked != nil)
 	if err != nil {
 		return events.Change{}, err
 	}
@@ -57,8 +50,28 @@ func (w *Workspace) ApplyChange(ctx context.Context, diff string) (events.Change
 			ch.Files[i].Op = "modify"
 		}
 	}
-	ch.Diff = diff
-	return ch, nil
+	real, err := w.Change(ctx)
+	if err != nil {
+		return events.Change{}, fmt.Errorf("could not read the applied change: %w", err)
+	}
+	return unionChange(real, ch), nil
+}
+
+// unionChange is every file of real and read (real's op wins: it is what
+// the work tree shows), the larger line counts, and real's patch.
+func unionChange(real, read events.Change) events.Change {
+	out := events.Change{Files: real.Files, Added: max(real.Added, read.Added), Removed: max(real.Removed, read.Removed), Diff: real.Diff, DiffRef: real.DiffRef}
+	seen := make(map[string]bool, len(real.Files))
+	for _, f := range real.Files {
+		seen[f.Path] = true
+	}
+	for _, f := range read.Files {
+		if !seen[f.Path] {
+			seen[f.Path] = true
+			out.Files = append(out.Files, f)
+		}
+	}
+	return out
 }
 
 // apply runs git apply on diff; with numstat it also returns the files

@@ -227,6 +227,10 @@ func TestNewFilesGitMustWrite(t *testing.T) {
 			write(t, filepath.Join(d, "big.txt"), strings.Repeat("a\n", maxNewFileBytes))
 		},
 		"fifo": func(t *testing.T, d string) { must(t, syscall.Mkfifo(filepath.Join(d, "fifo"), 0o644)) },
+		// git never stages a path through git metadata (a command that
+		// ran `git init`, a .git file): neither may the change hold one.
+		"git directory": func(t *testing.T, d string) { write(t, filepath.Join(d, "sub/.git/HEAD"), "ref\n") },
+		"git file":      func(t *testing.T, d string) { write(t, filepath.Join(d, "sub/.git"), "gitdir: x\n") },
 	}
 	i := 0
 	for name, edit := range cases {
@@ -400,5 +404,33 @@ func TestChangeRandomEdits(t *testing.T) {
 				}
 			}
 		}, true)
+	}
+}
+
+// TestChangeAgainAfterStaging: once a change was read by staging (a new
+// binary file), the index is no longer the baseline's; a later Change
+// must still be the whole change against the baseline, not the work tree
+// against what was staged.
+func TestChangeAgainAfterStaging(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir()}
+	w, err := m.Prepare(ctx, "again", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Close() }()
+	write(t, filepath.Join(w.Dir, "a.txt"), "changed\n")
+	write(t, filepath.Join(w.Dir, "new.bin"), "a\x00b")
+	if _, err := w.Change(ctx); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.Remove(filepath.Join(w.Dir, "new.bin")))
+	ch, err := w.Change(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ops(ch); !reflect.DeepEqual(got, map[string]string{"a.txt": "modify"}) {
+		t.Fatalf("second change %v, want a.txt modified only:\n%s", got, ch.Diff)
 	}
 }

@@ -34,7 +34,8 @@ type newFilePatch struct {
 // exactly the patch `git diff --cached --patch --binary --full-index`
 // gives for it once staged. It only does so for what it can write
 // exactly: regular text files (no NUL in git's probe) of at most
-// maxNewFileBytes whose names need no quoting, in a tree without
+// maxNewFileBytes whose names need no quoting and pass through no git
+// metadata (.git in any spelling), in a tree without
 // .gitattributes (which could change how git reads content). For anything
 // else it returns false, and the caller stages and asks git.
 func (w *Workspace) newFilePatches(rels []string) ([]newFilePatch, bool) {
@@ -48,7 +49,9 @@ func (w *Workspace) newFilePatches(rels []string) ([]newFilePatch, bool) {
 	}
 	out := make([]newFilePatch, 0, len(rels))
 	for _, rel := range rels {
-		if path.Base(rel) == ".gitattributes" || !plainName(rel) {
+		// git never stages a path through its metadata (.git in any
+		// spelling): staging leaves it out, or refuses it, as git does.
+		if path.Base(rel) == ".gitattributes" || !plainName(rel) || inGit(rel) {
 			return nil, false
 		}
 		abs := filepath.Join(w.Dir, filepath.FromSlash(rel))

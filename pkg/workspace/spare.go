@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -16,6 +17,15 @@ const sparesDirName = ".spares"
 // Manager removes it (left by a process that is gone).
 const staleSpare = 10 * time.Minute
 
+// ownerPrefix names a Manager's directory under .spares: its ready copies,
+// and ownerLock, a file it holds locked (flock) while it lives, so another
+// process sharing the root removes the directory only once its owner is
+// gone, never a copy its owner may be taking.
+const (
+	ownerPrefix = "owner-"
+	ownerLock   = "lock"
+)
+
 // spares is a Manager's ready copies of its bases and its background work.
 type spares struct {
 	mu    sync.Mutex
@@ -23,6 +33,41 @@ type spares struct {
 	busy  map[string]bool     // base dir -> a spare being made
 	swept bool
 	bg    sync.WaitGroup
+	own   string   // this Manager's directory under the spares (ownerPrefix)
+	lock  *os.File // ownerLock in own, held locked
+}
+
+// ownDir returns the Manager's directory under parent, made with its lock
+// held when there is none (or it was removed underneath).
+func (s *spares) ownDir(parent string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.own != "" {
+		if _, err := os.Stat(filepath.Join(s.own, ownerLock)); err == nil {
+			return s.own, nil
+		}
+		_ = s.lock.Close()
+		s.own, s.lock = "", nil
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(parent, ownerPrefix)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ownerLock), os.O_CREATE|os.O_RDWR, 0o600)
+	if err == nil {
+		if err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			_ = f.Close()
+		}
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	s.own, s.lock = dir, f
+	return dir, nil
 }
 
 // spareTree and spareGit are a spare's work tree and repository, inside
@@ -114,8 +159,8 @@ func (m *Manager) refill(root string, b *base) {
 
 // makeSpare materialises b in a new directory under the spares.
 func (m *Manager) makeSpare(root string, b *base) (string, bool) {
-	parent := filepath.Join(root, sparesDirName)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	parent, err := m.spares.ownDir(filepath.Join(root, sparesDirName))
+	if err != nil {
 		return "", false
 	}
 	dir, err := os.MkdirTemp(parent, "spare-")
@@ -148,19 +193,34 @@ func (m *Manager) removeLaterLocked(dir string) {
 	}()
 }
 
-// sweepStale removes what processes that are gone left under the spares.
+// sweepStale removes what processes that are gone left under the spares:
+// old removals, and the directories of Managers whose lock nobody holds
+// (an old one without its lock: its owner died making it).
 func sweepStale(parent string) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "spare-") && !strings.HasPrefix(e.Name(), "gone-") {
+		name := e.Name()
+		if !strings.HasPrefix(name, ownerPrefix) && !strings.HasPrefix(name, "gone-") {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleSpare {
-			_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+		if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) <= staleSpare {
+			continue
 		}
+		dir := filepath.Join(parent, name)
+		if strings.HasPrefix(name, ownerPrefix) {
+			if f, err := os.Open(filepath.Join(dir, ownerLock)); err == nil {
+				held := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil
+				if !held {
+					_ = os.RemoveAll(dir)
+				}
+				_ = f.Close()
+				continue
+			}
+		}
+		_ = os.RemoveAll(dir)
 	}
 }
 

@@ -2,12 +2,14 @@ package workspace
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
 )
@@ -66,8 +68,15 @@ func TestSparesAreTakenAndPristine(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(filepath.Join(m.Root, sparesDirName))
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "spare-") {
+		if !strings.HasPrefix(e.Name(), ownerPrefix) {
 			t.Errorf("left under the spares: %s", e.Name())
+			continue
+		}
+		inner, _ := os.ReadDir(filepath.Join(m.Root, sparesDirName, e.Name()))
+		for _, f := range inner {
+			if f.Name() != ownerLock && !strings.HasPrefix(f.Name(), "spare-") {
+				t.Errorf("left under the spares: %s/%s", e.Name(), f.Name())
+			}
 		}
 	}
 }
@@ -160,5 +169,97 @@ func TestSparesConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestSparesOfALiveManagerAreKept: a Manager sharing the root (another
+// process) sweeps what processes that are gone left, never the ready
+// copies of a Manager still running, however long they waited: removing
+// one while its owner takes it would hand out a half-removed workspace.
+func TestSparesOfALiveManagerAreKept(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	root := t.TempDir()
+	a := &Manager{Root: root, Spares: 1}
+	t.Cleanup(a.Wait)
+	w, err := a.Prepare(ctx, "run1", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	a.Wait()
+	a.spares.mu.Lock()
+	var spareDirs []string
+	for _, l := range a.spares.ready {
+		spareDirs = append(spareDirs, l...)
+	}
+	a.spares.mu.Unlock()
+	if len(spareDirs) == 0 {
+		t.Fatal("no spare made")
+	}
+	// The spares waited long: everything under them is old.
+	old := time.Now().Add(-2 * staleSpare)
+	must(t, filepath.WalkDir(filepath.Join(root, sparesDirName), func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	}))
+	b := &Manager{Root: root, Spares: 1}
+	t.Cleanup(b.Wait)
+	w, err = b.Prepare(ctx, "run2", 1, "critic", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	b.Wait()
+	for _, d := range spareDirs {
+		if _, err := os.Stat(spareTree(d)); err != nil {
+			t.Fatalf("another Manager removed a live Manager's spare: %v", err)
+		}
+	}
+}
+
+// TestSparesOfAGoneManagerAreSwept: the directory of a Manager whose lock
+// nobody holds any more (its process is gone) is removed by the next
+// Manager sharing the root.
+func TestSparesOfAGoneManagerAreSwept(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	root := t.TempDir()
+	a := &Manager{Root: root, Spares: 1}
+	w, err := a.Prepare(ctx, "run1", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	a.Wait()
+	own := a.spares.own
+	if own == "" {
+		t.Fatal("no directory of its own")
+	}
+	_ = a.spares.lock.Close() // what the end of its process does
+	lockless := filepath.Join(root, sparesDirName, ownerPrefix+"died-early")
+	must(t, os.MkdirAll(lockless, 0o755))
+	fresh := filepath.Join(root, sparesDirName, ownerPrefix+"just-made")
+	must(t, os.MkdirAll(fresh, 0o755))
+	old := time.Now().Add(-2 * staleSpare)
+	must(t, os.Chtimes(own, old, old))
+	must(t, os.Chtimes(lockless, old, old))
+	b := &Manager{Root: root, Spares: 1}
+	t.Cleanup(b.Wait)
+	w, err = b.Prepare(ctx, "run2", 1, "critic", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	b.Wait()
+	for _, gone := range []string{own, lockless} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s not swept: %v", gone, err)
+		}
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a directory just made was swept: %v", err)
 	}
 }

@@ -83,6 +83,9 @@ type Workspace struct {
 	// base does not list them): the work tree as prepared, before anyone
 	// changed it.
 	tracked map[string]struct{}
+	// staged is set once ChangeWith staged the work tree: the index is no
+	// longer the baseline's, so the work tree against it is not the change.
+	staged bool
 	// trash, when set, is where Close moves the workspace for
 	// removeLater to remove in the background.
 	trash       string
@@ -277,11 +280,12 @@ func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (eve
 	for _, ex := range excludedFromChange {
 		pathspec = append(pathspec, ":(exclude)"+ex)
 	}
-	if len(contextPaths) == 0 {
+	if len(contextPaths) == 0 && !w.staged {
 		if ch, ok, err := w.unstagedChange(ctx, pathspec); ok || err != nil {
 			return ch, err
 		}
 	}
+	w.staged = true
 	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
 		return events.Change{}, err
 	}
