@@ -36,9 +36,18 @@ func benchRepo(b *testing.B) string {
 
 // BenchmarkPrepare is one phase's workspace work: materialise a local
 // repository with its baseline, then close it.
-func BenchmarkPrepare(b *testing.B) {
+func BenchmarkPrepare(b *testing.B) { benchPrepare(b, 0) }
+
+// BenchmarkPrepareSpare is BenchmarkPrepare with a ready copy kept: the
+// time a phase waits for its workspace when the copy made in the
+// background after the last Prepare is ready (it waits for that here,
+// outside the timer).
+func BenchmarkPrepareSpare(b *testing.B) { benchPrepare(b, 1) }
+
+func benchPrepare(b *testing.B, spares int) {
 	repo := benchRepo(b)
-	m := &workspace.Manager{Root: b.TempDir()}
+	m := &workspace.Manager{Root: b.TempDir(), Spares: spares}
+	b.Cleanup(m.Wait)
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -49,6 +58,9 @@ func BenchmarkPrepare(b *testing.B) {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
+		b.StopTimer()
+		m.Wait()
+		b.StartTimer()
 	}
 }
 
@@ -74,29 +86,5 @@ func BenchmarkPrepareEditChange(b *testing.B) {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkPrepareSpare is BenchmarkPrepare with a ready copy kept: the
-// time a phase waits for its workspace when the copy made in the
-// background after the last Prepare is ready (it waits for that here,
-// outside the timer).
-func BenchmarkPrepareSpare(b *testing.B) {
-	repo := benchRepo(b)
-	m := &workspace.Manager{Root: b.TempDir(), Spares: 1}
-	b.Cleanup(m.Wait)
-	ctx := context.Background()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		m.Wait()
-		b.StartTimer()
 	}
 }
