@@ -39,6 +39,15 @@ func CanonicalizeJSON(raw []byte) ([]byte, error) {
 // decodeValue parses exactly one JSON value, keeping numbers as
 // json.Number.
 func decodeValue(raw []byte) (any, error) {
+	if json.Valid(raw) {
+		return parseValid(raw), nil
+	}
+	return decodeWithDecoder(raw)
+}
+
+// decodeWithDecoder is decodeValue by encoding/json's Decoder, which
+// gives the error for invalid JSON.
+func decodeWithDecoder(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

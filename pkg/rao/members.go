@@ -217,18 +217,15 @@ const (
 	maxTreeDepth = 6
 )
 
-// decodeTree decodes raw like decodeValue, reusing the nodes of old whose
-// bytes are unchanged.
+// decodeTree decodes raw (valid JSON, from CheckJSON) like decodeValue,
+// reusing the nodes of old whose bytes are unchanged.
 func decodeTree(raw ValidJSON, old *valNode, depth int) (*valNode, error) {
 	if old != nil && bytes.Equal(old.raw, raw) {
 		return old, nil
 	}
 	if len(raw) < wholeBelow || depth >= maxTreeDepth || (raw[0] != '{' && raw[0] != '[') {
-		v, err := decodeValue(raw)
-		if err != nil {
-			return nil, err
-		}
-		return &valNode{raw: raw, val: v}, nil
+		// raw is part of a checked document: no need to validate it again.
+		return &valNode{raw: raw, val: parseValid(raw)}, nil
 	}
 	n := &valNode{raw: raw, children: true}
 	if raw[0] == '{' {

@@ -221,3 +221,19 @@ func FuzzAppendWire(f *testing.F) {
 		}
 	})
 }
+
+// TestNextSealedRefusesUnencodableEvent: an event that cannot be encoded
+// (a timestamp past year 9999) is refused when it is built, and the chain
+// does not move.
+func TestNextSealedRefusesUnencodableEvent(t *testing.T) {
+	c := NewChain(Builder{RunID: "far"})
+	if _, err := c.NextSealed([]byte(`{"a":1}`), KindRun, "e1", "", Meta{}, time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)); !errors.Is(err, ErrInvalidJSON) {
+		t.Fatalf("error %v, want ErrInvalidJSON", err)
+	}
+	if c.Last() != nil || c.State() != nil {
+		t.Fatal("the chain moved on a refused event")
+	}
+	if _, err := c.NextSealed([]byte(`{"a":1}`), KindRun, "e1", "", Meta{}, testTime); err != nil {
+		t.Fatalf("the chain cannot go on after a refused event: %v", err)
+	}
+}
