@@ -144,7 +144,7 @@ func (s *Sandbox) bwrapArgs(spec Spec, firstFD int) ([]string, []*os.File) {
 			a = append(a, "--ro-bind", p, p)
 		}
 	}
-	etc, files := etcArgs(firstFD)
+	etc, files := etcArgs(firstFD, s.limits)
 	a = append(a, etc...)
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
 	for _, p := range append(append([]string(nil), s.cfg.ReadOnly...), spec.ReadOnly...) {
@@ -161,10 +161,15 @@ func (s *Sandbox) bwrapArgs(spec Spec, firstFD int) ([]string, []*os.File) {
 // application configuration stay out), on a tmpfs made read-only.
 // Directories are bound read-only; a link into /usr stays a link; a file
 // is copied in from a descriptor (files, numbered from firstFD), which
-// costs the sandbox far less than a bind mount each.
-func etcArgs(firstFD int) ([]string, []*os.File) {
+// costs the sandbox far less than a bind mount each. bubblewrap copies
+// while it sets up, when the sandboxed process may already have its
+// limits (or, limited by the prlimit program, always has them): a file
+// not well under the file size limit, and every file when the open
+// files limit is low, is bound instead, so no limit can fail the setup.
+func etcArgs(firstFD int, lim Limits) ([]string, []*os.File) {
 	a := []string{"--tmpfs", "/etc"}
 	var files []*os.File
+	copies := lim.OpenFiles <= 0 || lim.OpenFiles >= minOpenFilesForCopies
 	for _, p := range etcAllow {
 		fi, err := os.Stat(p)
 		switch {
@@ -180,6 +185,10 @@ func etcArgs(firstFD int) ([]string, []*os.File) {
 			a = append(a, "--symlink", target, p)
 			continue
 		}
+		if !copies || (lim.FileBytes > 0 && fi.Size() >= lim.FileBytes/2) {
+			a = append(a, "--ro-bind-try", p, p)
+			continue
+		}
 		f, err := os.Open(p)
 		if err != nil {
 			continue
@@ -189,6 +198,10 @@ func etcArgs(firstFD int) ([]string, []*os.File) {
 	}
 	return append(a, "--remount-ro", "/etc"), files
 }
+
+// minOpenFilesForCopies is the open files limit below which /etc is
+// bound, not copied (each copy holds a descriptor while bwrap sets up).
+const minOpenFilesForCopies = 64
 
 // linkIntoUsr returns the target of the symbolic link p when it resolves
 // inside /usr (which the sandbox binds), so the link works there too.

@@ -448,3 +448,31 @@ func TestEtcIsTheAllowedPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestEtcUnderTinyLimits: limits smaller than the files of /etc, or than
+// the descriptors copying them would hold, never keep the sandbox from
+// starting (bubblewrap copies /etc while the limits may already apply),
+// whichever way the limits are set.
+func TestEtcUnderTinyLimits(t *testing.T) {
+	bwrapSandbox(t, sandbox.Limits{}) // skips where bubblewrap cannot run at all
+	for _, lim := range []sandbox.Limits{{FileBytes: 100}, {OpenFiles: 12}, {FileBytes: 1000, OpenFiles: 20}} {
+		for _, prlimit := range []bool{false, true} {
+			s, err := sandbox.New(sandbox.Config{Limits: lim})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prlimit {
+				sandbox.UsePrlimitProgram(s)
+			}
+			if err := s.Check(context.Background()); err != nil {
+				t.Fatalf("limits %+v (prlimit program %v): %v", lim, prlimit, err)
+			}
+			for range 5 {
+				res := run(t, s, sandbox.Spec{Argv: sh("cat /etc/hosts >/dev/null && echo ok")})
+				if res.ExitCode != 0 || !strings.Contains(res.Output, "ok") {
+					t.Fatalf("limits %+v (prlimit program %v): %+v", lim, prlimit, res)
+				}
+			}
+		}
+	}
+}
