@@ -309,3 +309,28 @@ func TestDurationPrefilter(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredFailedCallUnstoredRecord: a failed call whose record cannot
+// be stored reports its own error, as without deferring, and Wait then
+// reports nothing more (a handler that went on without the answer, such
+// as the librarian falling back to heuristic queries, is not failed for
+// it); its record is not referenced.
+func TestDeferredFailedCallUnstoredRecord(t *testing.T) {
+	ctx := context.Background()
+	_, nc, js := natstest.StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		t.Fatal(err)
+	}
+	broken, err := artifacts.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	col := &exchange.Collector{Deferred: true}
+	if _, err := exchange.NewRecorder(answers{}, broken, nil, nil).Complete(exchange.WithCollector(ctx, col), req(1, "sys", "fail")); err == nil {
+		t.Fatal("the failed call returned no error")
+	}
+	if refs, err := col.Wait(); err != nil || len(refs) != 0 {
+		t.Fatalf("refs %+v, err %v; want none and no error", refs, err)
+	}
+}

@@ -59,8 +59,10 @@ func (c *Collector) Refs() []events.ExchangeRef {
 
 // Wait waits for the records being stored and returns the references of
 // the stored ones, in call order, and an error wrapping llm.ErrUnavailable
-// when a record could not be stored (a deferred collector's calls do not
-// fail for it themselves).
+// when the record of a call that succeeded could not be stored (a
+// deferred collector's calls do not fail for it themselves). A failed
+// call's record that could not be stored is left out, as a direct call
+// leaves it out and returns its own error.
 func (c *Collector) Wait() ([]events.ExchangeRef, error) {
 	c.pending.Wait()
 	c.mu.Lock()
@@ -174,6 +176,12 @@ func (r *Recorder) Complete(ctx context.Context, req llm.Request) (llm.Response,
 	go func() {
 		defer c.pending.Done()
 		ref, perr := r.keepRecord(ctx, req, raw)
+		if perr != nil && err != nil {
+			// As for a direct call, a failed call's own error stands
+			// (the handler has seen it and may have gone on without
+			// its answer): its record is only left unreferenced.
+			return
+		}
 		c.fill(i, events.ExchangeRef{Hash: rec.Hash, Step: req.Step, Failed: err != nil, Ref: ref}, perr)
 	}()
 	return resp, err

@@ -48,7 +48,8 @@ type Result struct {
 // are ordered by the compare-and-set. Following its own write, a Store
 // tries the next update on top of it without reading (see lastWrites):
 // the compare-and-set rejects it if anyone wrote since, and an update
-// that would change nothing there reads the current state. When nothing
+// that would change nothing there, or that fn refuses there, reads the
+// current state (fn's error ends the update only on a state read). When nothing
 // changed nothing is written and Result.Rev is the current revision.
 //
 // Errors: ErrInvalidProject for a bad project id, ErrNilUpdateFunc for a nil
@@ -119,7 +120,8 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 }
 
 // errUnconfirmed: an update written on top of the last write changes
-// nothing, so whether that is still the current state must be read.
+// nothing or is refused, so whether that is still the current state must
+// be read.
 var errUnconfirmed = errors.New("nothing to write on top of the last write")
 
 // attempt runs one read-apply-write cycle.
@@ -134,11 +136,17 @@ func (s *Store) attempt(ctx context.Context, project, key string, fn UpdateFunc)
 
 // write applies fn's patches to cur, the state at revision rev, and
 // writes the result with compare-and-set at rev. onLast says cur is this
-// Store's last write rather than a read: a result that changes nothing
-// then fails with errUnconfirmed.
+// Store's last write rather than a read: a result that changes nothing,
+// and fn's error, then fail with errUnconfirmed, since cur may no longer
+// be current.
 func (s *Store) write(ctx context.Context, key string, cur cognition.CognitionState, rev uint64, fn UpdateFunc, onLast bool) (Result, error) {
 	goalOps, memOps, err := fn(cur.Clone())
 	if err != nil {
+		if onLast {
+			// cur may not be current: only a refusal of the state read
+			// ends the update.
+			return Result{}, errUnconfirmed
+		}
 		return Result{}, fmt.Errorf("update function failed: %w", err)
 	}
 	if s.maxL1Entries > 0 {

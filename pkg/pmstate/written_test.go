@@ -1,6 +1,7 @@
 package pmstate
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -142,5 +143,39 @@ func TestLearningWritesOnTopOfItsLastWrite(t *testing.T) {
 	}
 	if want := []string{"r1", "r2", "r3", "r4"}; !slices.Equal(runs, want) {
 		t.Errorf("golden examples of %q, want %q", runs, want)
+	}
+}
+
+// TestUpdateErrorIsNotJudgedOnItsLastWrite: an update function that
+// refuses the state it is given is not refused on the Store's last write
+// when another Store wrote since: the function runs again on the current
+// state, which it accepts.
+func TestUpdateErrorIsNotJudgedOnItsLastWrite(t *testing.T) {
+	s, _, other := twoStores(t)
+	ctx := testCtx(t)
+	if _, err := s.Update(ctx, "p", appendFn("one")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Update(ctx, "p", appendFn("rival")); err != nil {
+		t.Fatal(err)
+	}
+	errNoRival := errors.New("no rival entry yet")
+	res, err := s.Update(ctx, "p", func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
+		if !slices.Contains(cur.L1Memory.Entries, "rival") {
+			return nil, nil, errNoRival
+		}
+		return nil, []cognition.L1MemoryPatchOp{cognition.AppendOp("two")}, nil
+	})
+	if err != nil {
+		t.Fatalf("the update was refused on a state it was not current: %v", err)
+	}
+	if want := []string{"one", "rival", "two"}; !slices.Equal(res.State.L1Memory.Entries, want) {
+		t.Errorf("entries %q, want %q", res.State.L1Memory.Entries, want)
+	}
+	// A refusal of the current state still ends the update.
+	if _, err := s.Update(ctx, "p", func(cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
+		return nil, nil, errNoRival
+	}); !errors.Is(err, errNoRival) {
+		t.Errorf("error %v, want the function's", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 )
 
 // ValidJSON is a document known to hold exactly one valid JSON value
@@ -140,9 +141,11 @@ func valueEnd(doc []byte, i int) int {
 	return j
 }
 
-// unquote decodes a JSON string (its quotes included).
+// unquote decodes a JSON string (its quotes included) as encoding/json
+// does: invalid UTF-8 becomes U+FFFD, so a key reads as the decoded
+// document has it (sorted and merged with its equals).
 func unquote(s []byte) (string, error) {
-	if bytes.IndexByte(s, '\\') < 0 && len(s) >= 2 {
+	if bytes.IndexByte(s, '\\') < 0 && len(s) >= 2 && utf8.Valid(s[1:len(s)-1]) {
 		return string(s[1 : len(s)-1]), nil
 	}
 	var out string
