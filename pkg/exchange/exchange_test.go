@@ -191,17 +191,9 @@ func TestFirstDifference(t *testing.T) {
 
 func TestRecorderFailsWhenTheRecordCannotBeStored(t *testing.T) {
 	ctx := context.Background()
-	_, nc, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc.Close()
+	s := unreachableStore(t)
 	col := &exchange.Collector{}
-	_, err = exchange.NewRecorder(answers{}, s, nil, nil).Complete(exchange.WithCollector(ctx, col), req(1, "sys", "x"))
+	_, err := exchange.NewRecorder(answers{}, s, nil, nil).Complete(exchange.WithCollector(ctx, col), req(1, "sys", "x"))
 	if !errors.Is(err, llm.ErrUnavailable) || len(col.Refs()) != 0 {
 		t.Fatalf("err = %v, refs %d", err, len(col.Refs()))
 	}
@@ -255,15 +247,7 @@ func TestDeferredCollector(t *testing.T) {
 		t.Fatalf("records not stored: %v", err)
 	}
 
-	_, nc, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
-		t.Fatal(err)
-	}
-	broken, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc.Close()
+	broken := unreachableStore(t)
 	col = &exchange.Collector{Deferred: true}
 	if _, err := exchange.NewRecorder(answers{}, broken, nil, nil).Complete(exchange.WithCollector(ctx, col), req(1, "sys", "x")); err != nil {
 		t.Fatalf("a deferred call failed for its record: %v", err)
@@ -317,15 +301,7 @@ func TestDurationPrefilter(t *testing.T) {
 // it); its record is not referenced.
 func TestDeferredFailedCallUnstoredRecord(t *testing.T) {
 	ctx := context.Background()
-	_, nc, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
-		t.Fatal(err)
-	}
-	broken, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nc.Close()
+	broken := unreachableStore(t)
 	col := &exchange.Collector{Deferred: true}
 	if _, err := exchange.NewRecorder(answers{}, broken, nil, nil).Complete(exchange.WithCollector(ctx, col), req(1, "sys", "fail")); err == nil {
 		t.Fatal("the failed call returned no error")
@@ -333,4 +309,20 @@ func TestDeferredFailedCallUnstoredRecord(t *testing.T) {
 	if refs, err := col.Wait(); err != nil || len(refs) != 0 {
 		t.Fatalf("refs %+v, err %v; want none and no error", refs, err)
 	}
+}
+
+// unreachableStore is an artifact store whose connection is closed: every
+// put fails.
+func unreachableStore(t *testing.T) *artifacts.Store {
+	t.Helper()
+	_, nc, js := natstest.StartJS(t)
+	if err := bus.Provision(context.Background(), js, bus.Topology{}, []string{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := artifacts.Open(context.Background(), js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	return s
 }
