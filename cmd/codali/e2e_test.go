@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -345,11 +346,21 @@ func terminals(t *testing.T, js jetstream.JetStream) func() map[string]int {
 	// Durable, so that on a cluster it is replicated like the stream and
 	// survives the loss of a server (an ephemeral consumer has one replica).
 	name := fmt.Sprintf("test-terminals-%d", time.Now().UnixNano())
-	cons, err := js.CreateConsumer(ctx, events.StreamWork, jetstream.ConsumerConfig{
-		Durable:        name,
-		FilterSubjects: []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()},
-		AckPolicy:      jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy,
-	})
+	// On a cluster that just lost a server, creating a replicated
+	// consumer can time out while the cluster settles: try again.
+	var cons jetstream.Consumer
+	var err error
+	for deadline := time.Now().Add(time.Minute); ; {
+		cons, err = js.CreateConsumer(ctx, events.StreamWork, jetstream.ConsumerConfig{
+			Durable:        name,
+			FilterSubjects: []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()},
+			AckPolicy:      jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy,
+		})
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) || time.Now().After(deadline) {
+			break
+		}
+		t.Logf("creating the terminal events' consumer: %v; trying again", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
