@@ -109,29 +109,21 @@ func (w *Workspace) apply(ctx context.Context, diff string, numstat bool) (event
 }
 
 // parseApplyNumstat reads `git apply --numstat -z`: per file
-// "<added>\t<removed>\t<path>\0", or for a rename or copy
-// "<added>\t<removed>\t\0<old>\0<new>\0"; "-" counts a binary file as 0
-// lines. A rename is the deletion of old and the addition of new (the
-// ops are set by the caller).
+// "<added>\t<removed>\t<path>\0", "-" counting a binary file as 0 lines.
+// git names only a patch's new path, also for a rename or copy (the old
+// path's removal is seen in the work tree, see ApplyChange); the ops are
+// set by the caller.
 func parseApplyNumstat(out string) (events.Change, error) {
 	var ch events.Change
-	rest := out
-	next := func() (string, bool) {
+	for rest := out; rest != ""; {
 		i := strings.IndexByte(rest, 0)
 		if i < 0 {
-			return "", false
-		}
-		f := rest[:i]
-		rest = rest[i+1:]
-		return f, true
-	}
-	for rest != "" {
-		rec, ok := next()
-		if !ok {
 			return events.Change{}, fmt.Errorf("%w: a numstat record without its end", errDiffFormat)
 		}
+		rec := rest[:i]
+		rest = rest[i+1:]
 		n := strings.SplitN(rec, "\t", 3)
-		if len(n) != 3 {
+		if len(n) != 3 || n[2] == "" {
 			return events.Change{}, fmt.Errorf("%w: numstat record %q", errDiffFormat, rec)
 		}
 		added, aerr := lineCount(n[0])
@@ -141,18 +133,7 @@ func parseApplyNumstat(out string) (events.Change, error) {
 		}
 		ch.Added += added
 		ch.Removed += removed
-		paths := []string{n[2]}
-		if n[2] == "" {
-			from, ok1 := next()
-			to, ok2 := next()
-			if !ok1 || !ok2 || from == "" || to == "" {
-				return events.Change{}, fmt.Errorf("%w: a renamed file without both paths", errDiffFormat)
-			}
-			paths = []string{from, to}
-		}
-		for _, p := range paths {
-			ch.Files = append(ch.Files, events.FileChange{Path: p})
-		}
+		ch.Files = append(ch.Files, events.FileChange{Path: n[2]})
 	}
 	return ch, nil
 }

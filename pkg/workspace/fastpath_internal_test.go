@@ -339,15 +339,15 @@ func TestChangeWithoutTrackedList(t *testing.T) {
 }
 
 func TestParseApplyNumstat(t *testing.T) {
-	ch, err := parseApplyNumstat("1\t2\ta b\x00-\t-\tbin\x000\t0\t\x00old\x00new\x00")
+	ch, err := parseApplyNumstat("1\t2\ta b\x00-\t-\tbin\x003\t0\tnew\x00")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []events.FileChange{{Path: "a b"}, {Path: "bin"}, {Path: "old"}, {Path: "new"}}
-	if !reflect.DeepEqual(ch.Files, want) || ch.Added != 1 || ch.Removed != 2 {
+	want := []events.FileChange{{Path: "a b"}, {Path: "bin"}, {Path: "new"}}
+	if !reflect.DeepEqual(ch.Files, want) || ch.Added != 4 || ch.Removed != 2 {
 		t.Fatalf("%+v", ch)
 	}
-	for _, bad := range []string{"1\t2\tno-end", "1\t2\x00", "x\t2\tp\x00", "1\t-3\tp\x00", "0\t0\t\x00old\x00", "0\t0\t\x00\x00new\x00"} {
+	for _, bad := range []string{"1\t2\tno-end", "1\t2\x00", "x\t2\tp\x00", "1\t-3\tp\x00", "0\t0\t\x00"} {
 		if _, err := parseApplyNumstat(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
