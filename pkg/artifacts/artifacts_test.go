@@ -13,15 +13,8 @@ import (
 )
 
 func TestPutGet(t *testing.T) {
-	_, _, js := natstest.StartJS(t)
 	ctx := context.Background()
-	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t)
 	data := bytes.Repeat([]byte("diff line\n"), 100000)
 	ref, err := s.Put(ctx, "run/1/diff", data)
 	if !strings.HasSuffix(ref.Name, ref.SHA256) {
@@ -59,15 +52,8 @@ func TestPutGet(t *testing.T) {
 // as Put gives it and reads back intact; storing it again keeps it
 // readable.
 func TestPutNew(t *testing.T) {
-	_, _, js := natstest.StartJS(t)
 	ctx := context.Background()
-	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openStore(t)
 	data := []byte(`{"started":"2026-11-25T07:00:00.123456789Z"}`)
 	ref, err := s.PutNew(ctx, "exchange", data)
 	if err != nil {
@@ -85,4 +71,18 @@ func TestPutNew(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// openStore is an artifact store on a fresh embedded server.
+func openStore(t *testing.T) *artifacts.Store {
+	t.Helper()
+	_, _, js := natstest.StartJS(t)
+	if err := bus.Provision(context.Background(), js, bus.Topology{}, []string{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := artifacts.Open(context.Background(), js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
