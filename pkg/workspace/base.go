@@ -282,7 +282,6 @@ func (b *base) materialize(w *Workspace, lim Limits) error {
 	if err := linkOrCopyFile(filepath.Join(b.gitDir(), "index"), filepath.Join(w.gitDir, "index"), false); err != nil {
 		return err
 	}
-	w.tracked = b.trackedPaths()
 	return os.WriteFile(filepath.Join(w.gitDir, "HEAD"), []byte(b.commit+"\n"), 0o644)
 }
 

@@ -42,10 +42,8 @@ func (w *Workspace) newFilePatches(rels []string) ([]newFilePatch, bool) {
 	if len(rels) == 0 {
 		return nil, true
 	}
-	for p := range w.tracked {
-		if path.Base(p) == ".gitattributes" {
-			return nil, false
-		}
+	if w.trackedAttributes {
+		return nil, false
 	}
 	out := make([]newFilePatch, 0, len(rels))
 	for _, rel := range rels {

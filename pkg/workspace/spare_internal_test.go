@@ -263,3 +263,38 @@ func TestSparesOfAGoneManagerAreSwept(t *testing.T) {
 		t.Errorf("a directory just made was swept: %v", err)
 	}
 }
+
+// TestTrackedListReadOncePerBase: a base's tracked paths are read from it
+// once and kept (a base never changes once made), also for workspaces
+// taken from ready copies.
+func TestTrackedListReadOncePerBase(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	m := &Manager{Root: t.TempDir(), Spares: 1}
+	t.Cleanup(m.Wait)
+	w, err := m.Prepare(ctx, "run1", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.tracked == nil {
+		t.Fatal("no tracked paths")
+	}
+	_ = w.Close()
+	m.Wait()
+	bases, err := filepath.Glob(filepath.Join(m.Root, ".bases", "*", trackedFile))
+	if err != nil || len(bases) != 1 {
+		t.Fatalf("bases %v %v", bases, err)
+	}
+	must(t, os.Remove(bases[0]))
+	for i := range 2 {
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i+2), 1, "critic", events.RepoRef{Path: repo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := w.tracked["a.txt"]; !ok {
+			t.Fatalf("workspace %d: the kept tracked paths are not used", i)
+		}
+		_ = w.Close()
+		m.Wait()
+	}
+}

@@ -42,7 +42,8 @@ type Manager struct {
 	// name (see CheckRepo).
 	AllowedHosts []string
 
-	spares spares
+	spares  spares
+	tracked trackedCache
 }
 
 // CheckPath returns an error wrapping ErrNotAllowed (and ErrRepo) when
@@ -83,6 +84,8 @@ type Workspace struct {
 	// base does not list them): the work tree as prepared, before anyone
 	// changed it.
 	tracked map[string]struct{}
+	// trackedAttributes: a .gitattributes is among the tracked paths.
+	trackedAttributes bool
 	// staged is set once ChangeWith staged the work tree: the index is no
 	// longer the baseline's, so the work tree against it is not the change.
 	staged bool
@@ -173,12 +176,13 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 		}
 		w.Commit = b.source
 		if m.takeSpare(b, w) {
-			w.tracked = b.trackedPaths()
+			w.setTracked(m.trackedOf(b))
 			m.refill(root, b)
 			break
 		}
 		err = b.materialize(w, m.Limits)
 		if err == nil {
+			w.setTracked(m.trackedOf(b))
 			m.refill(root, b)
 			break
 		}
