@@ -1,55 +1,104 @@
 package redact
 
-// anyMayMatch is the fast path: it reports false only when no rule can
-// match s, because every rule has hints and none of them occurs in s.
-func anyMayMatch[T string | []byte](rules []rule, s T, indexByte func(T, byte) int) bool {
+// hintScanner tells, in one pass over a text, which rules' hints occur in
+// it (ignoring ASCII case): the rules that may match there. Testing each
+// rule's hints one by one would scan the text twice per hint (once per
+// case of its first letter), for every rule.
+//
+// Only the first maxHintedRules rules can carry hints in the mask; the
+// hints of a rule past them are ignored, so it always may match (slower,
+// never less strict).
+type hintScanner struct {
+	// first marks the bytes some hint starts with, in either case.
+	first [256]bool
+	// byFirst lists, per byte, the hints starting with it.
+	byFirst [256][]scanHint
+	// hinted has a bit for each rule whose hints the mask covers.
+	hinted uint64
+	// always is true when some rule may match anywhere (no hints).
+	always bool
+}
+
+// scanHint is a hint without its first byte and the rules it belongs to.
+type scanHint struct {
+	tail  string
+	rules uint64
+}
+
+// maxHintedRules is how many rules a mask covers.
+const maxHintedRules = 64
+
+func newHintScanner(rules []rule) *hintScanner {
+	sc := &hintScanner{}
+	masks := map[string]uint64{}
+	var order []string
 	for i := range rules {
-		if mayMatch(rules[i].hints, s, indexByte) {
+		if len(rules[i].hints) == 0 || i >= maxHintedRules {
+			sc.always = true
+			continue
+		}
+		sc.hinted |= 1 << i
+		for _, h := range rules[i].hints {
+			if _, ok := masks[h]; !ok {
+				order = append(order, h)
+			}
+			masks[h] |= 1 << i
+		}
+	}
+	for _, h := range order {
+		for _, c := range [2]byte{h[0], upper(h[0])} {
+			if sc.first[c] && containsTail(sc.byFirst[c], h[1:]) {
+				continue // a first byte that is not a letter: listed once
+			}
+			sc.first[c] = true
+			sc.byFirst[c] = append(sc.byFirst[c], scanHint{tail: h[1:], rules: masks[h]})
+		}
+	}
+	return sc
+}
+
+func containsTail(hs []scanHint, tail string) bool {
+	for _, h := range hs {
+		if h.tail == tail {
 			return true
 		}
 	}
 	return false
 }
 
-// mayMatch reports false only when hints is not empty and none of them
-// occurs in s.
-func mayMatch[T string | []byte](hints []string, s T, indexByte func(T, byte) int) bool {
-	if len(hints) == 0 {
-		return true
-	}
-	for _, h := range hints {
-		if containsFold(s, h, indexByte) {
-			return true
-		}
-	}
-	return false
+// may reports whether rule i may match a text whose mask is m.
+func (sc *hintScanner) may(i int, m uint64) bool {
+	return i >= maxHintedRules || sc.hinted&(1<<i) == 0 || m&(1<<i) != 0
 }
 
-// containsFold reports whether s contains lower, a non-empty lower-case
-// ASCII string, ignoring ASCII case. indexByte is strings.IndexByte or
-// bytes.IndexByte, which scan much faster than a byte loop.
-func containsFold[T string | []byte](s T, lower string, indexByte func(T, byte) int) bool {
-	n := len(lower)
-	firsts := [2]byte{lower[0], upper(lower[0])}
-	for k, f := range firsts {
-		if k == 1 && f == firsts[0] {
-			break
+// anyMayMatch is the fast path: it reports false only when no rule can
+// match s.
+func anyMayMatch[T string | []byte](sc *hintScanner, s T) bool {
+	return sc.always || scanHints(sc, s, true) != 0
+}
+
+// scanHints returns the mask of the hinted rules one of whose hints occurs
+// in s; with first set it stops at the first hint found.
+func scanHints[T string | []byte](sc *hintScanner, s T, first bool) uint64 {
+	var m uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !sc.first[c] {
+			continue
 		}
-		for i := 0; i+n <= len(s); i++ {
-			j := indexByte(s[i:], f)
-			if j < 0 {
-				break
+		for _, h := range sc.byFirst[c] {
+			if m&h.rules == h.rules || i+1+len(h.tail) > len(s) {
+				continue
 			}
-			i += j
-			if i+n > len(s) {
-				break
-			}
-			if equalFoldTail(s[i+1:i+n], lower[1:]) {
-				return true
+			if equalFoldTail(s[i+1:i+1+len(h.tail)], h.tail) {
+				m |= h.rules
+				if first || m == sc.hinted {
+					return m
+				}
 			}
 		}
 	}
-	return false
+	return m
 }
 
 // equalFoldTail reports whether s equals lower ignoring ASCII case; both

@@ -89,7 +89,7 @@ func (r *Redactor) jsonMayNeedRedaction(raw []byte) bool {
 			return true
 		}
 	}
-	if anyMayMatch(r.ruleSet(), text, bytes.IndexByte) {
+	if _, sc := r.ruleSet(); anyMayMatch(sc, text) {
 		return true
 	}
 	norm := text[:0] // reuse: text is no longer needed

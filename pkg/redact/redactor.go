@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"bytes"
 	"errors"
 	"regexp"
 	"slices"
@@ -17,7 +16,12 @@ const CustomLabel = "custom"
 // built-in rules only.
 type Redactor struct {
 	rules []rule
+	scan  *hintScanner
 }
+
+// defaultScanner is the hint scanner of the built-in rules, made once
+// and never changed.
+var defaultScanner = newHintScanner(defaultRules)
 
 // New returns a Redactor with the built-in rules followed by the extra
 // regular expressions (RE2 syntax). An extra pattern with a group named
@@ -48,21 +52,23 @@ func New(extra []string) (*Redactor, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Redactor{rules: rules}, nil
+	return &Redactor{rules: rules, scan: newHintScanner(rules)}, nil
 }
 
-// ruleSet returns the rules to apply, falling back to the built-in ones.
-func (r *Redactor) ruleSet() []rule {
+// ruleSet returns the rules to apply and their hint scanner, falling back
+// to the built-in ones.
+func (r *Redactor) ruleSet() ([]rule, *hintScanner) {
 	if r == nil || r.rules == nil {
-		return defaultRules
+		return defaultRules, defaultScanner
 	}
-	return r.rules
+	return r.rules, r.scan
 }
 
 // String returns s with every secret replaced by its marker. When nothing
 // can match it returns s itself without allocating.
 func (r *Redactor) String(s string) string {
-	out, _ := redactString(r.ruleSet(), s)
+	rules, sc := r.ruleSet()
+	out, _ := redactString(rules, sc, s)
 	return out
 }
 
@@ -70,11 +76,11 @@ func (r *Redactor) String(s string) string {
 // matches it returns b itself (no copy); otherwise a new slice, leaving b
 // unchanged.
 func (r *Redactor) Bytes(b []byte) []byte {
-	rules := r.ruleSet()
-	if !anyMayMatch(rules, b, bytes.IndexByte) {
+	rules, sc := r.ruleSet()
+	if !anyMayMatch(sc, b) {
 		return b
 	}
-	out, changed := redactString(rules, string(b))
+	out, changed := redactString(rules, sc, string(b))
 	if !changed {
 		return b
 	}
@@ -83,17 +89,23 @@ func (r *Redactor) Bytes(b []byte) []byte {
 
 // redactString applies the rules in order, each to the previous rule's
 // output: first the whole-text rules, then the line rules line by line.
-// It reports whether anything was replaced.
-func redactString(rules []rule, s string) (string, bool) {
-	if !anyMayMatch(rules, s, strings.IndexByte) {
+// A rule runs only where one of its hints occurs (sc's mask of the text
+// as the previous rule left it). It reports whether anything was
+// replaced.
+func redactString(rules []rule, sc *hintScanner, s string) (string, bool) {
+	if !anyMayMatch(sc, s) {
 		return s, false
 	}
 	changed := false
+	m := scanHints(sc, s, false)
 	for i := range rules {
 		if rules[i].wholeText {
 			var c bool
-			s, c = rules[i].apply(s)
-			changed = changed || c
+			s, c = rules[i].apply(s, sc.may(i, m))
+			if c {
+				changed = true
+				m = scanHints(sc, s, false)
+			}
 		}
 	}
 	var out strings.Builder
@@ -103,7 +115,7 @@ func redactString(rules []rule, s string) (string, bool) {
 		if j := strings.IndexByte(s[start:], '\n'); j >= 0 {
 			end = start + j + 1
 		}
-		line, c := redactLine(rules, s[start:end])
+		line, c := redactLine(rules, sc, s[start:end])
 		if c && !started {
 			out.Grow(len(s))
 			out.WriteString(s[:start])
@@ -121,21 +133,29 @@ func redactString(rules []rule, s string) (string, bool) {
 }
 
 // redactLine applies the line rules to one line.
-func redactLine(rules []rule, line string) (string, bool) {
+func redactLine(rules []rule, sc *hintScanner, line string) (string, bool) {
+	m := scanHints(sc, line, false)
+	if m == 0 && !sc.always {
+		return line, false
+	}
 	changed := false
 	for i := range rules {
 		if !rules[i].wholeText {
 			var c bool
-			line, c = rules[i].apply(line)
-			changed = changed || c
+			line, c = rules[i].apply(line, sc.may(i, m))
+			if c {
+				changed = true
+				m = scanHints(sc, line, false)
+			}
 		}
 	}
 	return line, changed
 }
 
-// apply replaces the rule's matches in s if its hints allow a match.
-func (ru *rule) apply(s string) (string, bool) {
-	if !mayMatch(ru.hints, s, strings.IndexByte) || (ru.pre != nil && !ru.pre(s)) {
+// apply replaces the rule's matches in s; may is false when none of its
+// hints occurs in s.
+func (ru *rule) apply(s string, may bool) (string, bool) {
+	if !may || (ru.pre != nil && !ru.pre(s)) {
 		return s, false
 	}
 	locs := ru.re.FindAllStringSubmatchIndex(s, -1)
