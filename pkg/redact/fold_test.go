@@ -2,6 +2,7 @@ package redact
 
 import (
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -135,5 +136,26 @@ func TestHintScannerRulesPastTheMask(t *testing.T) {
 	}
 	if !anyMayMatch(sc, "nothing here") {
 		t.Fatal("anyMayMatch skipped a rule past the mask")
+	}
+}
+
+// TestHintsAreReadAgainAfterAReplacement: a marker written by one rule
+// can hold another rule's hint, and that later rule then runs on the
+// marker, in whole-text and line rules alike.
+func TestHintsAreReadAgainAfterAReplacement(t *testing.T) {
+	chain := func(whole bool) []rule {
+		first := newRule("zzhint", regexp.MustCompile(`foo`), "foo")
+		second := newRule("second", regexp.MustCompile(`zzhint`), "zzhint")
+		if whole {
+			first, second = wholeText(first), wholeText(second)
+		}
+		return []rule{first, second}
+	}
+	for _, whole := range []bool{true, false} {
+		rules := chain(whole)
+		got, changed := redactString(rules, newHintScanner(rules), "a foo b\nc\n")
+		if want := "a [REDACTED:[REDACTED:second]] b\nc\n"; got != want || !changed {
+			t.Errorf("whole text %v: got %q, %v; want %q", whole, got, changed, want)
+		}
 	}
 }
