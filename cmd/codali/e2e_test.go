@@ -338,23 +338,26 @@ func fastConfig(t *testing.T) string {
 	return filepath.Join(dir, "codali.config.json")
 }
 
-// terminals counts the stored terminal events per run (distinct stream
-// sequences), through a consumer created before any run starts.
+// terminals counts the stored terminal events per run. A durable
+// consumer on the terminal subjects, created before any run starts and
+// never read, keeps them stored (the work stream has interest retention);
+// the count is the stream's own per-subject count, so it does not depend
+// on a consumer's deliveries (which a server rejoining the cluster can
+// hold up) and a redelivery is never counted twice.
 func terminals(t *testing.T, js jetstream.JetStream) func() map[string]int {
 	t.Helper()
 	ctx := context.Background()
 	// Durable, so that on a cluster it is replicated like the stream and
 	// survives the loss of a server (an ephemeral consumer has one replica).
 	name := fmt.Sprintf("test-terminals-%d", time.Now().UnixNano())
+	filters := []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()}
 	// On a cluster that just lost a server, creating a replicated
 	// consumer can time out while the cluster settles: try again.
-	var cons jetstream.Consumer
 	var err error
 	for deadline := time.Now().Add(time.Minute); ; {
-		cons, err = js.CreateConsumer(ctx, events.StreamWork, jetstream.ConsumerConfig{
-			Durable:        name,
-			FilterSubjects: []string{events.KindPassed.FilterSubject(), events.KindFailed.FilterSubject()},
-			AckPolicy:      jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy,
+		_, err = js.CreateConsumer(ctx, events.StreamWork, jetstream.ConsumerConfig{
+			Durable: name, FilterSubjects: filters,
+			AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverNewPolicy,
 		})
 		if err == nil || !errors.Is(err, context.DeadlineExceeded) || time.Now().After(deadline) {
 			break
@@ -364,35 +367,42 @@ func terminals(t *testing.T, js jetstream.JetStream) func() map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	// A message redelivered to this consumer (its ack lost with a server)
-	// is the same stored event: count stream sequences, not deliveries.
-	stored := map[string]map[uint64]bool{}
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		run, _, _ := events.ParseSubject(m.Subject())
-		meta, err := m.Metadata()
-		if err != nil {
-			return // not a JetStream message: cannot happen on a consumer
-		}
-		mu.Lock()
-		if stored[run] == nil {
-			stored[run] = map[uint64]bool{}
-		}
-		stored[run][meta.Sequence.Stream] = true
-		mu.Unlock()
-		_ = m.Ack()
+	t.Cleanup(func() {
+		dctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = js.DeleteConsumer(dctx, events.StreamWork, name)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cc.Stop)
-	return func() map[string]int {
-		mu.Lock()
-		defer mu.Unlock()
-		out := map[string]int{}
-		for k, v := range stored {
-			out[k] = len(v)
+	// The stream's count per subject, read again while it cannot be read
+	// (a cluster electing the stream's leader).
+	read := func() (map[string]int, error) {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		st, err := js.Stream(qctx, events.StreamWork)
+		if err != nil {
+			return nil, err
 		}
+		out := map[string]int{}
+		for _, f := range filters {
+			info, err := st.Info(qctx, jetstream.WithSubjectFilter(f))
+			if err != nil {
+				return nil, err
+			}
+			for subject, n := range info.State.Subjects {
+				if run, _, err := events.ParseSubject(subject); err == nil {
+					out[run] += int(n)
+				}
+			}
+		}
+		return out, nil
+	}
+	return func() map[string]int {
+		t.Helper()
+		var out map[string]int
+		eventually(t, "the terminal events' count", func() bool {
+			var err error
+			out, err = read()
+			return err == nil
+		})
 		return out
 	}
 }
