@@ -66,6 +66,7 @@ func (m *Manager) trackedOf(b *base) *trackedSet {
 
 // setTracked gives w the tracked paths of its base b.
 func (w *Workspace) setTracked(t *trackedSet) {
+	w.trackedSet = t
 	if t == nil {
 		w.tracked, w.trackedAttributes = nil, false
 		return
@@ -84,15 +85,35 @@ func excluded(rel string) bool {
 	return false
 }
 
-// untrackedFiles lists (sorted) the slash paths of the work tree's
-// entries outside the baseline's tracked paths and excludedFromChange;
-// false when that cannot be told (no tracked list, a tree that cannot be
-// read).
-func (w *Workspace) untrackedFiles() ([]string, bool) {
+// Bounds of the tracked paths named to git one by one (see scan): more
+// than that, and git reads the whole tree instead.
+const (
+	maxCheckPaths = 1000
+	maxCheckBytes = 256 << 10
+)
+
+// scan walks the work tree once, never following a link and leaving out
+// excludedFromChange. news lists (sorted) the slash paths of the entries
+// outside the baseline's tracked paths. check lists the tracked paths
+// git must read for the change: with the workspace's snapshot, those no
+// longer found as a file or link where they were (deleted, replaced by a
+// directory, below a directory replaced by a link), those whose identity
+// differs from it (see fileID), and the racy ones. all is set when git
+// must read every tracked path instead: no snapshot, or more paths to
+// check than git is given one by one. It is false when that cannot be
+// told (no tracked list, a tree that cannot be read).
+func (w *Workspace) scan() (news, check []string, all, ok bool) {
 	if w.tracked == nil {
-		return nil, false
+		return nil, nil, false, false
 	}
-	var news []string
+	s := w.snap
+	if s != nil && s.set != w.trackedSet {
+		s = nil // not taken of these tracked paths
+	}
+	var seen, changed []bool
+	if s != nil {
+		seen, changed = make([]bool, len(s.paths)), make([]bool, len(s.paths))
+	}
 	err := filepath.WalkDir(w.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -112,15 +133,46 @@ func (w *Workspace) untrackedFiles() ([]string, bool) {
 			return nil
 		}
 		if d.IsDir() {
-			return nil
+			return nil // a tracked path now a directory is not seen
 		}
 		if _, ok := w.tracked[rel]; !ok {
 			news = append(news, rel)
+			return nil
 		}
+		if s == nil {
+			return nil
+		}
+		i, ok := s.index[rel]
+		if !ok {
+			return nil
+		}
+		seen[i] = true
+		info, err := d.Info()
+		id, ok := fileID{}, false
+		if err == nil {
+			id, ok = fileIDOf(info)
+		}
+		changed[i] = !ok || id != s.ids[i]
 		return nil
 	})
 	if err != nil {
-		return nil, false
+		return nil, nil, false, false
 	}
-	return news, true
+	if s == nil {
+		return news, nil, true, true
+	}
+	for _, i := range s.racy {
+		changed[i] = true
+	}
+	size := 0
+	for i := range s.paths {
+		if changed[i] || !seen[i] {
+			check = append(check, s.paths[i])
+			size += len(s.paths[i]) + len(":(literal)") + 1
+		}
+	}
+	if len(check) > maxCheckPaths || size > maxCheckBytes || (len(check) == len(s.paths) && len(check) > 0) {
+		return news, nil, true, true
+	}
+	return news, check, false, true
 }
