@@ -30,7 +30,7 @@ const (
 type spares struct {
 	mu    sync.Mutex
 	ready map[string][]spare // base dir -> its ready copies
-	busy  map[string]bool     // base dir -> a spare being made
+	busy  map[string]bool    // base dir -> a spare being made
 	swept bool
 	bg    sync.WaitGroup
 	own   string   // this Manager's directory under the spares (ownerPrefix)
