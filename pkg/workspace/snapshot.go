@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 )
 
@@ -35,11 +34,9 @@ type fileID struct {
 // every change, as if it were changed (git's own index treats entries
 // written in the tick of the index file the same way).
 type snapshot struct {
-	set   *trackedSet    // the tracked paths it was taken of
-	paths []string       // the tracked paths outside excludedFromChange
-	index map[string]int // path -> its position in paths and ids
-	ids   []fileID
-	racy  []int // positions of the racy paths
+	set  *trackedSet // the tracked paths it was taken of
+	ids  []fileID    // of set.changing, in its order
+	racy []int       // positions of the racy paths
 }
 
 // errNoFileID: the platform's stat is not read (see fileIDOf).
@@ -63,15 +60,8 @@ func takeSnapshot(tree, gitDir string, t *trackedSet, settle time.Duration) *sna
 	if t == nil || t.attributes {
 		return nil
 	}
-	s := &snapshot{set: t, paths: make([]string, 0, len(t.paths)), index: make(map[string]int, len(t.paths))}
-	for p := range t.paths {
-		if !excluded(p) {
-			s.paths = append(s.paths, p)
-		}
-	}
-	sort.Strings(s.paths)
-	s.ids = make([]fileID, len(s.paths))
-	for i, p := range s.paths {
+	s := &snapshot{set: t, ids: make([]fileID, len(t.changing))}
+	for i, p := range t.changing {
 		info, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(p)))
 		if err != nil || (!info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {
 			return nil
@@ -80,7 +70,7 @@ func takeSnapshot(tree, gitDir string, t *trackedSet, settle time.Duration) *sna
 		if !ok {
 			return nil
 		}
-		s.index[p], s.ids[i] = i, id
+		s.ids[i] = id
 	}
 	deadline := time.Now().Add(settle)
 	for {

@@ -317,7 +317,7 @@ func TestSnapshotRacyPathIsRead(t *testing.T) {
 	if !ok {
 		t.Skip("no file identity on this platform")
 	}
-	i := w.snap.index["keep.txt"]
+	i := w.snap.set.position["keep.txt"]
 	w.snap.ids[i] = id
 	w.snap.racy = []int{i}
 	ch, err := w.Change(ctx)
@@ -340,14 +340,8 @@ func TestTakeSnapshotRefuses(t *testing.T) {
 	gitDir := t.TempDir()
 	write(t, filepath.Join(tree, "a.txt"), "a\n")
 	must(t, os.MkdirAll(filepath.Join(tree, "sub"), 0o755))
-	set := func(paths ...string) *trackedSet {
-		s := &trackedSet{paths: map[string]struct{}{}}
-		for _, p := range paths {
-			s.paths[p] = struct{}{}
-		}
-		return s
-	}
-	if s := takeSnapshot(tree, gitDir, set("a.txt"), 0); s == nil || len(s.paths) != 1 {
+	set := func(paths ...string) *trackedSet { return newTrackedSet(paths) }
+	if s := takeSnapshot(tree, gitDir, set("a.txt"), 0); s == nil || len(s.ids) != 1 {
 		t.Fatalf("a plain tree: %+v", s)
 	}
 	for name, tc := range map[string]struct {
@@ -355,7 +349,7 @@ func TestTakeSnapshotRefuses(t *testing.T) {
 		gitDir string
 	}{
 		"no tracked list":        {nil, gitDir},
-		"tracked .gitattributes": {&trackedSet{paths: map[string]struct{}{"a.txt": {}}, attributes: true}, gitDir},
+		"tracked .gitattributes": {set("a.txt", "sub/.gitattributes"), gitDir},
 		"a tracked path missing": {set("a.txt", "gone.txt"), gitDir},
 		"a submodule directory":  {set("a.txt", "sub"), gitDir},
 		"no marker":              {set("a.txt"), filepath.Join(gitDir, "missing")},
@@ -367,7 +361,7 @@ func TestTakeSnapshotRefuses(t *testing.T) {
 	if _, err := markTime(filepath.Join(gitDir, "missing")); err == nil {
 		t.Error("a marker was written in a missing directory")
 	}
-	if s := takeSnapshot(tree, gitDir, set("a.txt", ".context/x"), 0); s == nil || len(s.paths) != 1 {
+	if s := takeSnapshot(tree, gitDir, set("a.txt", ".context/x"), 0); s == nil || len(s.ids) != 1 {
 		t.Fatalf("paths under .context are not part of a change, nor of its snapshot: %+v", s)
 	}
 }
@@ -398,7 +392,7 @@ func TestScanWithoutUsableSnapshot(t *testing.T) {
 	if len(ch.Files) != maxCheckPaths+1 {
 		t.Fatalf("%d files changed, want %d", len(ch.Files), maxCheckPaths+1)
 	}
-	w.trackedSet = &trackedSet{paths: w.tracked}
+	w.trackedSet = newTrackedSet([]string{"other"})
 	if _, _, all, ok := w.scan(); !ok || !all {
 		t.Fatal("a snapshot of another tracked set was used")
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -15,6 +16,30 @@ type trackedSet struct {
 	paths map[string]struct{}
 	// attributes: a .gitattributes is among them.
 	attributes bool
+	// changing are the paths outside excludedFromChange, sorted, and
+	// position their positions: the order of a snapshot's identities.
+	changing []string
+	position map[string]int
+}
+
+// newTrackedSet is the set of paths (slash paths, none empty).
+func newTrackedSet(paths []string) *trackedSet {
+	t := &trackedSet{paths: make(map[string]struct{}, len(paths))}
+	for _, p := range paths {
+		t.paths[p] = struct{}{}
+		t.attributes = t.attributes || path.Base(p) == ".gitattributes"
+	}
+	for p := range t.paths {
+		if !excluded(p) {
+			t.changing = append(t.changing, p)
+		}
+	}
+	sort.Strings(t.changing)
+	t.position = make(map[string]int, len(t.changing))
+	for i, p := range t.changing {
+		t.position[p] = i
+	}
+	return t
 }
 
 // readTracked reads the base's list of tracked paths; nil when the base
@@ -25,14 +50,13 @@ func readTracked(b *base) *trackedSet {
 	if err != nil {
 		return nil
 	}
-	t := &trackedSet{paths: make(map[string]struct{}, strings.Count(string(data), "\x00"))}
+	paths := make([]string, 0, strings.Count(string(data), "\x00"))
 	for p := range strings.SplitSeq(strings.TrimSuffix(string(data), "\x00"), "\x00") {
 		if p != "" {
-			t.paths[p] = struct{}{}
-			t.attributes = t.attributes || path.Base(p) == ".gitattributes"
+			paths = append(paths, p)
 		}
 	}
-	return t
+	return newTrackedSet(paths)
 }
 
 // trackedCache keeps the tracked sets of the bases a Manager used.
@@ -112,7 +136,7 @@ func (w *Workspace) scan() (news, check []string, all, ok bool) {
 	}
 	var seen, changed []bool
 	if s != nil {
-		seen, changed = make([]bool, len(s.paths)), make([]bool, len(s.paths))
+		seen, changed = make([]bool, len(s.ids)), make([]bool, len(s.ids))
 	}
 	err := filepath.WalkDir(w.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -142,7 +166,7 @@ func (w *Workspace) scan() (news, check []string, all, ok bool) {
 		if s == nil {
 			return nil
 		}
-		i, ok := s.index[rel]
+		i, ok := s.set.position[rel]
 		if !ok {
 			return nil
 		}
@@ -165,13 +189,13 @@ func (w *Workspace) scan() (news, check []string, all, ok bool) {
 		changed[i] = true
 	}
 	size := 0
-	for i := range s.paths {
+	for i, p := range s.set.changing {
 		if changed[i] || !seen[i] {
-			check = append(check, s.paths[i])
-			size += len(s.paths[i]) + len(":(literal)") + 1
+			check = append(check, p)
+			size += len(p) + len(":(literal)") + 1
 		}
 	}
-	if len(check) > maxCheckPaths || size > maxCheckBytes || (len(check) == len(s.paths) && len(check) > 0) {
+	if len(check) > maxCheckPaths || size > maxCheckBytes || (len(check) == len(s.ids) && len(check) > 0) {
 		return news, nil, true, true
 	}
 	return news, check, false, true
