@@ -22,8 +22,10 @@ func fileIDOf(info fs.FileInfo) (fileID, bool) {
 	if !ok {
 		return fileID{}, false
 	}
+	// The conversions are for the architectures whose fields are
+	// narrower.
 	return fileID{
-		dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size, //nolint:unconvert // widths differ between architectures
+		dev: uint64(st.Dev), ino: uint64(st.Ino), mode: uint32(st.Mode), size: st.Size,
 		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
 	}, true
 }
