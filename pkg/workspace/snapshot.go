@@ -72,11 +72,22 @@ func takeSnapshot(tree, gitDir string, t *trackedSet, settle time.Duration) *sna
 		}
 		s.ids[i] = id
 	}
+	if !s.mark(func() (int64, error) { return markTime(gitDir) }, settle) {
+		return nil
+	}
+	return s
+}
+
+// mark sets the racy paths: those whose change time is not before the
+// time markTime gives. With settle, while some are and settle has not
+// passed, it marks again (a millisecond later: the next tick of a coarse
+// clock). False when markTime fails.
+func (s *snapshot) mark(markTime func() (int64, error), settle time.Duration) bool {
 	deadline := time.Now().Add(settle)
 	for {
-		m, err := markTime(gitDir)
+		m, err := markTime()
 		if err != nil {
-			return nil
+			return false
 		}
 		s.racy = s.racy[:0]
 		for i, id := range s.ids {
@@ -85,10 +96,20 @@ func takeSnapshot(tree, gitDir string, t *trackedSet, settle time.Duration) *sna
 			}
 		}
 		if len(s.racy) == 0 || !time.Now().Before(deadline) {
-			return s
+			return true
 		}
-		time.Sleep(time.Millisecond) // the next tick of a coarse clock
+		time.Sleep(time.Millisecond)
 	}
+}
+
+// position is the position of the tracked path rel in s (false when s
+// is nil or rel is not one of its paths).
+func (s *snapshot) position(rel string) (int, bool) {
+	if s == nil {
+		return 0, false
+	}
+	i, ok := s.set.position[rel]
+	return i, ok
 }
 
 // markTime writes the marker in dir and returns its change time. The

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
 )
@@ -414,5 +415,73 @@ func TestScanEveryPathChanged(t *testing.T) {
 	must(t, os.Remove(filepath.Join(w.Dir, "b")))
 	if _, check, all, ok := w.scan(); !ok || !all || check != nil {
 		t.Fatalf("all deleted: %q, all %v", check, all)
+	}
+}
+
+// TestSnapshotOfEveryCopy: a workspace copied for its Prepare and one
+// taken from a ready copy both have the snapshot of their tracked paths;
+// a base with a tracked .gitattributes gives neither one (and a ready
+// copy of it still gives the workspace its tracked paths).
+func TestSnapshotOfEveryCopy(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	attrs := fastPathRepo(t)
+	write(t, filepath.Join(attrs, ".gitattributes"), "*.txt text\n")
+	for _, spares := range []int{0, 1} {
+		m := &Manager{Root: t.TempDir(), Spares: spares}
+		t.Cleanup(m.Wait)
+		for i := range 2 {
+			m.Wait()
+			w, err := m.Prepare(ctx, "every"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
+			must(t, err)
+			if w.snap == nil || w.snap.set != w.trackedSet || w.tracked == nil || len(w.snap.ids) != len(w.trackedSet.changing) {
+				t.Fatalf("spares %d, workspace %d: snapshot %+v", spares, i, w.snap)
+			}
+			must(t, w.Close())
+			m.Wait()
+			a, err := m.Prepare(ctx, "attrs"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: attrs})
+			must(t, err)
+			if a.snap != nil || a.tracked == nil || !a.trackedAttributes {
+				t.Fatalf("spares %d, workspace %d with .gitattributes: snapshot %+v, tracked %v", spares, i, a.snap, a.tracked != nil)
+			}
+			write(t, filepath.Join(a.Dir, "a.txt"), "edit\n")
+			ch, err := a.Change(ctx)
+			must(t, err)
+			if ops(ch)["a.txt"] != "modify" {
+				t.Fatalf("change %+v", ch)
+			}
+			must(t, a.Close())
+		}
+	}
+}
+
+// TestSnapshotMark: the paths whose change time is not before the
+// marker's are racy; with settle, marking again once the clock moved on
+// clears them, and a clock that does not move leaves them racy; a
+// marker that cannot be written is no snapshot.
+func TestSnapshotMark(t *testing.T) {
+	clock := func(times ...int64) (func() (int64, error), *int) {
+		calls := 0
+		return func() (int64, error) {
+			m := times[min(calls, len(times)-1)]
+			calls++
+			return m, nil
+		}, &calls
+	}
+	s := &snapshot{ids: []fileID{{ctime: 10}, {ctime: 20}}}
+	next, calls := clock(20, 21)
+	if !s.mark(next, 0) || !reflect.DeepEqual(s.racy, []int{1}) || *calls != 1 {
+		t.Fatalf("marked at 20: racy %v after %d marks", s.racy, *calls)
+	}
+	next, calls = clock(20, 21)
+	if !s.mark(next, time.Minute) || len(s.racy) != 0 || *calls != 2 {
+		t.Fatalf("settled: racy %v after %d marks", s.racy, *calls)
+	}
+	next, _ = clock(10)
+	if !s.mark(next, 3*time.Millisecond) || !reflect.DeepEqual(s.racy, []int{0, 1}) {
+		t.Fatalf("a clock that does not move: racy %v", s.racy)
+	}
+	if s.mark(func() (int64, error) { return 0, os.ErrPermission }, 0) {
+		t.Fatal("a failed marker gave a snapshot")
 	}
 }

@@ -159,24 +159,20 @@ func (w *Workspace) scan() (news, check []string, all, ok bool) {
 		if d.IsDir() {
 			return nil // a tracked path now a directory is not seen
 		}
+		if i, ok := s.position(rel); ok {
+			seen[i] = true
+			info, err := d.Info()
+			id, ok := fileID{}, false
+			if err == nil {
+				id, ok = fileIDOf(info)
+			}
+			// Unreadable (gone since it was listed) is changed too.
+			changed[i] = !ok || id != s.ids[i]
+			return nil
+		}
 		if _, ok := w.tracked[rel]; !ok {
 			news = append(news, rel)
-			return nil
 		}
-		if s == nil {
-			return nil
-		}
-		i, ok := s.set.position[rel]
-		if !ok {
-			return nil
-		}
-		seen[i] = true
-		info, err := d.Info()
-		id, ok := fileID{}, false
-		if err == nil {
-			id, ok = fileIDOf(info)
-		}
-		changed[i] = !ok || id != s.ids[i]
 		return nil
 	})
 	if err != nil {
