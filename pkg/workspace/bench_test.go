@@ -88,3 +88,81 @@ func BenchmarkPrepareEditChange(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkChangeNewFile is the builder's change when the run wrote one
+// new file (what `codali bench` does): only Change is timed, on a
+// workspace taken from a ready copy.
+func BenchmarkChangeNewFile(b *testing.B) {
+	benchChange(b, func(b *testing.B, w *workspace.Workspace) {
+		if err := os.WriteFile(filepath.Join(w.Dir, "bench.txt"), []byte("bench\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkChangeEdit is the builder's change when the run edited one
+// tracked file.
+func BenchmarkChangeEdit(b *testing.B) {
+	benchChange(b, func(b *testing.B, w *workspace.Workspace) {
+		if err := os.WriteFile(filepath.Join(w.Dir, "pkg0", "f0.go"), []byte("package pkg0\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+func benchChange(b *testing.B, edit func(*testing.B, *workspace.Workspace)) {
+	repo := benchRepo(b)
+	m := &workspace.Manager{Root: b.TempDir(), Spares: 1}
+	b.Cleanup(m.Wait)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		m.Wait()
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
+		if err != nil {
+			b.Fatal(err)
+		}
+		edit(b, w)
+		b.StartTimer()
+		ch, err := w.Change(ctx)
+		if err != nil || len(ch.Files) != 1 {
+			b.Fatalf("%v %+v", err, ch.Files)
+		}
+		b.StopTimer()
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
+// BenchmarkApplyChange is the critic's workspace work on a change adding
+// one file: apply it and read back what was written (only ApplyChange is
+// timed, on a workspace taken from a ready copy).
+func BenchmarkApplyChange(b *testing.B) {
+	repo := benchRepo(b)
+	m := &workspace.Manager{Root: b.TempDir(), Spares: 1}
+	b.Cleanup(m.Wait)
+	ctx := context.Background()
+	const diff = "diff --git a/bench.txt b/bench.txt\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..ba99195bae87cd8efd3684e3fe5bfa459c4bfcbf\n--- /dev/null\n+++ b/bench.txt\n@@ -0,0 +1 @@\n+bench\n"
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		m.Wait()
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "critic", events.RepoRef{Path: repo})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		ch, err := w.ApplyChange(ctx, diff)
+		if err != nil || len(ch.Files) != 1 {
+			b.Fatalf("%v %+v", err, ch.Files)
+		}
+		b.StopTimer()
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}

@@ -288,11 +288,11 @@ func TestUntrackedFilesSeesEveryNewEntry(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = w.Close() }()
-			if news, ok := w.untrackedFiles(); !ok || len(news) != 0 {
+			if news, _, _, ok := w.scan(); !ok || len(news) != 0 {
 				t.Fatalf("a fresh workspace: %q, %v", news, ok)
 			}
 			edit(t, w.Dir)
-			if news, ok := w.untrackedFiles(); !ok || len(news) == 0 {
+			if news, _, _, ok := w.scan(); !ok || len(news) == 0 {
 				t.Fatalf("the new entry is not seen: %q, %v", news, ok)
 			}
 		})

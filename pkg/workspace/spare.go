@@ -29,8 +29,8 @@ const (
 // spares is a Manager's ready copies of its bases and its background work.
 type spares struct {
 	mu    sync.Mutex
-	ready map[string][]string // base dir -> spare directories
-	busy  map[string]bool     // base dir -> a spare being made
+	ready map[string][]spare // base dir -> its ready copies
+	busy  map[string]bool    // base dir -> a spare being made
 	swept bool
 	bg    sync.WaitGroup
 	own   string   // this Manager's directory under the spares (ownerPrefix)
@@ -70,17 +70,29 @@ func (s *spares) ownDir(parent string) (string, error) {
 	return dir, nil
 }
 
+// A spare is a ready copy: its directory, and the snapshot of its tree
+// taken when it was made (nil when none was).
+type spare struct {
+	dir  string
+	snap *snapshot
+}
+
+// spareSettle bounds how long making a spare waits for the clock so no
+// path of its snapshot is racy (see takeSnapshot).
+const spareSettle = 50 * time.Millisecond
+
 // spareTree and spareGit are a spare's work tree and repository, inside
 // its directory.
 func spareTree(dir string) string { return filepath.Join(dir, "tree") }
 func spareGit(dir string) string  { g, _ := siblings(spareTree(dir)); return g }
 
 // takeSpare moves a ready copy of b into place as w (its Dir and gitDir),
-// reporting whether there was one. A copy that cannot be moved (removed
-// by another process sharing the root) is dropped.
-func (m *Manager) takeSpare(b *base, w *Workspace) bool {
+// reporting whether there was one, with the copy's snapshot. A copy that
+// cannot be moved (removed by another process sharing the root) is
+// dropped.
+func (m *Manager) takeSpare(b *base, w *Workspace) (*snapshot, bool) {
 	if m.Spares <= 0 {
-		return false
+		return nil, false
 	}
 	s := &m.spares
 	for {
@@ -88,21 +100,21 @@ func (m *Manager) takeSpare(b *base, w *Workspace) bool {
 		list := s.ready[b.dir]
 		if len(list) == 0 {
 			s.mu.Unlock()
-			return false
+			return nil, false
 		}
-		dir := list[len(list)-1]
+		sp := list[len(list)-1]
 		s.ready[b.dir] = list[:len(list)-1]
 		s.mu.Unlock()
-		err := os.Rename(spareTree(dir), w.Dir)
+		err := os.Rename(spareTree(sp.dir), w.Dir)
 		if err == nil {
-			err = os.Rename(spareGit(dir), w.gitDir)
+			err = os.Rename(spareGit(sp.dir), w.gitDir)
 		}
 		if err == nil {
-			_ = os.Remove(dir)
-			return true
+			_ = os.Remove(sp.dir)
+			return sp.snap, true
 		}
 		_ = removeAll(w.Dir)
-		m.removeLater(dir)
+		m.removeLater(sp.dir)
 	}
 }
 
@@ -116,7 +128,7 @@ func (m *Manager) refill(root string, b *base) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ready == nil {
-		s.ready, s.busy = map[string][]string{}, map[string]bool{}
+		s.ready, s.busy = map[string][]spare{}, map[string]bool{}
 	}
 	if !s.swept {
 		s.swept = true
@@ -129,8 +141,8 @@ func (m *Manager) refill(root string, b *base) {
 	for dir, list := range s.ready {
 		if _, err := os.Stat(dir); err != nil {
 			delete(s.ready, dir)
-			for _, d := range list {
-				m.removeLaterLocked(d)
+			for _, sp := range list {
+				m.removeLaterLocked(sp.dir)
 			}
 		}
 	}
@@ -142,10 +154,10 @@ func (m *Manager) refill(root string, b *base) {
 	go func() {
 		defer s.bg.Done()
 		for {
-			dir, ok := m.makeSpare(root, b)
+			sp, ok := m.makeSpare(root, b)
 			s.mu.Lock()
 			if ok {
-				s.ready[b.dir] = append(s.ready[b.dir], dir)
+				s.ready[b.dir] = append(s.ready[b.dir], sp)
 			}
 			if !ok || len(s.ready[b.dir]) >= m.Spares {
 				delete(s.busy, b.dir)
@@ -157,23 +169,24 @@ func (m *Manager) refill(root string, b *base) {
 	}()
 }
 
-// makeSpare materialises b in a new directory under the spares.
-func (m *Manager) makeSpare(root string, b *base) (string, bool) {
+// makeSpare materialises b in a new directory under the spares and takes
+// the snapshot of its tree.
+func (m *Manager) makeSpare(root string, b *base) (spare, bool) {
 	parent, err := m.spares.ownDir(filepath.Join(root, sparesDirName))
 	if err != nil {
-		return "", false
+		return spare{}, false
 	}
 	dir, err := os.MkdirTemp(parent, "spare-")
 	if err != nil {
-		return "", false
+		return spare{}, false
 	}
 	w := &Workspace{Dir: spareTree(dir)}
 	w.gitDir, _ = siblings(w.Dir)
 	if err := b.materialize(w, m.Limits); err != nil {
 		_ = os.RemoveAll(dir)
-		return "", false
+		return spare{}, false
 	}
-	return dir, true
+	return spare{dir: dir, snap: takeSnapshot(w.Dir, w.gitDir, m.trackedOf(b), spareSettle)}, true
 }
 
 // removeLater removes dir in the background (after renaming it away when

@@ -191,7 +191,9 @@ func TestSparesOfALiveManagerAreKept(t *testing.T) {
 	a.spares.mu.Lock()
 	var spareDirs []string
 	for _, l := range a.spares.ready {
-		spareDirs = append(spareDirs, l...)
+		for _, sp := range l {
+			spareDirs = append(spareDirs, sp.dir)
+		}
 	}
 	a.spares.mu.Unlock()
 	if len(spareDirs) == 0 {

@@ -7,3 +7,7 @@ import "io/fs"
 // statExtra adds nothing where the change time is not read: signatures
 // then rely on size and modification time.
 func statExtra(fs.FileInfo) string { return "" }
+
+// fileIDOf is false where the change time is not read: no snapshot is
+// taken, and git reads every tracked file (see snapshot).
+func fileIDOf(fs.FileInfo) (fileID, bool) { return fileID{}, false }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -15,6 +16,30 @@ type trackedSet struct {
 	paths map[string]struct{}
 	// attributes: a .gitattributes is among them.
 	attributes bool
+	// changing are the paths outside excludedFromChange, sorted, and
+	// position their positions: the order of a snapshot's identities.
+	changing []string
+	position map[string]int
+}
+
+// newTrackedSet is the set of paths (slash paths, none empty).
+func newTrackedSet(paths []string) *trackedSet {
+	t := &trackedSet{paths: make(map[string]struct{}, len(paths))}
+	for _, p := range paths {
+		t.paths[p] = struct{}{}
+		t.attributes = t.attributes || path.Base(p) == ".gitattributes"
+	}
+	for p := range t.paths {
+		if !excluded(p) {
+			t.changing = append(t.changing, p)
+		}
+	}
+	sort.Strings(t.changing)
+	t.position = make(map[string]int, len(t.changing))
+	for i, p := range t.changing {
+		t.position[p] = i
+	}
+	return t
 }
 
 // readTracked reads the base's list of tracked paths; nil when the base
@@ -25,14 +50,13 @@ func readTracked(b *base) *trackedSet {
 	if err != nil {
 		return nil
 	}
-	t := &trackedSet{paths: make(map[string]struct{}, strings.Count(string(data), "\x00"))}
+	paths := make([]string, 0, strings.Count(string(data), "\x00"))
 	for p := range strings.SplitSeq(strings.TrimSuffix(string(data), "\x00"), "\x00") {
 		if p != "" {
-			t.paths[p] = struct{}{}
-			t.attributes = t.attributes || path.Base(p) == ".gitattributes"
+			paths = append(paths, p)
 		}
 	}
-	return t
+	return newTrackedSet(paths)
 }
 
 // trackedCache keeps the tracked sets of the bases a Manager used.
@@ -66,6 +90,7 @@ func (m *Manager) trackedOf(b *base) *trackedSet {
 
 // setTracked gives w the tracked paths of its base b.
 func (w *Workspace) setTracked(t *trackedSet) {
+	w.trackedSet = t
 	if t == nil {
 		w.tracked, w.trackedAttributes = nil, false
 		return
@@ -84,15 +109,35 @@ func excluded(rel string) bool {
 	return false
 }
 
-// untrackedFiles lists (sorted) the slash paths of the work tree's
-// entries outside the baseline's tracked paths and excludedFromChange;
-// false when that cannot be told (no tracked list, a tree that cannot be
-// read).
-func (w *Workspace) untrackedFiles() ([]string, bool) {
+// Bounds of the tracked paths named to git one by one (see scan): more
+// than that, and git reads the whole tree instead.
+const (
+	maxCheckPaths = 1000
+	maxCheckBytes = 256 << 10
+)
+
+// scan walks the work tree once, never following a link and leaving out
+// excludedFromChange. news lists (sorted) the slash paths of the entries
+// outside the baseline's tracked paths. check lists the tracked paths
+// git must read for the change: with the workspace's snapshot, those no
+// longer found as a file or link where they were (deleted, replaced by a
+// directory, below a directory replaced by a link), those whose identity
+// differs from it (see fileID), and the racy ones. all is set when git
+// must read every tracked path instead: no snapshot, or more paths to
+// check than git is given one by one. It is false when that cannot be
+// told (no tracked list, a tree that cannot be read).
+func (w *Workspace) scan() (news, check []string, all, ok bool) {
 	if w.tracked == nil {
-		return nil, false
+		return nil, nil, false, false
 	}
-	var news []string
+	s := w.snap
+	if s != nil && s.set != w.trackedSet {
+		s = nil // not taken of these tracked paths
+	}
+	var seen, changed []bool
+	if s != nil {
+		seen, changed = make([]bool, len(s.ids)), make([]bool, len(s.ids))
+	}
 	err := filepath.WalkDir(w.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -112,6 +157,17 @@ func (w *Workspace) untrackedFiles() ([]string, bool) {
 			return nil
 		}
 		if d.IsDir() {
+			return nil // a tracked path now a directory is not seen
+		}
+		if i, ok := s.position(rel); ok {
+			seen[i] = true
+			info, err := d.Info()
+			id, ok := fileID{}, false
+			if err == nil {
+				id, ok = fileIDOf(info)
+			}
+			// Unreadable (gone since it was listed) is changed too.
+			changed[i] = !ok || id != s.ids[i]
 			return nil
 		}
 		if _, ok := w.tracked[rel]; !ok {
@@ -120,7 +176,23 @@ func (w *Workspace) untrackedFiles() ([]string, bool) {
 		return nil
 	})
 	if err != nil {
-		return nil, false
+		return nil, nil, false, false
 	}
-	return news, true
+	if s == nil {
+		return news, nil, true, true
+	}
+	for _, i := range s.racy {
+		changed[i] = true
+	}
+	size := 0
+	for i, p := range s.set.changing {
+		if changed[i] || !seen[i] {
+			check = append(check, p)
+			size += len(p) + len(":(literal)") + 1
+		}
+	}
+	if len(check) > maxCheckPaths || size > maxCheckBytes || (len(check) == len(s.ids) && len(check) > 0) {
+		return news, nil, true, true
+	}
+	return news, check, false, true
 }

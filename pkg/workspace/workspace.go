@@ -86,6 +86,11 @@ type Workspace struct {
 	tracked map[string]struct{}
 	// trackedAttributes: a .gitattributes is among the tracked paths.
 	trackedAttributes bool
+	// trackedSet is the set tracked and trackedAttributes come from.
+	trackedSet *trackedSet
+	// snap is the identity of the tracked paths as the tree was made (nil
+	// when none was taken): git reads only the paths that differ from it.
+	snap *snapshot
 	// staged is set once ChangeWith staged the work tree: the index is no
 	// longer the baseline's, so the work tree against it is not the change.
 	staged bool
@@ -175,14 +180,21 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 			return nil, err
 		}
 		w.Commit = b.source
-		if m.takeSpare(b, w) {
-			w.setTracked(m.trackedOf(b))
+		if snap, ok := m.takeSpare(b, w); ok {
+			if snap != nil {
+				w.setTracked(snap.set)
+			} else {
+				w.setTracked(m.trackedOf(b))
+			}
+			w.snap = snap
 			m.refill(root, b)
 			break
 		}
 		err = b.materialize(w, m.Limits)
 		if err == nil {
-			w.setTracked(m.trackedOf(b))
+			t := m.trackedOf(b)
+			w.setTracked(t)
+			w.snap = takeSnapshot(w.Dir, w.gitDir, t, 0)
 			m.refill(root, b)
 			break
 		}
@@ -274,11 +286,13 @@ var ContextChangePaths = []string{".context/scratchpad", ".context/history"}
 // ChangeWith is Change plus the changes under the given paths inside
 // .context (for example ContextChangePaths), appended to the diff.
 //
-// Usually one git process reads it: the work tree against the baseline's
-// index, with the patches of new files (which git does not list there)
-// written here exactly as git writes them (see newFilePatches). When a
-// new file is one this cannot write, or with contextPaths, everything is
-// staged first (`git add --all --force`) and the staged change is read.
+// Usually at most one git process reads it: the work tree against the
+// baseline's index, limited to the tracked paths that changed since the
+// tree was made (see snapshot and scan; none when no tracked path did),
+// with the patches of new files (which git does not list there) written
+// here exactly as git writes them (see newFilePatches). When a new file
+// is one this cannot write, or with contextPaths, everything is staged
+// first (`git add --all --force`) and the staged change is read.
 func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (events.Change, error) {
 	pathspec := []string{"--", "."}
 	for _, ex := range excludedFromChange {
@@ -309,9 +323,10 @@ func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (eve
 }
 
 // unstagedChange is the change without staging it: false when it cannot
-// be read that way (see ChangeWith).
+// be read that way (see ChangeWith). pathspec is the whole change's; git
+// is given only the tracked paths scan lists, when it lists them.
 func (w *Workspace) unstagedChange(ctx context.Context, pathspec []string) (events.Change, bool, error) {
-	news, ok := w.untrackedFiles()
+	news, check, all, ok := w.scan()
 	if !ok {
 		return events.Change{}, false, nil
 	}
@@ -319,7 +334,15 @@ func (w *Workspace) unstagedChange(ctx context.Context, pathspec []string) (even
 	if !ok {
 		return events.Change{}, false, nil
 	}
-	ch, kinds, err := w.changeOf(ctx, false, pathspec)
+	var ch events.Change
+	var kinds []string
+	var err error
+	switch {
+	case all:
+		ch, kinds, err = w.changeOf(ctx, false, pathspec)
+	case len(check) > 0:
+		ch, kinds, err = w.changeOf(ctx, false, literalPathspec(check))
+	}
 	if err != nil {
 		return events.Change{}, false, err
 	}
@@ -331,6 +354,20 @@ func (w *Workspace) unstagedChange(ctx context.Context, pathspec []string) (even
 		return events.Change{}, false, fmt.Errorf("%w: the change is more than %d bytes", ErrTooLarge, w.lim.MaxDiffBytes)
 	}
 	return merged, true, nil
+}
+
+// literalPathspec names exactly paths (no glob or magic in them is
+// read: a name may start with ':' or hold '*'), less excludedFromChange.
+func literalPathspec(paths []string) []string {
+	spec := make([]string, 0, len(paths)+1+len(excludedFromChange))
+	spec = append(spec, "--")
+	for _, p := range paths {
+		spec = append(spec, ":(literal)"+p)
+	}
+	for _, ex := range excludedFromChange {
+		spec = append(spec, ":(exclude)"+ex)
+	}
+	return spec
 }
 
 // changeOf is the change restricted to pathspec, from one git process:
