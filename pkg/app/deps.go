@@ -99,7 +99,7 @@ type Deps struct {
 func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script) (*Deps, error) {
 	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
 	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots,
-		MaxBases: cfg.Workspace.MaxBases, AllowedHosts: cfg.Workspace.AllowedHosts, Spares: cfg.Workspace.SpareCount()}
+		MaxBases: cfg.Workspace.MaxBases, AllowedHosts: cfg.Workspace.AllowedHosts, Spares: cfg.Workspace.SpareCount(), Log: log}
 	var err error
 	if d.Sandbox, err = NewSandbox(cfg); err != nil {
 		return nil, err

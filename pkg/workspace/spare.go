@@ -174,15 +174,18 @@ func (m *Manager) refill(root string, b *base) {
 func (m *Manager) makeSpare(root string, b *base) (spare, bool) {
 	parent, err := m.spares.ownDir(filepath.Join(root, sparesDirName))
 	if err != nil {
+		m.warn("could not make a ready copy of a repository", err)
 		return spare{}, false
 	}
 	dir, err := os.MkdirTemp(parent, "spare-")
 	if err != nil {
+		m.warn("could not make a ready copy of a repository", err)
 		return spare{}, false
 	}
 	w := &Workspace{Dir: spareTree(dir)}
 	w.gitDir, _ = siblings(w.Dir)
 	if err := b.materialize(w, m.Limits); err != nil {
+		m.warn("could not make a ready copy of a repository", err)
 		_ = os.RemoveAll(dir)
 		return spare{}, false
 	}
@@ -202,8 +205,17 @@ func (m *Manager) removeLaterLocked(dir string) {
 	m.spares.bg.Add(1)
 	go func() {
 		defer m.spares.bg.Done()
-		_ = os.RemoveAll(dir)
+		if err := os.RemoveAll(dir); err != nil {
+			m.warn("could not remove a workspace in the background", err)
+		}
 	}()
+}
+
+// warn logs an error of background work (see Manager.Log).
+func (m *Manager) warn(msg string, err error) {
+	if m.Log != nil {
+		m.Log.Warn(msg, "err", err)
+	}
 }
 
 // sweepStale removes what processes that are gone left under the spares:

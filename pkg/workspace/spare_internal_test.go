@@ -1,8 +1,10 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -299,4 +301,47 @@ func TestTrackedListReadOncePerBase(t *testing.T) {
 		_ = w.Close()
 		m.Wait()
 	}
+}
+
+// TestSpareFailureIsLogged: a ready copy that cannot be made (here the
+// spares' directory is a file) is logged, and Prepare still works by
+// copying the tree itself.
+func TestSpareFailureIsLogged(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	var logged syncBuffer
+	m := &Manager{Root: t.TempDir(), Spares: 1, Log: slog.New(slog.NewTextHandler(&logged, nil))}
+	t.Cleanup(m.Wait)
+	write(t, filepath.Join(m.Root, sparesDirName), "not a directory")
+	for i := range 2 {
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Wait()
+	if got := logged.String(); !strings.Contains(got, "could not make a ready copy of a repository") || !strings.Contains(got, sparesDirName) {
+		t.Fatalf("the failed ready copy was not logged: %q", got)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the background goroutines' logs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,10 @@ type Manager struct {
 	// AllowedHosts, when not empty, are the only hosts repository URLs may
 	// name (see CheckRepo).
 	AllowedHosts []string
+	// Log receives what goes wrong in the background (making a ready copy,
+	// removing a closed workspace): nothing fails then, since a Prepare
+	// that finds no ready copy copies the tree itself. Nil: not logged.
+	Log *slog.Logger
 
 	spares  spares
 	tracked trackedCache
