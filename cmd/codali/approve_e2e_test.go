@@ -12,6 +12,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -303,7 +304,7 @@ func startStoppable(t *testing.T, o upOptions) (*pipeline, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
-	log, out := &syncBuffer{}, &syncBuffer{}
+	log, out := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: log, getenv: os.Getenv}
 	o.listen, o.http, o.ready, o.level, o.replicas = "127.0.0.1:0", "127.0.0.1:0", ready, "warn", 1
 	done := make(chan int, 1)

@@ -11,11 +11,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go"
 	"github.com/schollz/progressbar/v3"
 )
@@ -374,7 +374,7 @@ func (c *cli) startBenchPipeline(ctx context.Context, o benchOptions) (*benchPip
 	}
 	upCtx, cancel := context.WithCancel(ctx)
 	ready := make(chan string, 1)
-	out, logs := &lockedBuffer{}, &lockedBuffer{}
+	out, logs := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	up := &cli{stdin: strings.NewReader(""), stdout: out, stderr: logs, getenv: c.getenv}
 	done := make(chan int, 1)
 	go func() {
@@ -406,24 +406,6 @@ func (c *cli) startBenchPipeline(ctx context.Context, o benchOptions) (*benchPip
 		<-done
 		cleanup()
 	}}, nil
-}
-
-// lockedBuffer is an io.Writer safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // codaliDriver submits bench runs to a Codali pipeline.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codali-dev/codali/pkg/syncbuf"
 )
 
 func TestBenchUsageErrors(t *testing.T) {
@@ -28,7 +30,7 @@ func TestBenchUsageErrors(t *testing.T) {
 // TestBenchEmbedded runs a small bench against the embedded pipeline and
 // the floor, and checks the JSON report holds measured figures.
 func TestBenchEmbedded(t *testing.T) {
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
 	if code := c.main(context.Background(), []string{"bench", "-n", "4", "--inflight", "2", "--floor", "--json"}); code != exitOK {
 		t.Fatalf("bench exited %d: %s %s", code, out.String(), errOut.String())
@@ -72,7 +74,7 @@ const benchFailScript = `{"responses":[
 // exits 1 (with and without --json).
 func TestBenchFailedRunsInvalid(t *testing.T) {
 	for _, asJSON := range []bool{true, false} {
-		out, errOut := &syncBuffer{}, &syncBuffer{}
+		out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 		c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
 		o := benchOptions{n: 2, inflight: 1, timeout: time.Minute, asJSON: asJSON, script: benchFailScript}
 		if code := c.runBench(context.Background(), o); code != exitFailure {

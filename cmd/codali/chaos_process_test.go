@@ -18,6 +18,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/proctest"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -73,7 +74,7 @@ func startProcPipeline(t *testing.T) *procPipeline {
 	t.Helper()
 	longChaos(t)
 	bins := chaosBinaries(t)
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	cl := natstest.StartProcessCluster(t, filepath.Join(bins, "nats-server"), 3, io.Discard)
 	cfg := fastConfig(t)
 	names := append([]string{upProcess}, events.Services()...)

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 )
 
 func runBare(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	c := &cli{stdin: strings.NewReader(stdin), stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
 	return c.main(context.Background(), args), out.String(), errOut.String()
 }
@@ -128,7 +129,7 @@ func TestFinishExitCodesAndIntegrityGate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, errOut := &syncBuffer{}, &syncBuffer{}
+			out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 			c := &cli{stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
 			if got := c.finish(env, false, tc.require); got != tc.want {
 				t.Fatalf("exit %d, want %d (%s %s)", got, tc.want, out.String(), errOut.String())
@@ -188,7 +189,7 @@ func TestHelpExits0(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			out, errOut := &syncBuffer{}, &syncBuffer{}
+			out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 			c := &cli{stdin: noRead{t}, stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
 			if code := c.main(context.Background(), tc.args); code != exitOK || !strings.Contains(out.String()+errOut.String(), tc.want) {
 				t.Fatalf("exit %d, output %q %q; want 0 and %q", code, out, errOut, tc.want)
@@ -201,7 +202,7 @@ func TestHelpExits0(t *testing.T) {
 // is a usage error at once, before any input is read or NATS is dialled.
 func TestUnknownSubcommandsReadNoInput(t *testing.T) {
 	for _, args := range [][]string{{"codex", "zip"}, {"codex", "--frob"}, {"rao", "zip", "--help"}} {
-		out, errOut := &syncBuffer{}, &syncBuffer{}
+		out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 		c := &cli{stdin: noRead{t}, stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
 		if code := c.main(context.Background(), args); code != exitUsage || !strings.Contains(errOut.String(), "unknown subcommand") {
 			t.Errorf("%q: exit %d, output %q %q; want 2 and unknown subcommand", args, code, out, errOut)
@@ -213,7 +214,7 @@ func TestUnknownSubcommandsReadNoInput(t *testing.T) {
 // acted as approve and reject do (the OS user), not $USER alone, which
 // may be unset.
 func TestRAOByDefaultsToTheOSUser(t *testing.T) {
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	c := &cli{stdin: noRead{t}, stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
 	who := c.defaultBy()
 	if who == "" {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/codali-dev/codali/pkg/syncbuf"
 )
 
 // specSample is the routing sample of the cognitive architecture spec
@@ -32,7 +34,7 @@ func writeConfig(t *testing.T, body string) string {
 
 func runEnv(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: func(k string) string { return env[k] }}
 	return c.main(context.Background(), args), out.String(), errOut.String()
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,34 +19,17 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/codex"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// syncBuffer is a goroutine-safe bytes.Buffer.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // pipeline is an in-process `codali up` for a test.
 type pipeline struct {
 	url  string
 	data string
-	log  *syncBuffer
-	out  *syncBuffer
+	log  *syncbuf.Buffer
+	out  *syncbuf.Buffer
 }
 
 // metrics fetches the pipeline's Prometheus exposition.
@@ -110,7 +92,7 @@ func startUpWith(t *testing.T, o upOptions) *pipeline {
 func startUpErr(t *testing.T, o upOptions) (*pipeline, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
-	log, out := &syncBuffer{}, &syncBuffer{}
+	log, out := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: log, getenv: os.Getenv}
 	data := t.TempDir()
 	o.data, o.listen, o.http, o.ready = data, "127.0.0.1:0", "127.0.0.1:0", ready
@@ -149,7 +131,7 @@ func startUpErr(t *testing.T, o upOptions) (*pipeline, error) {
 // run runs one CLI command and returns its exit code and output.
 func (p *pipeline) run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: os.Getenv}
 	n := 1
 	if args[0] == "rao" || args[0] == "context" {
@@ -653,8 +635,8 @@ func TestCheckpointEveryOneReplaysIdentically(t *testing.T) {
 	for i, every := range []int{1, 0} {
 		ctx, cancel := context.WithCancel(context.Background())
 		ready := make(chan string, 1)
-		log := &syncBuffer{}
-		c := &cli{stdin: strings.NewReader(""), stdout: &syncBuffer{}, stderr: log, getenv: os.Getenv}
+		log := &syncbuf.Buffer{}
+		c := &cli{stdin: strings.NewReader(""), stdout: &syncbuf.Buffer{}, stderr: log, getenv: os.Getenv}
 		done := make(chan int, 1)
 		go func() {
 			done <- c.up(ctx, upOptions{data: t.TempDir(), listen: "127.0.0.1:0", http: "127.0.0.1:0", workers: "all",

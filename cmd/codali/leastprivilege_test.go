@@ -15,6 +15,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -31,7 +32,7 @@ func TestPipelineRunsWithLeastPrivilege(t *testing.T) {
 	cfgPath := fastConfig(t)
 
 	run := func(args ...string) (int, string, string) {
-		out, errOut := &syncBuffer{}, &syncBuffer{}
+		out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 		c := &cli{stdin: strings.NewReader(""), stdout: out, stderr: errOut, getenv: func(string) string { return "" }}
 		return c.main(context.Background(), args), out.String(), errOut.String()
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codali-dev/codali/examples"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 )
 
 // promptEdit changes the architect's system prompt before it reaches the
@@ -96,13 +97,13 @@ func TestRerunOfTheExampleIsIdenticalAndAPromptChangeIsDrift(t *testing.T) {
 	}
 
 	// An edited prompt template: drift, with the first differing field.
-	c := &cli{stdin: strings.NewReader(""), stdout: &syncBuffer{}, stderr: &syncBuffer{}, getenv: os.Getenv,
+	c := &cli{stdin: strings.NewReader(""), stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, getenv: os.Getenv,
 		wrapReplay: func(p llm.Provider) llm.Provider { return promptEdit{p} }}
 	code = c.main(context.Background(), []string{"rao", "rerun", "--nats", p.url, runID})
-	text := c.stdout.(*syncBuffer).String()
+	text := c.stdout.(*syncbuf.Buffer).String()
 	if code != exitFailure || !strings.Contains(text, "drift:") || !strings.Contains(text, "architect attempt 1 step 1") ||
 		!strings.Contains(text, "messages[0].content") || !strings.Contains(text, "Never write code") {
-		t.Fatalf("rerun with a changed prompt exited %d:\n%s\n%s", code, text, c.stderr.(*syncBuffer).String())
+		t.Fatalf("rerun with a changed prompt exited %d:\n%s\n%s", code, text, c.stderr.(*syncbuf.Buffer).String())
 	}
 }
 

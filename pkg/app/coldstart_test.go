@@ -14,6 +14,7 @@ import (
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 )
 
 // waitUntil polls cond for up to limit.
@@ -44,7 +45,7 @@ func TestServeWaitsForAClusterWithoutQuorum(t *testing.T) {
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	done := make(chan error, 1)
 	go func() {

@@ -12,6 +12,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -48,7 +49,7 @@ func TestMainConnectsWithItsIdentitysInbox(t *testing.T) {
 
 	svc := events.ServiceLibrarian
 	args := []string{"--nats", url, "--user", svc, "--password", pw[svc], "--provision", "none"}
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	if code := Main(append(args, "--inbox-prefix", "_INBOX.>"), &stdout, &stderr, noEnv, idle(), nil); code != ExitUsage {
 		t.Fatalf("a wildcard inbox prefix: exit %d, want %d:\n%s", code, ExitUsage, stderr.String())
 	}

@@ -16,26 +16,9 @@ import (
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/codali-dev/codali/pkg/worker"
 )
-
-// syncBuffer is a bytes.Buffer safe for the service's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func idle() Component {
 	return Component{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
@@ -74,7 +57,7 @@ func TestMainExitCodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			getenv := func(k string) string { return tc.env[k] }
 			code := Main(tc.args, &stdout, &stderr, getenv, idle(), nil)
 			if code != tc.code {
@@ -141,7 +124,7 @@ func TestMainServesAndDrains(t *testing.T) {
 		}, nil
 	}}
 	cfg := writeFile(t, "codali.config.json", `{"limits": {"maxRetries": 5}}`)
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- Main([]string{"--nats", srv.ClientURL(), "--http", addr, "--config", cfg, "--log-level", "debug"}, &stdout, &stderr, noEnv, comp, nil)
@@ -214,7 +197,7 @@ func TestTopologyFor(t *testing.T) {
 
 // terminate sends the test process SIGTERM and waits for Main, started
 // with done, to exit ExitOK (stderr is its log, shown on failure).
-func terminate(t *testing.T, done <-chan int, stderr *syncBuffer) {
+func terminate(t *testing.T, done <-chan int, stderr *syncbuf.Buffer) {
 	t.Helper()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -231,7 +214,7 @@ func terminate(t *testing.T, done <-chan int, stderr *syncBuffer) {
 
 // awaitReady waits until Main, started with done and serving HTTP on
 // addr, answers /readyz with 200; it fails the test if Main exits first.
-func awaitReady(t *testing.T, addr string, done <-chan int, stderr *syncBuffer) {
+func awaitReady(t *testing.T, addr string, done <-chan int, stderr *syncbuf.Buffer) {
 	t.Helper()
 	eventually(t, "/readyz to answer 200", func() bool {
 		select {

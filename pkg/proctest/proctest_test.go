@@ -1,38 +1,19 @@
 package proctest_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/proctest"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the child's output goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func binary(t *testing.T, name string) string {
 	t.Helper()
@@ -80,7 +61,7 @@ func TestKillAndRestart(t *testing.T) {
 }
 
 func TestExitAndOutput(t *testing.T) {
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	p := proctest.New(t, proctest.Spec{Name: "sh", Bin: binary(t, "sh"), Args: []string{"-c", `echo "hello $GREETING"; exit 3`},
 		Env: []string{"GREETING=world"}, Dir: t.TempDir(), Out: out})
 	if err := p.Start(); err != nil {
@@ -108,7 +89,7 @@ func TestChildDiesWithItsParent(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("parent-death signal is Linux only")
 	}
-	out := &lockedBuffer{}
+	out := &syncbuf.Buffer{}
 	// The parent is this package's test binary run as a helper: it
 	// starts "sleep 600" through proctest and prints its pid.
 	p := proctest.New(t, proctest.Spec{Name: "parent", Bin: os.Args[0], Args: []string{"-test.run", "^TestHelperParent$"},

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"context"
 	"io/fs"
 	"log/slog"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 )
 
 func readySpares(m *Manager) int {
@@ -309,7 +309,7 @@ func TestTrackedListReadOncePerBase(t *testing.T) {
 func TestSpareFailureIsLogged(t *testing.T) {
 	ctx := context.Background()
 	repo := fastPathRepo(t)
-	var logged syncBuffer
+	var logged syncbuf.Buffer
 	m := &Manager{Root: t.TempDir(), Spares: 1, Log: slog.New(slog.NewTextHandler(&logged, nil))}
 	t.Cleanup(m.Wait)
 	write(t, filepath.Join(m.Root, sparesDirName), "not a directory")
@@ -326,22 +326,4 @@ func TestSpareFailureIsLogged(t *testing.T) {
 	if got := logged.String(); !strings.Contains(got, "could not make a ready copy of a repository") || !strings.Contains(got, sparesDirName) {
 		t.Fatalf("the failed ready copy was not logged: %q", got)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the background goroutines' logs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
