@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// fileID is what lstat reports of a file that any write to it changes:
+// fileID is what lstat reports of a file that any write to it changes
+// (on a filesystem that tracks every write, see tracksEveryWrite):
 // a write, truncation, chmod, link or unlink sets its change time (which
 // no one can set back: utime sets the modification time and, with it,
 // the change time to now), and a file replaced by another has another
@@ -55,9 +56,11 @@ const markerName = "codali-snapshot-mark"
 // .gitattributes (which makes what git reads depend on more than a
 // file), a tracked path that is not a file or a link in the new tree (a
 // submodule, a link the copy left out), a platform whose stat is not
-// read, or a marker that cannot be written.
+// read, a filesystem where a write can leave the change time as it was
+// (tmpfs: a write through a shared memory mapping; see
+// tracksEveryWrite), or a marker that cannot be written.
 func takeSnapshot(tree, gitDir string, t *trackedSet, settle time.Duration) *snapshot {
-	if t == nil || t.attributes {
+	if t == nil || t.attributes || !tracksEveryWrite(tree) {
 		return nil
 	}
 	s := &snapshot{set: t, ids: make([]fileID, len(t.changing))}

@@ -58,6 +58,16 @@ func diffPathspecs(calls [][]string) [][]string {
 	return out
 }
 
+// needSnapshots skips the test when dir lies on a filesystem where no
+// snapshot is taken (see tracksEveryWrite): what it tests is not used
+// there.
+func needSnapshots(t *testing.T, dir string) {
+	t.Helper()
+	if !tracksEveryWrite(dir) {
+		t.Skipf("no snapshot is taken on the filesystem of %s", dir)
+	}
+}
+
 // snapshotRepo is fastPathRepo with names a pathspec would read as magic
 // or globs, non-ASCII and spaced names, a deeper tree and a tracked file
 // under .context (never part of a change).
@@ -78,6 +88,7 @@ func snapshotRepo(t *testing.T) string {
 // snapshot with no racy path: the fast path is what is tested.
 func prepareSnapped(t *testing.T, m *Manager, run, role, repo string) *Workspace {
 	t.Helper()
+	needSnapshots(t, m.Root)
 	m.Wait()
 	w, err := m.Prepare(context.Background(), run, 1, role, events.RepoRef{Path: repo})
 	if err != nil {
@@ -339,6 +350,7 @@ func TestSnapshotRacyPathIsRead(t *testing.T) {
 func TestTakeSnapshotRefuses(t *testing.T) {
 	tree := t.TempDir()
 	gitDir := t.TempDir()
+	needSnapshots(t, tree)
 	write(t, filepath.Join(tree, "a.txt"), "a\n")
 	must(t, os.MkdirAll(filepath.Join(tree, "sub"), 0o755))
 	set := func(paths ...string) *trackedSet { return newTrackedSet(paths) }
@@ -430,6 +442,7 @@ func TestSnapshotOfEveryCopy(t *testing.T) {
 	for _, spares := range []int{0, 1} {
 		m := &Manager{Root: t.TempDir(), Spares: spares}
 		t.Cleanup(m.Wait)
+		needSnapshots(t, m.Root)
 		for i := range 2 {
 			m.Wait()
 			w, err := m.Prepare(ctx, "every"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})

@@ -11,3 +11,6 @@ func statExtra(fs.FileInfo) string { return "" }
 // fileIDOf is false where the change time is not read: no snapshot is
 // taken, and git reads every tracked file (see snapshot).
 func fileIDOf(fs.FileInfo) (fileID, bool) { return fileID{}, false }
+
+// tracksEveryWrite is false where the change time is not read.
+func tracksEveryWrite(string) bool { return false }
