@@ -48,8 +48,11 @@ type Command struct {
 // so nothing a command writes reaches another run. The host's module
 // cache, when present, is only read: it becomes the first GOPROXY entry
 // (file://…/cache/download), and modules are extracted into the
-// workspace's own GOMODCACHE.
+// workspace's own GOMODCACHE. From then on the tree's change is read
+// as if a process may have written it in ways its snapshot cannot see
+// (snapshot.everyWrite).
 func (w *Workspace) Command(getenv func(string) string) (Command, error) {
+	w.commanded.Store(true)
 	dirs := map[string]string{"HOME": "home", "TMPDIR": "tmp", "GOCACHE": "go-build", "GOMODCACHE": "gomod", "GOPATH": "gopath", "XDG_CACHE_HOME": "xdg-cache", "XDG_CONFIG_HOME": "xdg-config"}
 	c := Command{Env: CommandEnv(getenv), Writable: []string{w.cache}}
 	for _, k := range []string{"HOME", "TMPDIR", "GOCACHE", "GOMODCACHE", "GOPATH", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"} {

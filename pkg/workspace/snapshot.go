@@ -9,8 +9,8 @@ import (
 )
 
 // fileID is what lstat reports of a file that any write to it changes
-// (on a filesystem that tracks every write, see tracksEveryWrite):
-// a write, truncation, chmod, link or unlink sets its change time (which
+// (on tmpfs, any but a write through a memory mapping: see snapshot): a
+// write, truncation, chmod, link or unlink sets its change time (which
 // no one can set back: utime sets the modification time and, with it,
 // the change time to now), and a file replaced by another has another
 // inode or device.
@@ -34,10 +34,24 @@ type fileID struct {
 // whose recorded change time is not before M is racy: git reads it on
 // every change, as if it were changed (git's own index treats entries
 // written in the tick of the index file the same way).
+//
+// On a filesystem that does not move a file's times on every write
+// (tmpfs: a write through a shared memory mapping whose page was read
+// first changes the content and no time), the snapshot is trusted only
+// until a process is given the tree (Workspace.Command): before that,
+// the tree is written only by this process and git, with write,
+// truncate, rename, link, unlink and chmod, which move the change time
+// on every filesystem. So the builder's change after a tool loop that
+// ran no command, and the critic's read-back of `git apply` (before any
+// check runs), keep the snapshot on tmpfs; after a command, git reads
+// every tracked path.
 type snapshot struct {
 	set  *trackedSet // the tracked paths it was taken of
 	ids  []fileID    // of set.changing, in its order
 	racy []int       // positions of the racy paths
+	// everyWrite: the tree's filesystem moves the change time on every
+	// write to a file, also through a memory mapping (tracksEveryWrite).
+	everyWrite bool
 }
 
 // errNoFileID: the platform's stat is not read (see fileIDOf).
@@ -56,14 +70,12 @@ const markerName = "codali-snapshot-mark"
 // .gitattributes (which makes what git reads depend on more than a
 // file), a tracked path that is not a file or a link in the new tree (a
 // submodule, a link the copy left out), a platform whose stat is not
-// read, a filesystem where a write can leave the change time as it was
-// (tmpfs: a write through a shared memory mapping; see
-// tracksEveryWrite), or a marker that cannot be written.
+// read, or a marker that cannot be written.
 func takeSnapshot(tree, gitDir string, t *trackedSet, settle time.Duration) *snapshot {
-	if t == nil || t.attributes || !tracksEveryWrite(tree) {
+	if t == nil || t.attributes {
 		return nil
 	}
-	s := &snapshot{set: t, ids: make([]fileID, len(t.changing))}
+	s := &snapshot{set: t, ids: make([]fileID, len(t.changing)), everyWrite: tracksEveryWrite(tree)}
 	for i, p := range t.changing {
 		info, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(p)))
 		if err != nil || (!info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0) {

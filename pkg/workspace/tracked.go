@@ -131,8 +131,10 @@ func (w *Workspace) scan() (news, check []string, all, ok bool) {
 		return nil, nil, false, false
 	}
 	s := w.snap
-	if s != nil && s.set != w.trackedSet {
-		s = nil // not taken of these tracked paths
+	if s != nil && (s.set != w.trackedSet || !s.everyWrite && w.commanded.Load()) {
+		// Not taken of these tracked paths, or a process was given the
+		// tree, which may have written it unseen (see snapshot).
+		s = nil
 	}
 	var seen, changed []bool
 	if s != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
@@ -96,6 +97,9 @@ type Workspace struct {
 	// snap is the identity of the tracked paths as the tree was made (nil
 	// when none was taken): git reads only the paths that differ from it.
 	snap *snapshot
+	// commanded is set once Command handed the tree to a process (see
+	// snapshot.everyWrite).
+	commanded atomic.Bool
 	// staged is set once ChangeWith staged the work tree: the index is no
 	// longer the baseline's, so the work tree against it is not the change.
 	staged bool
