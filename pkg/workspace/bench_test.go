@@ -111,51 +111,42 @@ func BenchmarkChangeEdit(b *testing.B) {
 }
 
 func benchChange(b *testing.B, edit func(*testing.B, *workspace.Workspace)) {
-	repo := benchRepo(b)
-	m := &workspace.Manager{Root: b.TempDir(), Spares: 1}
-	b.Cleanup(m.Wait)
-	ctx := context.Background()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		m.Wait()
-		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "builder", events.RepoRef{Path: repo})
-		if err != nil {
-			b.Fatal(err)
-		}
-		edit(b, w)
-		b.StartTimer()
-		ch, err := w.Change(ctx)
-		if err != nil || len(ch.Files) != 1 {
-			b.Fatalf("%v %+v", err, ch.Files)
-		}
-		b.StopTimer()
-		if err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-	}
+	benchOnReadyCopy(b, "builder", edit, func(ctx context.Context, w *workspace.Workspace) (events.Change, error) {
+		return w.Change(ctx)
+	})
 }
 
 // BenchmarkApplyChange is the critic's workspace work on a change adding
 // one file: apply it and read back what was written (only ApplyChange is
 // timed, on a workspace taken from a ready copy).
 func BenchmarkApplyChange(b *testing.B) {
+	const diff = "diff --git a/bench.txt b/bench.txt\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..ba99195bae87cd8efd3684e3fe5bfa459c4bfcbf\n--- /dev/null\n+++ b/bench.txt\n@@ -0,0 +1 @@\n+bench\n"
+	benchOnReadyCopy(b, "critic", nil, func(ctx context.Context, w *workspace.Workspace) (events.Change, error) {
+		return w.ApplyChange(ctx, diff)
+	})
+}
+
+// benchOnReadyCopy times step alone, on a workspace for role taken from a
+// ready copy and given setup first (nil: none); step's change must name
+// one file.
+func benchOnReadyCopy(b *testing.B, role string, setup func(*testing.B, *workspace.Workspace), step func(context.Context, *workspace.Workspace) (events.Change, error)) {
 	repo := benchRepo(b)
 	m := &workspace.Manager{Root: b.TempDir(), Spares: 1}
 	b.Cleanup(m.Wait)
 	ctx := context.Background()
-	const diff = "diff --git a/bench.txt b/bench.txt\nnew file mode 100644\nindex 0000000000000000000000000000000000000000..ba99195bae87cd8efd3684e3fe5bfa459c4bfcbf\n--- /dev/null\n+++ b/bench.txt\n@@ -0,0 +1 @@\n+bench\n"
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		m.Wait()
-		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, "critic", events.RepoRef{Path: repo})
+		w, err := m.Prepare(ctx, "run"+strconv.Itoa(i), 1, role, events.RepoRef{Path: repo})
 		if err != nil {
 			b.Fatal(err)
 		}
+		if setup != nil {
+			setup(b, w)
+		}
 		b.StartTimer()
-		ch, err := w.ApplyChange(ctx, diff)
+		ch, err := step(ctx, w)
 		if err != nil || len(ch.Files) != 1 {
 			b.Fatalf("%v %+v", err, ch.Files)
 		}

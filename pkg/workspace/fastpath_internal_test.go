@@ -127,16 +127,7 @@ func compareWithStaged(t *testing.T, m *Manager, repo, run string, edit func(t *
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
-		t.Fatal(err)
-	}
-	staged, _, err := w.changeOf(ctx, true, pathspec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(fast, staged) {
-		t.Fatalf("Change:\n%+v\nstaged:\n%+v", fast, staged)
-	}
+	sameAsStaged(t, w, pathspec, fast)
 	c, err := m.Prepare(ctx, run, 1, "critic", events.RepoRef{Path: repo})
 	if err != nil {
 		t.Fatal(err)
@@ -432,5 +423,22 @@ func TestChangeAgainAfterStaging(t *testing.T) {
 	}
 	if got := ops(ch); !reflect.DeepEqual(got, map[string]string{"a.txt": "modify"}) {
 		t.Fatalf("second change %v, want a.txt modified only:\n%s", got, ch.Diff)
+	}
+}
+
+// sameAsStaged stages the whole work tree of w and fails the test unless
+// the staged change restricted to pathspec is change.
+func sameAsStaged(t *testing.T, w *Workspace, pathspec []string, change events.Change) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
+		t.Fatal(err)
+	}
+	staged, _, err := w.changeOf(ctx, true, pathspec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(change, staged) {
+		t.Fatalf("Change:\n%+v\nstaged:\n%+v", change, staged)
 	}
 }

@@ -132,16 +132,7 @@ func compareSnapshot(t *testing.T, m *Manager, calls func() [][]string, repo, ru
 	if !took {
 		return fast, made
 	}
-	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "add", "--all", "--force", "--", "."); err != nil {
-		t.Fatal(err)
-	}
-	staged, _, err := w.changeOf(ctx, true, pathspec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(fast, staged) {
-		t.Fatalf("Change:\n%+v\nstaged:\n%+v", fast, staged)
-	}
+	sameAsStaged(t, w, pathspec, fast)
 	c := prepareSnapped(t, m, run, "critic", repo)
 	applied, err := c.ApplyChange(ctx, fast.Diff)
 	if err != nil {
