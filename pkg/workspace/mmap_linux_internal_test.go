@@ -5,6 +5,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -210,5 +211,45 @@ func TestResetIndexStatFails(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(w.gitDir, "HEAD"), []byte(strings.Repeat("0", 40)+"\n"), 0o644))
 	if _, err := w.Change(ctx); !errors.Is(err, ErrGit) {
 		t.Fatalf("a baseline that cannot be read: %v, want ErrGit", err)
+	}
+}
+
+// TestLocalBaseSeesMappedWrites: a local repository on tmpfs written
+// through a shared mapping keeps every time and size of its entries, so
+// its signature must read the contents there, or the next workspace would
+// be a copy of the cached base holding what the file held before.
+func TestLocalBaseSeesMappedWrites(t *testing.T) {
+	ctx := context.Background()
+	shm := tmpfsDir(t)
+	if shm == "" {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	src := filepath.Join(shm, "src")
+	write(t, filepath.Join(src, "keep.txt"), "keep\n")
+	m := &Manager{Root: t.TempDir()}
+	w, err := m.Prepare(ctx, "base1", 1, "builder", events.RepoRef{Path: src})
+	must(t, err)
+	must(t, w.Close())
+	mmapWrite(t, filepath.Join(src, "keep.txt"))
+	w, err = m.Prepare(ctx, "base2", 1, "builder", events.RepoRef{Path: src})
+	must(t, err)
+	defer func() { _ = w.Close() }()
+	if data, err := os.ReadFile(filepath.Join(w.Dir, "keep.txt")); err != nil || string(data) != "Keep\n" {
+		t.Fatalf("the workspace holds %q (%v), want the mapped write", data, err)
+	}
+}
+
+// TestContentSumFails: a file that cannot be read fails the signature.
+func TestContentSumFails(t *testing.T) {
+	if _, err := contentSum(filepath.Join(t.TempDir(), "gone"), 1<<20); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a missing file: %v, want ErrNotExist", err)
+	}
+	p := filepath.Join(t.TempDir(), "f")
+	write(t, p, "abc")
+	a, err := contentSum(p, 1<<20)
+	must(t, err)
+	write(t, p, "abd")
+	if b, err := contentSum(p, 1<<20); err != nil || a == b {
+		t.Fatalf("sums %s and %s (%v) of different contents", a, b, err)
 	}
 }
