@@ -4,12 +4,16 @@ package workspace
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -137,5 +141,115 @@ func TestSnapshotKeptWithoutCommands(t *testing.T) {
 				t.Fatalf("change %+v", ch)
 			}
 		})
+	}
+}
+
+// TestChangeSeesMappedWritesAfterAChange: a change read before a command
+// leaves the tree's stat data in the index (git refreshes it), and git
+// does not read a file whose stat data matches its entry. A later write
+// through a mapping, which on tmpfs moves no time, must still be in the
+// next change: on such a filesystem the index's stat data is dropped
+// first. The file's modification time is put in the past (which moves
+// its change time) so its entry is not racy for git either, as it is
+// not for a file written a second before the change is read. The second
+// round reads the change staged (with .context paths), where git add
+// trusts the index's stat data the same way.
+func TestChangeSeesMappedWritesAfterAChange(t *testing.T) {
+	ctx := context.Background()
+	repo := fastPathRepo(t)
+	roots := map[string]string{"disk": t.TempDir()}
+	if shm := tmpfsDir(t); shm != "" {
+		roots["tmpfs"] = shm
+	}
+	for name, root := range roots {
+		t.Run(name, func(t *testing.T) {
+			m := &Manager{Root: root}
+			w, err := m.Prepare(ctx, "mmap2"+name, 1, "builder", events.RepoRef{Path: repo})
+			must(t, err)
+			defer func() { _ = w.Close() }()
+			p := filepath.Join(w.Dir, "keep.txt")
+			past := time.Now().Add(-time.Hour)
+			must(t, os.Chtimes(p, past, past))
+			for i, contextPaths := range [][]string{nil, ContextChangePaths} {
+				ch, err := w.ChangeWith(ctx, contextPaths...)
+				must(t, err)
+				if len(ch.Files) != i {
+					t.Fatalf("change %d before the command: %+v", i, ch)
+				}
+				if _, err := w.Command(os.Getenv); err != nil {
+					t.Fatal(err)
+				}
+				mmapWrite(t, p)
+				ch, err = w.ChangeWith(ctx, contextPaths...)
+				must(t, err)
+				// The second write puts the file back as it was.
+				if got := ops(ch)["keep.txt"] == "modify"; got != (i == 0) || len(ch.Files) != 1-i {
+					t.Fatalf("the write through a mapping after a change was read is not in the change %d: %+v", i, ch)
+				}
+			}
+		})
+	}
+}
+
+// TestResetIndexStatFails: a baseline git cannot read the index from is
+// an error of the change, never a change read from a stale index.
+func TestResetIndexStatFails(t *testing.T) {
+	ctx := context.Background()
+	shm := tmpfsDir(t)
+	if shm == "" {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	m := &Manager{Root: shm}
+	w, err := m.Prepare(ctx, "reset", 1, "builder", events.RepoRef{Path: fastPathRepo(t)})
+	must(t, err)
+	defer func() { _ = w.Close() }()
+	_, err = w.Change(ctx)
+	must(t, err)
+	if _, err := w.Command(os.Getenv); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(w.gitDir, "HEAD"), []byte(strings.Repeat("0", 40)+"\n"), 0o644))
+	if _, err := w.Change(ctx); !errors.Is(err, ErrGit) {
+		t.Fatalf("a baseline that cannot be read: %v, want ErrGit", err)
+	}
+}
+
+// TestLocalBaseSeesMappedWrites: a local repository on tmpfs written
+// through a shared mapping keeps every time and size of its entries, so
+// its signature must read the contents there, or the next workspace would
+// be a copy of the cached base holding what the file held before.
+func TestLocalBaseSeesMappedWrites(t *testing.T) {
+	ctx := context.Background()
+	shm := tmpfsDir(t)
+	if shm == "" {
+		t.Skip("no tmpfs at /dev/shm")
+	}
+	src := filepath.Join(shm, "src")
+	write(t, filepath.Join(src, "keep.txt"), "keep\n")
+	m := &Manager{Root: t.TempDir()}
+	w, err := m.Prepare(ctx, "base1", 1, "builder", events.RepoRef{Path: src})
+	must(t, err)
+	must(t, w.Close())
+	mmapWrite(t, filepath.Join(src, "keep.txt"))
+	w, err = m.Prepare(ctx, "base2", 1, "builder", events.RepoRef{Path: src})
+	must(t, err)
+	defer func() { _ = w.Close() }()
+	if data, err := os.ReadFile(filepath.Join(w.Dir, "keep.txt")); err != nil || string(data) != "Keep\n" {
+		t.Fatalf("the workspace holds %q (%v), want the mapped write", data, err)
+	}
+}
+
+// TestContentSumFails: a file that cannot be read fails the signature.
+func TestContentSumFails(t *testing.T) {
+	if _, err := contentSum(filepath.Join(t.TempDir(), "gone"), 1<<20); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a missing file: %v, want ErrNotExist", err)
+	}
+	p := filepath.Join(t.TempDir(), "f")
+	write(t, p, "abc")
+	a, err := contentSum(p, 1<<20)
+	must(t, err)
+	write(t, p, "abd")
+	if b, err := contentSum(p, 1<<20); err != nil || a == b {
+		t.Fatalf("sums %s and %s (%v) of different contents", a, b, err)
 	}
 }

@@ -103,6 +103,10 @@ type Workspace struct {
 	// staged is set once ChangeWith staged the work tree: the index is no
 	// longer the baseline's, so the work tree against it is not the change.
 	staged bool
+	// read is set once ChangeWith ran git: the index may hold the tree's
+	// stat data since (diff.autoRefreshIndex, git add), and git does not
+	// read a file whose stat data matches it (see resetIndexStat).
+	read bool
 	// trash, when set, is where Close moves the workspace for
 	// removeLater to remove in the background.
 	trash       string
@@ -303,6 +307,10 @@ var ContextChangePaths = []string{".context/scratchpad", ".context/history"}
 // is one this cannot write, or with contextPaths, everything is staged
 // first (`git add --all --force`) and the staged change is read.
 func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (events.Change, error) {
+	if err := w.resetIndexStat(ctx); err != nil {
+		return events.Change{}, err
+	}
+	w.read = true
 	pathspec := []string{"--", "."}
 	for _, ex := range excludedFromChange {
 		pathspec = append(pathspec, ":(exclude)"+ex)
@@ -329,6 +337,24 @@ func (w *Workspace) ChangeWith(ctx context.Context, contextPaths ...string) (eve
 	ch.Added += extra.Added
 	ch.Removed += extra.Removed
 	return ch, nil
+}
+
+// resetIndexStat drops the stat data a change read earlier recorded in
+// the index, when a command was given the tree since on a filesystem
+// that does not move a file's times on every write (see snapshot): git
+// skips a file whose stat data matches its index entry, and a write
+// through a shared memory mapping on tmpfs leaves it matching. The index
+// is the baseline's tree again (`git read-tree HEAD`, with no stat
+// data), so git reads every tracked file; a staged change is staged
+// again from the work tree by ChangeWith.
+func (w *Workspace) resetIndexStat(ctx context.Context) error {
+	if !w.read || !w.commanded.Load() || tracksEveryWrite(w.Dir) {
+		return nil
+	}
+	if _, err := w.runGit(ctx, w.Dir, w.gitDir, 64<<10, "read-tree", "HEAD"); err != nil {
+		return fmt.Errorf("could not reset the index to the baseline: %w", err)
+	}
+	return nil
 }
 
 // unstagedChange is the change without staging it: false when it cannot
