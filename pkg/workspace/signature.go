@@ -15,14 +15,14 @@ import (
 // link target — without reading file contents. It applies copyTree's
 // limits, so a repository over them fails here, before any copy. An
 // edit changes the change time even when the modification time is put
-// back, so equal signatures mean equal trees in practice. On a
+// back, so equal signatures mean equal trees in practice. On a Linux
 // filesystem that does not move the change time on every write (tmpfs,
 // where a write through a shared memory mapping moves no time; see
-// tracksEveryWrite) each file's content is hashed too.
+// signsContents) each file's content is hashed too.
 func signature(root string, lim Limits) (string, error) {
 	lim = lim.withDefaults()
 	h := sha256.New()
-	contents := !tracksEveryWrite(root)
+	contents := signsContents(root)
 	entries, total := 0, int64(0)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

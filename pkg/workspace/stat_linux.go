@@ -49,3 +49,8 @@ func tracksEveryWrite(dir string) bool {
 	}
 	return false
 }
+
+// signsContents reports whether a local repository's signature must hash
+// its files' contents: its filesystem may leave a file's times as they
+// were on a write (see tracksEveryWrite).
+func signsContents(dir string) bool { return !tracksEveryWrite(dir) }

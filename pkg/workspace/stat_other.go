@@ -14,3 +14,9 @@ func fileIDOf(fs.FileInfo) (fileID, bool) { return fileID{}, false }
 
 // tracksEveryWrite is false where the change time is not read.
 func tracksEveryWrite(string) bool { return false }
+
+// signsContents is false here: the signature is of stat data, as the
+// modification time and size are all the platform's stat is read for
+// (a write through a memory mapping that moves no time is tmpfs's, on
+// Linux).
+func signsContents(string) bool { return false }
