@@ -36,6 +36,34 @@ func tmpfsDir(t *testing.T) string {
 	return dir
 }
 
+// diskAndTmpfs are new directories for a test's workspace roots: "disk"
+// (the test's temporary directory) and, when the machine has it,
+// "tmpfs".
+func diskAndTmpfs(t *testing.T) map[string]string {
+	t.Helper()
+	roots := map[string]string{"disk": t.TempDir()}
+	if shm := tmpfsDir(t); shm != "" {
+		roots["tmpfs"] = shm
+	}
+	return roots
+}
+
+// onDiskAndTmpfs runs f as a subtest on a workspace (run id prefix run,
+// no ready copies) under each of diskAndTmpfs's roots.
+func onDiskAndTmpfs(t *testing.T, run string, f func(t *testing.T, w *Workspace)) {
+	t.Helper()
+	repo := fastPathRepo(t)
+	for name, root := range diskAndTmpfs(t) {
+		t.Run(name, func(t *testing.T) {
+			m := &Manager{Root: root}
+			w, err := m.Prepare(context.Background(), run+name, 1, "builder", events.RepoRef{Path: repo})
+			must(t, err)
+			defer func() { _ = w.Close() }()
+			f(t, w)
+		})
+	}
+}
+
 // mmapWrite changes the first byte of the file p through a shared
 // memory mapping, read before it is written: on a filesystem that does
 // not track writes to a mapping (tmpfs), no time of the file moves.
@@ -64,10 +92,7 @@ func TestChangeSeesMappedWrites(t *testing.T) {
 		t.Fatal("a directory that cannot be read is said to track every write")
 	}
 	repo := fastPathRepo(t)
-	roots := map[string]string{"disk": t.TempDir()}
-	if shm := tmpfsDir(t); shm != "" {
-		roots["tmpfs"] = shm
-	}
+	roots := diskAndTmpfs(t)
 	for name, root := range roots {
 		for _, spares := range []int{0, 1} {
 			t.Run(name+strconv.Itoa(spares), func(t *testing.T) {
@@ -116,32 +141,21 @@ func TestChangeSeesMappedWrites(t *testing.T) {
 // is seen and git is given only that path.
 func TestSnapshotKeptWithoutCommands(t *testing.T) {
 	ctx := context.Background()
-	repo := fastPathRepo(t)
-	roots := map[string]string{"disk": t.TempDir()}
-	if shm := tmpfsDir(t); shm != "" {
-		roots["tmpfs"] = shm
-	}
-	for name, root := range roots {
-		t.Run(name, func(t *testing.T) {
-			m := &Manager{Root: root}
-			w, err := m.Prepare(ctx, "keep"+name, 1, "builder", events.RepoRef{Path: repo})
-			must(t, err)
-			defer func() { _ = w.Close() }()
-			if w.snap == nil {
-				t.Fatal("no snapshot")
-			}
-			write(t, filepath.Join(w.Dir, "keep.txt"), "kept\n")
-			_, check, all, ok := w.scan()
-			if !ok || all || !reflect.DeepEqual(check, []string{"keep.txt"}) {
-				t.Fatalf("git is given %q (every path: %v, ok %v), want only keep.txt", check, all, ok)
-			}
-			ch, err := w.Change(ctx)
-			must(t, err)
-			if ops(ch)["keep.txt"] != "modify" || len(ch.Files) != 1 {
-				t.Fatalf("change %+v", ch)
-			}
-		})
-	}
+	onDiskAndTmpfs(t, "keep", func(t *testing.T, w *Workspace) {
+		if w.snap == nil {
+			t.Fatal("no snapshot")
+		}
+		write(t, filepath.Join(w.Dir, "keep.txt"), "kept\n")
+		_, check, all, ok := w.scan()
+		if !ok || all || !reflect.DeepEqual(check, []string{"keep.txt"}) {
+			t.Fatalf("git is given %q (every path: %v, ok %v), want only keep.txt", check, all, ok)
+		}
+		ch, err := w.Change(ctx)
+		must(t, err)
+		if ops(ch)["keep.txt"] != "modify" || len(ch.Files) != 1 {
+			t.Fatalf("change %+v", ch)
+		}
+	})
 }
 
 // TestChangeSeesMappedWritesAfterAChange: a change read before a command
@@ -156,39 +170,28 @@ func TestSnapshotKeptWithoutCommands(t *testing.T) {
 // trusts the index's stat data the same way.
 func TestChangeSeesMappedWritesAfterAChange(t *testing.T) {
 	ctx := context.Background()
-	repo := fastPathRepo(t)
-	roots := map[string]string{"disk": t.TempDir()}
-	if shm := tmpfsDir(t); shm != "" {
-		roots["tmpfs"] = shm
-	}
-	for name, root := range roots {
-		t.Run(name, func(t *testing.T) {
-			m := &Manager{Root: root}
-			w, err := m.Prepare(ctx, "mmap2"+name, 1, "builder", events.RepoRef{Path: repo})
+	onDiskAndTmpfs(t, "mmap2", func(t *testing.T, w *Workspace) {
+		p := filepath.Join(w.Dir, "keep.txt")
+		past := time.Now().Add(-time.Hour)
+		must(t, os.Chtimes(p, past, past))
+		for i, contextPaths := range [][]string{nil, ContextChangePaths} {
+			ch, err := w.ChangeWith(ctx, contextPaths...)
 			must(t, err)
-			defer func() { _ = w.Close() }()
-			p := filepath.Join(w.Dir, "keep.txt")
-			past := time.Now().Add(-time.Hour)
-			must(t, os.Chtimes(p, past, past))
-			for i, contextPaths := range [][]string{nil, ContextChangePaths} {
-				ch, err := w.ChangeWith(ctx, contextPaths...)
-				must(t, err)
-				if len(ch.Files) != i {
-					t.Fatalf("change %d before the command: %+v", i, ch)
-				}
-				if _, err := w.Command(os.Getenv); err != nil {
-					t.Fatal(err)
-				}
-				mmapWrite(t, p)
-				ch, err = w.ChangeWith(ctx, contextPaths...)
-				must(t, err)
-				// The second write puts the file back as it was.
-				if got := ops(ch)["keep.txt"] == "modify"; got != (i == 0) || len(ch.Files) != 1-i {
-					t.Fatalf("the write through a mapping after a change was read is not in the change %d: %+v", i, ch)
-				}
+			if len(ch.Files) != i {
+				t.Fatalf("change %d before the command: %+v", i, ch)
 			}
-		})
-	}
+			if _, err := w.Command(os.Getenv); err != nil {
+				t.Fatal(err)
+			}
+			mmapWrite(t, p)
+			ch, err = w.ChangeWith(ctx, contextPaths...)
+			must(t, err)
+			// The second write puts the file back as it was.
+			if got := ops(ch)["keep.txt"] == "modify"; got != (i == 0) || len(ch.Files) != 1-i {
+				t.Fatalf("the write through a mapping after a change was read is not in the change %d: %+v", i, ch)
+			}
+		}
+	})
 }
 
 // TestResetIndexStatFails: a baseline git cannot read the index from is
