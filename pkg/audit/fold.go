@@ -52,7 +52,7 @@ func Refuse(e events.Envelope, reason error) Step {
 
 // belongs checks e against the run's recorded request: a request must be
 // attempt 1, and once the run has a request every event must carry it.
-func belongs(e events.Envelope) func(*State) error {
+func belongs(e events.Envelope, c *carried) func(*State) error {
 	return func(s *State) error {
 		if s.RequestDigest == "" {
 			if k, _ := e.Kind(); k == events.KindRequested && e.Attempt != 1 {
@@ -60,7 +60,10 @@ func belongs(e events.Envelope) func(*State) error {
 			}
 			return nil
 		}
-		return events.CheckBelongs(e, s.RequestDigest)
+		if c == nil {
+			return events.CheckBelongs(e, s.RequestDigest)
+		}
+		return events.CheckRequestBelongs(e, c.req, c.readable, s.RequestDigest)
 	}
 }
 
@@ -78,22 +81,39 @@ const OperatorSource = "codali/operator"
 // other than 1, or a phase event carrying another request is recorded as
 // refused and changes nothing else.
 func Fold(e events.Envelope) ([]Step, error) {
-	steps, err := fold(e)
+	steps, req, err := fold(e)
 	if err != nil || len(steps) == 0 {
 		return steps, err
 	}
-	steps[0].Check = belongs(e)
+	steps[0].Check = belongs(e, req)
 	steps[0].Refuse = func(reason error) Step { return Refuse(e, reason) }
 	return steps, nil
 }
 
-func fold(e events.Envelope) ([]Step, error) {
+// carried is the request an event carries, as events.RequestOf reads it
+// from the same bytes, when fold decoded it already.
+type carried struct {
+	req      events.Requested
+	readable bool
+}
+
+// fold decodes the event's data once: the run description is the one in
+// the decoded payload (what events.RunOf reads from the same bytes), and
+// the request it returns is what events.RequestOf would (nil when fold
+// did not decode it: the check reads it then).
+func fold(e events.Envelope) ([]Step, *carried, error) {
 	kind, err := e.Kind()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	run := events.RunOf(e)
-	base := Step{Cause: e.ID, Kind: rao.KindRun, PMRev: run.PMRev}
+	// run is set once the payload is decoded, before any step is built;
+	// withRun reads it when a step is applied.
+	var run events.Run
+	base := Step{Cause: e.ID, Kind: rao.KindRun}
+	decoded := func(r events.Run) *carried {
+		run, base.PMRev = r, r.PMRev
+		return &carried{req: r.Request, readable: true}
+	}
 	withRun := func(s *State) {
 		if run.Project != "" {
 			s.Project = run.Project
@@ -116,8 +136,9 @@ func fold(e events.Envelope) ([]Step, error) {
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			base.Summary = "request received with unreadable data: " + oneLine(err.Error(), 100)
 			base.Mutate = func(s *State) { s.Phase, s.Attempt = "requested", 1 }
-			return []Step{base}, nil
+			return []Step{base}, &carried{}, nil
 		}
+		req := decoded(events.Run{Request: d})
 		base.Summary = "request received: " + oneLine(d.Request, 100)
 		if f := d.Options.Fork; f != nil {
 			base.Summary = fmt.Sprintf("request received (fork of run %s at event %s): %s", f.Run, f.Event, oneLine(d.Request, 100))
@@ -137,12 +158,13 @@ func fold(e events.Envelope) ([]Step, error) {
 			}
 			s.Phase, s.Attempt = "requested", 1
 		}
-		return []Step{base}, nil
+		return []Step{base}, req, nil
 	case events.KindContext:
 		var d events.ContextData
 		if err := events.DecodeData(e, &d); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		req := decoded(d.Run)
 		// One audit step per gated retrieval call (the Phase 1 sequence),
 		// then the context itself.
 		steps := toolSteps(e, run, "librarian", d.Tools, func(s *State, t events.ToolExecution) {
@@ -165,12 +187,13 @@ func fold(e events.Envelope) ([]Step, error) {
 			}
 			s.Context = &ContextSummary{Summary: d.Summary, BundleRef: d.BundleRef, ToolCalls: calls}
 		}
-		return append(steps, base), nil
+		return append(steps, base), req, nil
 	case events.KindPlan:
 		var d events.PlanData
 		if err := events.DecodeData(e, &d); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		req := decoded(d.Run)
 		base.Summary = fmt.Sprintf("architect plan (attempt %d): %d steps, %d checks", e.Attempt, len(d.Plan.Steps), len(d.Plan.Verify))
 		switch d.Mode {
 		case events.PlanModeFast:
@@ -190,12 +213,13 @@ func fold(e events.Envelope) ([]Step, error) {
 			a.Usage = events.MergeUsage(a.Usage, d.Usage...)
 			addModelCalls(s, e.Attempt, events.ServiceArchitect, d.Exchanges)
 		}
-		return []Step{base}, nil
+		return []Step{base}, req, nil
 	case events.KindBuilt:
 		var d events.BuiltData
 		if err := events.DecodeData(e, &d); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		req := decoded(d.Run)
 		var steps []Step
 		for j, t := range d.Tools {
 			t := t
@@ -230,12 +254,13 @@ func fold(e events.Envelope) ([]Step, error) {
 			a.Cognition = d.Cognition
 			addModelCalls(s, e.Attempt, events.ServiceBuilder, d.Exchanges)
 		}
-		return append(steps, base), nil
+		return append(steps, base), req, nil
 	case events.KindRetry:
 		var d events.RetryData
 		if err := events.DecodeData(e, &d); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		req := decoded(d.Run)
 		prev := e.Attempt - 1
 		phase := d.RetryPhase
 		if phase == "" {
@@ -250,12 +275,13 @@ func fold(e events.Envelope) ([]Step, error) {
 			a.Usage = events.MergeUsage(a.Usage, d.Usage...)
 			s.attempt(e.Attempt)
 		}
-		return []Step{base}, nil
+		return []Step{base}, req, nil
 	case events.KindPassed, events.KindFailed:
 		var d events.VerdictData
 		if err := events.DecodeData(e, &d); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		req := decoded(d.Run)
 		base.Summary = fmt.Sprintf("%s (%s, attempt %d, integrity %s): %s", kind, d.Phase, e.Attempt, d.Integrity, oneLine(d.Reason, 120))
 		status := d.Status
 		if e.Source == OperatorSource {
@@ -287,15 +313,18 @@ func fold(e events.Envelope) ([]Step, error) {
 			}
 			s.Verdict = &Verdict{Status: status, Phase: d.Phase, Reason: d.Reason, Integrity: d.Integrity, Attempts: d.Attempts, Warnings: d.Warnings, Usage: d.UsageTotal}
 		}
-		return []Step{base}, nil
+		return []Step{base}, req, nil
 	case events.KindApprovalRequested:
-		return foldApprovalRequested(e)
+		steps, err := foldApprovalRequested(e)
+		return steps, nil, err
 	case events.KindApprovalDecided:
-		return foldApprovalDecided(e)
+		steps, err := foldApprovalDecided(e)
+		return steps, nil, err
 	case events.KindApprovalDeadline:
-		return foldApprovalDeadline(e)
+		steps, err := foldApprovalDeadline(e)
+		return steps, nil, err
 	}
-	return nil, fmt.Errorf("%w: %s", events.ErrUnknownKind, kind)
+	return nil, nil, fmt.Errorf("%w: %s", events.ErrUnknownKind, kind)
 }
 
 // addModelCalls records a phase's model exchanges in an attempt.
