@@ -91,6 +91,14 @@ func (h *historyCache) put(runID string, c cachedHistory, maxRuns, maxBytes int)
 	}
 }
 
+// has reports whether the run has an entry.
+func (h *historyCache) has(runID string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.runs[runID]
+	return ok
+}
+
 // len returns how many runs are cached.
 func (h *historyCache) len() int {
 	h.mu.Lock()

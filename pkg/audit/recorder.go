@@ -74,6 +74,32 @@ func (r *Recorder) load(ctx context.Context, runID string) (cachedHistory, error
 	if c, ok := r.cache.take(runID); ok {
 		return c, nil
 	}
+	return r.loadStored(ctx, runID)
+}
+
+// Preload reads the run's history into the cache unless it is there
+// already, so that a caller can make that read at the same time as others
+// of its own before RecordChange; it must not race a RecordChange of the
+// same run. An entry the cache does not keep is read again by
+// RecordChange.
+func (r *Recorder) Preload(ctx context.Context, runID string) error {
+	if r.cache.has(runID) {
+		return nil
+	}
+	c, err := r.loadStored(ctx, runID)
+	if err != nil {
+		return err
+	}
+	r.cache.put(runID, c, r.CachedRuns, r.CachedStateBytes)
+	return nil
+}
+
+// Cached reports whether the run's history is in the cache (RecordChange
+// will not read the store for it, unless another writer appended since).
+func (r *Recorder) Cached(runID string) bool { return r.cache.has(runID) }
+
+// loadStored reads the run's history from the store and replays it.
+func (r *Recorder) loadStored(ctx context.Context, runID string) (cachedHistory, error) {
 	history, lastSeq, err := r.Store.Load(ctx, runID)
 	if err != nil {
 		return cachedHistory{}, fmt.Errorf("could not load history of %s: %w", runID, err)

@@ -128,6 +128,16 @@ func (s *Store) Admit(ctx context.Context, e events.Envelope) error {
 		return err
 	}
 	runID := e.RunID()
+	var early <-chan firstFound
+	if kind == events.KindRequested && e.Attempt == 1 {
+		if _, cached := s.cache.get(runID, s.now()); !cached {
+			// A run's request, most likely its first: the request that
+			// would claim the run is read at the same time as the claim.
+			fctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			early = s.startFirstRequest(fctx, runID)
+		}
+	}
 	c, ok, err := s.Get(ctx, runID)
 	if err != nil {
 		return err
@@ -151,7 +161,13 @@ func (s *Store) Admit(ctx context.Context, e events.Envelope) error {
 		// The earliest request stored for the run id claims it, whichever
 		// request is handled first: handlers run concurrently, and the
 		// order they reach the bucket in is not the stream's.
-		first, _, found, err := s.firstRequest(ctx, e.RunID())
+		var f firstFound
+		if early != nil {
+			f = <-early
+		} else {
+			f.e, _, f.found, f.err = s.firstRequest(ctx, runID)
+		}
+		first, found, err := f.e, f.found, f.err
 		if err != nil {
 			return err
 		}
@@ -163,6 +179,25 @@ func (s *Store) Admit(ctx context.Context, e events.Envelope) error {
 		return nil
 	}
 	return fmt.Errorf("%w: no request was accepted for run %s, so its %s event belongs to no run", events.ErrConflict, runID, kind)
+}
+
+// firstFound is what firstRequest found.
+type firstFound struct {
+	e     events.Envelope
+	found bool
+	err   error
+}
+
+// startFirstRequest runs firstRequest in the background; its result is
+// sent on the returned channel (buffered: nobody need read it).
+func (s *Store) startFirstRequest(ctx context.Context, runID string) <-chan firstFound {
+	ch := make(chan firstFound, 1)
+	go func() {
+		var f firstFound
+		f.e, _, f.found, f.err = s.firstRequest(ctx, runID)
+		ch <- f
+	}()
+	return ch
 }
 
 // maxScan bounds how many stored requests of one run id firstRequest reads.

@@ -54,6 +54,14 @@ func (o *streamOrder) workStream(ctx context.Context) (jetstream.Stream, error) 
 	return s, nil
 }
 
+// behind reports whether the run may have events before seq in the
+// stream that this process has not folded (predecessors then looks).
+func (o *streamOrder) behind(runID string, seq uint64) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return max(o.next[runID], 1) < seq
+}
+
 // predecessors returns the steps of the run's events stored in the stream
 // before seq, in stream order, that this process has not folded yet. An
 // earlier event that cannot be decoded or folded is left to its own

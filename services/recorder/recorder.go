@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/audit"
@@ -83,25 +84,42 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	if err != nil {
 		return nil, worker.Permanent(fmt.Errorf("could not fold %s: %w", in.ID, err))
 	}
-	if err := s.claims.Admit(ctx, in); errors.Is(err, events.ErrConflict) {
-		// Not this run's event: recorded as refused, never folded in.
-		steps = []audit.Step{audit.Refuse(in, err)}
-	} else if err != nil {
-		return nil, err // the claims bucket is unreachable: retried
-	}
-	unlock := s.locks.lock(in.RunID())
+	runID := in.RunID()
+	unlock := s.locks.lock(runID)
 	defer unlock()
 	delivery, inStream := worker.DeliveryFrom(ctx)
-	if inStream {
-		before, err := s.order.predecessors(ctx, in.RunID(), delivery.StreamSeq)
-		if err != nil {
-			return nil, err // transient: redelivered with backoff
-		}
-		steps = append(before, steps...)
+	// Three independent reads, each a round trip to the server when it is
+	// not answered from memory (a run's first event, a recorder that just
+	// started): the run's claim, its earlier events still in the work
+	// stream, and its stored history. They are made at once.
+	var (
+		wg                sync.WaitGroup
+		before            []audit.Step
+		orderErr, loadErr error
+	)
+	if inStream && s.order.behind(runID, delivery.StreamSeq) {
+		wg.Go(func() { before, orderErr = s.order.predecessors(ctx, runID, delivery.StreamSeq) })
 	}
+	if !s.rec.Cached(runID) {
+		wg.Go(func() { loadErr = s.rec.Preload(ctx, runID) })
+	}
+	admitErr := s.claims.Admit(ctx, in)
+	wg.Wait()
+	switch {
+	case errors.Is(admitErr, events.ErrConflict):
+		// Not this run's event: recorded as refused, never folded in.
+		steps = []audit.Step{audit.Refuse(in, admitErr)}
+	case admitErr != nil:
+		return nil, admitErr // the claims bucket is unreachable: retried
+	case orderErr != nil:
+		return nil, orderErr // transient: redelivered with backoff
+	case loadErr != nil:
+		return nil, loadErr // transient: redelivered with backoff
+	}
+	steps = append(before, steps...)
 	var c audit.Change
 	for try := 0; ; try++ {
-		c, err = s.rec.RecordChange(ctx, in.RunID(), steps)
+		c, err = s.rec.RecordChange(ctx, runID, steps)
 		if err == nil {
 			break
 		}
@@ -112,7 +130,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	st := c.State
 	wasRunning := c.Prev == audit.StatusRunning
 	if inStream {
-		s.order.folded(in.RunID(), delivery.StreamSeq, st.Terminal())
+		s.order.folded(runID, delivery.StreamSeq, st.Terminal())
 	}
 	if err := s.runs.Put(ctx, c.Summary()); err != nil {
 		return nil, err
