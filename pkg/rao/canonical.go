@@ -60,6 +60,64 @@ func decodeWithDecoder(raw []byte) (any, error) {
 	return v, nil
 }
 
+// canonicalWithin returns the canonical encoding of a decoded value when
+// it is at most limit bytes long; ok is false otherwise, and then the
+// encoding stops soon after it passes limit.
+func canonicalWithin(v any, limit int) (b []byte, ok bool) {
+	if limit < 0 {
+		return nil, false
+	}
+	b, ok = appendCanonicalWithin(nil, v, limit)
+	if !ok {
+		return nil, false
+	}
+	return b, true
+}
+
+// appendCanonicalWithin is appendCanonical that gives up (ok false) once
+// buf is longer than limit.
+func appendCanonicalWithin(buf []byte, v any, limit int) ([]byte, bool) {
+	switch x := v.(type) {
+	case []any:
+		buf = append(buf, '[')
+		for i, e := range x {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			var ok bool
+			if buf, ok = appendCanonicalWithin(buf, e, limit); !ok {
+				return buf, false
+			}
+		}
+		buf = append(buf, ']')
+	case map[string]any:
+		// Each member takes at least 4 bytes (`"":0`), one more for a comma.
+		if len(x) > 0 && len(buf)+2+5*len(x)-1 > limit {
+			return buf, false
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		buf = append(buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(appendString(buf, k), ':')
+			var ok bool
+			if buf, ok = appendCanonicalWithin(buf, x[k], limit); !ok {
+				return buf, false
+			}
+		}
+		buf = append(buf, '}')
+	default:
+		buf = appendCanonical(buf, v)
+	}
+	return buf, len(buf) <= limit
+}
+
 // canonicalBytes returns the canonical encoding of a decoded value.
 func canonicalBytes(v any) []byte {
 	return appendCanonical(nil, v)

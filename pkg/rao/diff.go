@@ -301,9 +301,12 @@ func (d *differ) collapse(start int, path []string, b any) {
 	for _, g := range d.ops[start:] {
 		cost += g.size()
 	}
-	repl := genOp{op: OpReplace, path: path, value: canonicalBytes(b)}
-	if repl.size() <= cost {
-		d.ops = append(d.ops[:start], repl)
+	// The replacement wins when its size, (genOp{op: OpReplace, path:
+	// path}).size() plus its value's, is at most cost: the value is encoded
+	// only while it stays within that (near the root it rarely does).
+	value, ok := canonicalWithin(b, cost-genOp{op: OpReplace, path: path}.size())
+	if ok {
+		d.ops = append(d.ops[:start], genOp{op: OpReplace, path: path, value: value})
 	}
 }
 
