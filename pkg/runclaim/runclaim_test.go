@@ -215,3 +215,24 @@ func TestClaimsCached(t *testing.T) {
 		t.Fatalf("the cache outlived its time: %v %v", ok, err)
 	}
 }
+
+// TestAdmitRequestsUnreadable: when the stored requests of an unclaimed
+// run cannot be read (read at the same time as the claim), Admit reports
+// a transient error and claims nothing.
+func TestAdmitRequestsUnreadable(t *testing.T) {
+	ctx, js, s := openStore(t)
+	req, err := events.New("lost", events.KindRequested, 1, "agent/own", time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC),
+		events.Requested{Request: "fix it", Repo: events.RepoRef{Path: "/srv/own"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteStream(ctx, events.StreamWork); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Admit(ctx, req); err == nil || errors.Is(err, events.ErrConflict) {
+		t.Fatalf("Admit with the requests unreadable: %v, want a transient error", err)
+	}
+	if _, ok, err := s.Get(ctx, "lost"); err != nil || ok {
+		t.Fatalf("claimed %v (%v) though the requests could not be read", ok, err)
+	}
+}

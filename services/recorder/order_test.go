@@ -1,6 +1,8 @@
 package recorder
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,5 +111,53 @@ func TestPlanBeforeContextInTwoProcesses(t *testing.T) {
 	want := []string{evs[0].ID, evs[1].ID, evs[2].ID}
 	if got := causes(hist); len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Fatalf("history order %v, want %v", got, want)
+	}
+}
+
+// TestRefusalWaitsForUnreadPredecessors: a hostile event of a run (a plan
+// carrying another request) arrives while the run's earlier events in the
+// work stream cannot be read. Its refusal must not be recorded ahead of
+// them: the delivery fails (and is redelivered), as it does for any event
+// whose predecessors are unreadable, so the history keeps stream order.
+func TestRefusalWaitsForUnreadPredecessors(t *testing.T) {
+	c := newCluster(t, `{}`)
+	h, _ := c.process(t)
+	const run = "refusedorder"
+	evs := runEvents(t, run)[:3] // requested, context, plan
+	var pd events.PlanData
+	if err := json.Unmarshal(evs[2].Data, &pd); err != nil {
+		t.Fatal(err)
+	}
+	pd.Run.Request = events.Requested{Request: "steal", Repo: events.RepoRef{Path: "/srv/evil"}}
+	hostile := env(t, run, events.KindPlan, 1, "agent/evil", pd)
+	hostile.ID = "forged-plan"
+	all := append(append([]events.Envelope{}, evs...), hostile)
+	seqs := c.publishAll(t, all)
+	deliver := func(i int) error {
+		t.Helper()
+		ctx := worker.ContextWithDelivery(testCtx(t), worker.Delivery{StreamSeq: seqs[i], Deliveries: 1})
+		_, err := h(ctx, all[i])
+		return err
+	}
+	if err := deliver(0); err != nil {
+		t.Fatal(err)
+	}
+	// The work stream cannot be read for a while (here: it is gone); the
+	// run's claim and history are answered from memory.
+	_, js := natstest.Connect(t, c.srv)
+	if err := js.DeleteStream(testCtx(t), events.StreamWork); err != nil {
+		t.Fatal(err)
+	}
+	if err := deliver(3); err == nil || worker.IsPermanent(err) {
+		t.Errorf("hostile event with unreadable predecessors: err = %v, want a transient error", err)
+	}
+	for _, i := range []int{1, 2, 3} { // their own deliveries, then the redelivery
+		if err := deliver(i); err != nil {
+			t.Fatalf("Handle %s: %v", all[i].ID, err)
+		}
+	}
+	want := []string{evs[0].ID, evs[1].ID, evs[2].ID, hostile.ID}
+	if got := causes(c.history(t, run)); !slices.Equal(got, want) {
+		t.Fatalf("history order %v, want %v (the refusal last)", got, want)
 	}
 }

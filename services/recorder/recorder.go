@@ -105,16 +105,19 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	admitErr := s.claims.Admit(ctx, in)
 	wg.Wait()
+	// A refused event waits for its earlier events like any other: its
+	// refusal is recorded after them, so a read error is returned first.
+	refused := errors.Is(admitErr, events.ErrConflict)
 	switch {
-	case errors.Is(admitErr, events.ErrConflict):
-		// Not this run's event: recorded as refused, never folded in.
-		steps = []audit.Step{audit.Refuse(in, admitErr)}
-	case admitErr != nil:
+	case admitErr != nil && !refused:
 		return nil, admitErr // the claims bucket is unreachable: retried
 	case orderErr != nil:
 		return nil, orderErr // transient: redelivered with backoff
 	case loadErr != nil:
 		return nil, loadErr // transient: redelivered with backoff
+	case refused:
+		// Not this run's event: recorded as refused, never folded in.
+		steps = []audit.Step{audit.Refuse(in, admitErr)}
 	}
 	steps = append(before, steps...)
 	var c audit.Change
