@@ -35,7 +35,7 @@ func decodeJSONString(dst, raw []byte, i int) ([]byte, int) {
 				r := hex4(raw[i+1:])
 				i += 5
 				if utf16.IsSurrogate(r) {
-					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if raw[i] == '\\' && raw[i+1] == 'u' {
 						if pair := utf16.DecodeRune(r, hex4(raw[i+2:])); pair != utf8.RuneError {
 							r = pair
 							i += 6
@@ -63,23 +63,18 @@ func decodeJSONString(dst, raw []byte, i int) ([]byte, int) {
 	}
 }
 
-// hex4 returns the value of the four hexadecimal digits b starts with;
-// -1 if there are not four.
+// hex4 returns the value of the four hexadecimal digits b starts with
+// (the document is valid, so a \u is followed by four).
 func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
-	}
 	var r rune
 	for _, c := range b[:4] {
 		switch {
-		case '0' <= c && c <= '9':
+		case c <= '9':
 			c -= '0'
-		case 'a' <= c && c <= 'f':
+		case c >= 'a':
 			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
 		default:
-			return -1
+			c -= 'A' - 10
 		}
 		r = r<<4 | rune(c)
 	}
