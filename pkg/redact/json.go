@@ -32,13 +32,6 @@ func (r *Redactor) JSON(raw []byte) ([]byte, error) {
 	return r.jsonScan(raw), nil
 }
 
-// secretKeyFragments: every key IsSecretKey accepts contains one of these
-// once lower-cased and stripped of separators.
-var secretKeyFragments = [][]byte{
-	[]byte("pass"), []byte("pwd"), []byte("secret"), []byte("token"), []byte("apikey"), []byte("auth"),
-	[]byte("credential"), []byte("cookie"), []byte("privatekey"), []byte("accesskey"), []byte("bearer"),
-}
-
 // jsonMayNeedRedaction is JSON's fast path: it reports false only when no
 // string in raw can match a rule, no key can be a secret key, and
 // re-emitting the document would not change any string's escaping (only
@@ -46,19 +39,30 @@ var secretKeyFragments = [][]byte{
 // back the same way).
 func (r *Redactor) jsonMayNeedRedaction(raw []byte) bool {
 	// The rules see decoded strings: undo the escapes first (any other
-	// escape takes the slow path).
-	text := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			text = append(text, c)
-			continue
-		}
-		if i+1 >= len(raw) {
+	// escape takes the slow path). Without escapes raw is the text.
+	text := raw
+	if i := bytes.IndexByte(raw, '\\'); i >= 0 {
+		var ok bool
+		if text, ok = unescapeSimple(raw, i); !ok {
 			return true
 		}
-		i++
-		switch raw[i] {
+	}
+	if _, sc := r.ruleSet(); anyMayMatch(sc, text) {
+		return true
+	}
+	return containsKeyFragment(text)
+}
+
+// unescapeSimple returns raw with the escapes \n, \r, \t, \" and \\
+// undone, its first backslash at i; false if another escape occurs.
+func unescapeSimple(raw []byte, i int) ([]byte, bool) {
+	text := make([]byte, 0, len(raw))
+	for i >= 0 {
+		text = append(text, raw[:i]...)
+		if i+1 >= len(raw) {
+			return nil, false
+		}
+		switch c := raw[i+1]; c {
 		case 'n':
 			text = append(text, '\n')
 		case 'r':
@@ -66,28 +70,68 @@ func (r *Redactor) jsonMayNeedRedaction(raw []byte) bool {
 		case 't':
 			text = append(text, '\t')
 		case '"', '\\':
-			text = append(text, raw[i])
+			text = append(text, c)
 		default:
-			return true
+			return nil, false
 		}
+		raw = raw[i+2:]
+		i = bytes.IndexByte(raw, '\\')
 	}
-	if _, sc := r.ruleSet(); anyMayMatch(sc, text) {
-		return true
-	}
-	norm := text[:0] // reuse: text is no longer needed
-	for _, c := range text {
-		switch {
-		case c == '-' || c == '_' || c == '.' || c == ' ':
-		case 'A' <= c && c <= 'Z':
-			norm = append(norm, c+'a'-'A')
+	return append(text, raw...), true
+}
+
+// containsKeyFragment reports whether text, lower-cased and stripped of
+// the separators IsSecretKey ignores, contains a fragment every secret
+// key contains: pass, pwd, secret, token, apikey, auth, credential,
+// cookie, privatekey, accesskey or bearer. It reads text once, matching
+// each fragment where its first letter occurs.
+func containsKeyFragment(text []byte) bool {
+	for i, c := range text {
+		var frags []string
+		switch c | 0x20 { // ASCII lower case; no other byte maps to these letters
+		case 'p':
+			frags = []string{"pass", "pwd", "privatekey"}
+		case 's':
+			frags = []string{"secret"}
+		case 't':
+			frags = []string{"token"}
+		case 'a':
+			frags = []string{"apikey", "auth", "accesskey"}
+		case 'c':
+			frags = []string{"credential", "cookie"}
+		case 'b':
+			frags = []string{"bearer"}
 		default:
-			norm = append(norm, c)
+			continue
 		}
-	}
-	for _, f := range secretKeyFragments {
-		if bytes.Contains(norm, f) {
-			return true
+		for _, f := range frags {
+			if fragmentAt(text[i+1:], f[1:]) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// fragmentAt reports whether text starts with rest once lower-cased,
+// skipping separators.
+func fragmentAt(text []byte, rest string) bool {
+	k := 0
+	for j := 0; k < len(rest); j++ {
+		if j >= len(text) {
+			return false
+		}
+		c := text[j]
+		switch {
+		case c == '-' || c == '_' || c == '.' || c == ' ':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if c != rest[k] {
+			return false
+		}
+		k++
+	}
+	return true
 }

@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// referenceJSON is JSON as it was before the scanner: the fast path, then
-// encoding/json's token stream for everything else.
+// referenceJSON is JSON as it was before the scanner: the fast path as it
+// was, then encoding/json's token stream for everything else.
 func referenceJSON(r *Redactor, raw []byte) ([]byte, error) {
-	if !r.jsonMayNeedRedaction(raw) {
+	if !refJSONMayNeedRedaction(r, raw) {
 		var out bytes.Buffer
 		if err := json.Compact(&out, raw); err != nil {
 			return nil, fmt.Errorf("could not redact JSON: %w: %w", ErrInvalidJSON, err)
@@ -23,10 +23,63 @@ func referenceJSON(r *Redactor, raw []byte) ([]byte, error) {
 	return r.jsonByTokens(raw)
 }
 
+// refJSONMayNeedRedaction is the fast path's test as it was: the whole
+// text unescaped into a copy, then normalized into another, then searched
+// once per fragment.
+func refJSONMayNeedRedaction(r *Redactor, raw []byte) bool {
+	text := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			text = append(text, c)
+			continue
+		}
+		if i+1 >= len(raw) {
+			return true
+		}
+		i++
+		switch raw[i] {
+		case 'n':
+			text = append(text, '\n')
+		case 'r':
+			text = append(text, '\r')
+		case 't':
+			text = append(text, '\t')
+		case '"', '\\':
+			text = append(text, raw[i])
+		default:
+			return true
+		}
+	}
+	if _, sc := r.ruleSet(); anyMayMatch(sc, text) {
+		return true
+	}
+	var norm []byte
+	for _, c := range text {
+		switch {
+		case c == '-' || c == '_' || c == '.' || c == ' ':
+		case 'A' <= c && c <= 'Z':
+			norm = append(norm, c+'a'-'A')
+		default:
+			norm = append(norm, c)
+		}
+	}
+	for _, f := range []string{"pass", "pwd", "secret", "token", "apikey", "auth", "credential", "cookie",
+		"privatekey", "accesskey", "bearer"} {
+		if bytes.Contains(norm, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
 // checkSameAsReference fails t unless JSON gives raw the reference's bytes
 // and error, and (for valid raw) the scanner gives the token path's bytes.
 func checkSameAsReference(t *testing.T, r *Redactor, raw []byte) {
 	t.Helper()
+	if got, want := r.jsonMayNeedRedaction(raw), refJSONMayNeedRedaction(r, raw); got != want {
+		t.Fatalf("jsonMayNeedRedaction(%q) = %v, want %v", raw, got, want)
+	}
 	got, gotErr := r.JSON(raw)
 	want, wantErr := referenceJSON(r, raw)
 	if !bytes.Equal(got, want) || (got == nil) != (want == nil) {
@@ -325,4 +378,34 @@ func FuzzJSON(f *testing.F) {
 			t.Fatalf("isSecretKey(%q) = %v, want %v", raw, got, want)
 		}
 	})
+}
+
+// TestJSONFastPathDecisionMatchesReference: texts made of the fragments'
+// pieces in any case, separators, escapes (also a trailing backslash) and
+// other bytes get the fast path exactly when they did before.
+func TestJSONFastPathDecisionMatchesReference(t *testing.T) {
+	pieces := []string{"pa", "ss", "PA", "Ss", "pw", "d", "sec", "RET", "to", "ken", "t", "oken", "api", "key",
+		"au", "th", "cred", "ential", "coo", "kie", "priv", "ate", "acc", "ess", "bear", "er", "b", "c",
+		"-", "_", ".", " ", `\n`, `\t`, `\r`, `\"`, `\\`, `\u0041`, `\/`, `\`, "x", "é", `{"`, `":`, "1", "\n"}
+	rng := rand.New(rand.NewPCG(9, 10))
+	r := &Redactor{}
+	fast := 0
+	for range 20000 {
+		var b strings.Builder
+		for n := rng.IntN(6); n > 0; n-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		raw := []byte(b.String())
+		want := refJSONMayNeedRedaction(r, raw)
+		if got := r.jsonMayNeedRedaction(raw); got != want {
+			t.Fatalf("jsonMayNeedRedaction(%q) = %v, want %v", raw, got, want)
+		}
+		if !want {
+			fast++
+		}
+	}
+	t.Logf("%d of 20000 texts take the fast path", fast)
+	if fast < 2000 || fast > 18000 {
+		t.Errorf("%d of 20000 texts take the fast path: too few of one kind", fast)
+	}
 }
