@@ -18,7 +18,10 @@ import (
 func (r *Redactor) JSON(raw []byte) ([]byte, error) {
 	if !r.jsonMayNeedRedaction(raw) {
 		// Nothing in the document can be a secret: only compact (and so
-		// validate) it, which gives the same bytes as re-emitting it.
+		// validate) it, which gives the same bytes as re-emitting it
+		// except that raw U+2028, U+2029 and invalid UTF-8 in strings stay
+		// as they are (re-emitting escapes the first two and replaces the
+		// last by U+FFFD).
 		var out bytes.Buffer
 		if err := json.Compact(&out, raw); err != nil {
 			return nil, fmt.Errorf("could not redact JSON: %w: %w", ErrInvalidJSON, err)
