@@ -297,6 +297,23 @@ func TestJSONInvalidInputErrors(t *testing.T) {
 	}
 }
 
+// TestJSONDeepDocuments: the deepest documents json.Valid accepts go
+// through the scanner (recursively) and give the token path's bytes.
+func TestJSONDeepDocuments(t *testing.T) {
+	const depth = 10000
+	docs := []string{
+		strings.Repeat("[", depth) + strings.Repeat("]", depth),
+		strings.Repeat(`{"token":`, depth-1) + `{"a":1}` + strings.Repeat("}", depth-1),
+		strings.Repeat(`[{"x":"`+ghToken+`","n":[`, depth/3-1) + "[]" + strings.Repeat("]}]", depth/3-1),
+	}
+	for _, d := range docs {
+		if !json.Valid([]byte(d)) {
+			t.Fatalf("json.Valid rejects a document %d deep", depth)
+		}
+		checkSameAsReference(t, &Redactor{}, []byte(d))
+	}
+}
+
 // refIsSecretKey is IsSecretKey as it was: the whole key normalized into
 // a new string.
 func refIsSecretKey(key string) bool {
