@@ -49,3 +49,34 @@ func BenchmarkJSON(b *testing.B) {
 		}
 	}
 }
+
+// stateDoc is a recorded run state of about 2 KB that takes JSON's
+// token-by-token path: "input_tokens" holds the hint "token", and the code
+// strings hold escapes.
+var stateDoc = []byte(`{"run":"run-7f3a","phase":"builder","step":12,"usage":{"input_tokens":18234,"output_tokens":912,` +
+	`"cache_read_input_tokens":12000,"cost_usd":0.0412},"model":"claude-sonnet","files":[{"path":"pkg/server/handler.go",` +
+	`"content":"package server\n\nimport (\n\t\"context\"\n\t\"errors\"\n)\n\n// Handle serves one request.\nfunc (s *Server) Handle(ctx context.Context, req *Request) error {\n\tif req == nil {\n\t\treturn errors.New(\"nil request\")\n\t}\n\treturn s.next(ctx, req)\n}\n",` +
+	`"sha256":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},{"path":"pkg/server/handler_test.go",` +
+	`"content":"package server\n\nimport \"testing\"\n\nfunc TestHandle(t *testing.T) {\n\ts := &Server{next: func(context.Context, *Request) error { return nil }}\n\tif err := s.Handle(t.Context(), &Request{ID: \"r1\"}); err != nil {\n\t\tt.Fatalf(\"Handle: %v\", err)\n\t}\n}\n"}],` +
+	`"commands":[{"argv":["go","test","-count=1","./pkg/server/..."],"exit":0,"output":"ok  \tgithub.com/acme/app/pkg/server\t0.012s\n",` +
+	`"duration_ms":1843}],"notes":["the handler\u2019s nil check is tested","budget: max_tokens 4096, token_count 812 \u2014 within limits"],` +
+	`"critic":{"verdict":"approve","score":0.92,"remarks":"Tests cover the nil request; \"errors.New\" is idiomatic here.","open":null,"blocking":false}}`)
+
+// BenchmarkJSONState redacts a realistic recorded state that takes the
+// token-by-token path (see stateDoc).
+func BenchmarkJSONState(b *testing.B) {
+	r, err := New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !r.jsonMayNeedRedaction(stateDoc) {
+		b.Fatal("stateDoc takes the fast path")
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(stateDoc)))
+	for b.Loop() {
+		if _, err := r.JSON(stateDoc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

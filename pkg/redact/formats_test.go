@@ -7,38 +7,41 @@ import (
 
 const natsSeed = "SUAIBDPBAUTWCWBKIO6XHQNINK5FWJW4OHLXC3HQ2KFE4PEJUA44CNHTC4"
 
+// knownFormatCases are texts holding a secret of a known format or a
+// secret-like name: in, its redaction want, and the secret.
+var knownFormatCases = []struct{ name, in, want, secret string }{
+	{"env after underscore", "DB_PASSWORD=hunter2 ./run", "DB_PASSWORD=[REDACTED:credential] ./run", "hunter2"},
+	{"github token variable", "GITHUB_TOKEN=abc123def456", "GITHUB_TOKEN=[REDACTED:credential]", "abc123def456"},
+	{"export", "export API_KEY=k3y-value", "export API_KEY=[REDACTED:credential]", "k3y-value"},
+	{"camel case name", "clientSecret=s3cr3tvalue&x=1", "clientSecret=[REDACTED:credential]&x=1", "s3cr3tvalue"},
+	{"yaml password", "db:\n  password: hunter2\n  user: app\n", "db:\n  password: [REDACTED:credential]\n  user: app\n", "hunter2"},
+	{"yaml quoted", "  api_key: \"abc def\"  # prod\n", "  api_key: \"[REDACTED:credential]\"  # prod\n", "abc def"},
+	{"yaml list item", "- auth_token: tok123\n", "- auth_token: [REDACTED:credential]\n", "tok123"},
+	{"ini with spaces", "secret = pa55word\n", "secret = [REDACTED:credential]\n", "pa55word"},
+	{"json suffix name", `{"db_password": "hunter2"}`, `{"db_password": "[REDACTED:credential]"}`, "hunter2"},
+	{"slack bot token", "SLACK xoxb-1234567890-abcdefghij", "SLACK [REDACTED:slack-token]", "xoxb-1234567890-abcdefghij"},
+	{"stripe live key", "key sk_live_" + strings.Repeat("a1", 12), "key [REDACTED:stripe-key]", "sk_live_" + strings.Repeat("a1", 12)},
+	{"google api key", "k=AIzaSyA" + strings.Repeat("b", 32) + ";", "k=[REDACTED:google-api-key];", "AIzaSyA" + strings.Repeat("b", 32)},
+	{"gitlab token", "glpat-" + strings.Repeat("x", 20) + " used", "[REDACTED:gitlab-token] used", "glpat-" + strings.Repeat("x", 20)},
+	{"npm token", "//registry/:_authToken npm_" + strings.Repeat("Z", 36), "//registry/:_authToken [REDACTED:npm-token]", "npm_" + strings.Repeat("Z", 36)},
+	{"nats user seed", "seed " + natsSeed + "\n", "seed [REDACTED:nkey-seed]\n", natsSeed},
+	{"nats account seed", "SA" + natsSeed[2:], "[REDACTED:nkey-seed]", "SA" + natsSeed[2:]},
+	{"nats operator seed", "SO" + natsSeed[2:], "[REDACTED:nkey-seed]", "SO" + natsSeed[2:]},
+	{"nats creds block", "-----BEGIN USER NKEY SEED-----\n" + natsSeed + "\n------END USER NKEY SEED------\n", "[REDACTED:private-key]-\n", natsSeed},
+	{"curl -u", "curl -u alice:s3cret https://x", "curl -u alice:[REDACTED:password] https://x", "s3cret"},
+	{"curl --user=", "curl --user=alice:s3cret https://x", "curl --user=alice:[REDACTED:password] https://x", "s3cret"},
+	{"curl -u glued", "curl -ualice:s3cret x", "curl -ualice:[REDACTED:password] x", "s3cret"},
+	{"pem clipped header", "BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAzN3Q1k7Y\n", "[REDACTED:private-key]", "MIIEowIBAAKCAQEAzN3Q1k7Y"},
+	{"pem clipped to its tail", "owIBAAKCAQEAzN3Q1k7Y\naGVsbG8gd29ybGQ=\n-----END RSA PRIVATE KEY-----\ndone", "[REDACTED:private-key]\ndone", "owIBAAKCAQEAzN3Q1k7Y"},
+	{"pem without end", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B", "[REDACTED:private-key]", "MIIEvQIBADANBgkqhkiG9w0B"},
+}
+
 // TestKnownFormatsAndSecretNames covers the token formats and the
 // NAME=value / name: value forms with secret-like names; each input holds a
 // secret that must not survive, and the output must be exactly as shown.
 func TestKnownFormatsAndSecretNames(t *testing.T) {
-	tests := []struct{ name, in, want, secret string }{
-		{"env after underscore", "DB_PASSWORD=hunter2 ./run", "DB_PASSWORD=[REDACTED:credential] ./run", "hunter2"},
-		{"github token variable", "GITHUB_TOKEN=abc123def456", "GITHUB_TOKEN=[REDACTED:credential]", "abc123def456"},
-		{"export", "export API_KEY=k3y-value", "export API_KEY=[REDACTED:credential]", "k3y-value"},
-		{"camel case name", "clientSecret=s3cr3tvalue&x=1", "clientSecret=[REDACTED:credential]&x=1", "s3cr3tvalue"},
-		{"yaml password", "db:\n  password: hunter2\n  user: app\n", "db:\n  password: [REDACTED:credential]\n  user: app\n", "hunter2"},
-		{"yaml quoted", "  api_key: \"abc def\"  # prod\n", "  api_key: \"[REDACTED:credential]\"  # prod\n", "abc def"},
-		{"yaml list item", "- auth_token: tok123\n", "- auth_token: [REDACTED:credential]\n", "tok123"},
-		{"ini with spaces", "secret = pa55word\n", "secret = [REDACTED:credential]\n", "pa55word"},
-		{"json suffix name", `{"db_password": "hunter2"}`, `{"db_password": "[REDACTED:credential]"}`, "hunter2"},
-		{"slack bot token", "SLACK xoxb-1234567890-abcdefghij", "SLACK [REDACTED:slack-token]", "xoxb-1234567890-abcdefghij"},
-		{"stripe live key", "key sk_live_" + strings.Repeat("a1", 12), "key [REDACTED:stripe-key]", "sk_live_" + strings.Repeat("a1", 12)},
-		{"google api key", "k=AIzaSyA" + strings.Repeat("b", 32) + ";", "k=[REDACTED:google-api-key];", "AIzaSyA" + strings.Repeat("b", 32)},
-		{"gitlab token", "glpat-" + strings.Repeat("x", 20) + " used", "[REDACTED:gitlab-token] used", "glpat-" + strings.Repeat("x", 20)},
-		{"npm token", "//registry/:_authToken npm_" + strings.Repeat("Z", 36), "//registry/:_authToken [REDACTED:npm-token]", "npm_" + strings.Repeat("Z", 36)},
-		{"nats user seed", "seed " + natsSeed + "\n", "seed [REDACTED:nkey-seed]\n", natsSeed},
-		{"nats account seed", "SA" + natsSeed[2:], "[REDACTED:nkey-seed]", "SA" + natsSeed[2:]},
-		{"nats operator seed", "SO" + natsSeed[2:], "[REDACTED:nkey-seed]", "SO" + natsSeed[2:]},
-		{"nats creds block", "-----BEGIN USER NKEY SEED-----\n" + natsSeed + "\n------END USER NKEY SEED------\n", "[REDACTED:private-key]-\n", natsSeed},
-		{"curl -u", "curl -u alice:s3cret https://x", "curl -u alice:[REDACTED:password] https://x", "s3cret"},
-		{"curl --user=", "curl --user=alice:s3cret https://x", "curl --user=alice:[REDACTED:password] https://x", "s3cret"},
-		{"curl -u glued", "curl -ualice:s3cret x", "curl -ualice:[REDACTED:password] x", "s3cret"},
-		{"pem clipped header", "BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAzN3Q1k7Y\n", "[REDACTED:private-key]", "MIIEowIBAAKCAQEAzN3Q1k7Y"},
-		{"pem clipped to its tail", "owIBAAKCAQEAzN3Q1k7Y\naGVsbG8gd29ybGQ=\n-----END RSA PRIVATE KEY-----\ndone", "[REDACTED:private-key]\ndone", "owIBAAKCAQEAzN3Q1k7Y"},
-		{"pem without end", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B", "[REDACTED:private-key]", "MIIEvQIBADANBgkqhkiG9w0B"},
-	}
 	r := &Redactor{}
-	for _, tt := range tests {
+	for _, tt := range knownFormatCases {
 		t.Run(tt.name, func(t *testing.T) {
 			got := r.String(tt.in)
 			if strings.Contains(got, tt.secret) {

@@ -6,66 +6,68 @@ import (
 	"testing"
 )
 
+// jsonCases are JSON documents and their redaction.
+var jsonCases = []struct {
+	name string
+	in   string
+	want string
+}{
+	{
+		name: "string values redacted by pattern",
+		in:   `{"log": "using ` + awsKeyID + `", "n": 1}`,
+		want: `{"log":"using [REDACTED:aws-key]","n":1}`,
+	},
+	{
+		name: "secret keys redacted whatever the value",
+		in:   `{"user":"ann","password":"hunter2","api_key":"k","X-Api-Key":"k2","GITHUB_TOKEN":"t","pin_secret":1234}`,
+		want: `{"user":"ann","password":"[REDACTED:secret]","api_key":"[REDACTED:secret]","X-Api-Key":"[REDACTED:secret]","GITHUB_TOKEN":"[REDACTED:secret]","pin_secret":"[REDACTED:secret]"}`,
+	},
+	{
+		name: "everything below a secret key, booleans and nulls kept",
+		in:   `{"credentials":{"user":"a","n":5,"ok":true,"none":null,"list":["x",{"y":"z"}]},"after":"kept"}`,
+		want: `{"credentials":{"user":"[REDACTED:secret]","n":"[REDACTED:secret]","ok":true,"none":null,"list":["[REDACTED:secret]",{"y":"[REDACTED:secret]"}]},"after":"kept"}`,
+	},
+	{
+		name: "headers map",
+		in:   `{"headers":{"Authorization":"Bearer abc","Accept":"application/json"}}`,
+		want: `{"headers":{"Authorization":"[REDACTED:secret]","Accept":"application/json"}}`,
+	},
+	{
+		name: "telemetry keys are not secret",
+		in:   `{"max_tokens":4096,"token_count":3,"prompt_tokens":12,"tokenizer":"bpe"}`,
+		want: `{"max_tokens":4096,"token_count":3,"prompt_tokens":12,"tokenizer":"bpe"}`,
+	},
+	{
+		name: "key order, numbers and characters preserved",
+		in:   "{\"z\":1,\"a\":12345678901234567890123,\"m\":-1.5e-300,\"html\":\"<a&b>\",\"u\":\"\\u00e9\\n\"}",
+		want: "{\"z\":1,\"a\":12345678901234567890123,\"m\":-1.5e-300,\"html\":\"<a&b>\",\"u\":\"é\\n\"}",
+	},
+	{
+		name: "arrays of objects",
+		in:   `[{"token":"a"},{"name":"b"},[],{},"sk-abcdefghijklmnopqrstuvwxyz"]`,
+		want: `[{"token":"[REDACTED:secret]"},{"name":"b"},[],{},"[REDACTED:openai-key]"]`,
+	},
+	{
+		name: "private key with escaped newlines",
+		in:   `{"k":"-----BEGIN PRIVATE KEY-----\nMIIabc\n-----END PRIVATE KEY-----"}`,
+		want: `{"k":"[REDACTED:private-key]"}`,
+	},
+	{
+		name: "keys themselves are kept",
+		in:   `{"password":{"password":"x"}}`,
+		want: `{"password":{"password":"[REDACTED:secret]"}}`,
+	},
+	{name: "scalar string", in: `"` + ghToken + `"`, want: `"[REDACTED:github-token]"`},
+	{name: "scalar number", in: ` 42 `, want: `42`},
+	{name: "scalar literals", in: `[true,false,null]`, want: `[true,false,null]`},
+}
+
 func TestJSON(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string
-	}{
-		{
-			name: "string values redacted by pattern",
-			in:   `{"log": "using ` + awsKeyID + `", "n": 1}`,
-			want: `{"log":"using [REDACTED:aws-key]","n":1}`,
-		},
-		{
-			name: "secret keys redacted whatever the value",
-			in:   `{"user":"ann","password":"hunter2","api_key":"k","X-Api-Key":"k2","GITHUB_TOKEN":"t","pin_secret":1234}`,
-			want: `{"user":"ann","password":"[REDACTED:secret]","api_key":"[REDACTED:secret]","X-Api-Key":"[REDACTED:secret]","GITHUB_TOKEN":"[REDACTED:secret]","pin_secret":"[REDACTED:secret]"}`,
-		},
-		{
-			name: "everything below a secret key, booleans and nulls kept",
-			in:   `{"credentials":{"user":"a","n":5,"ok":true,"none":null,"list":["x",{"y":"z"}]},"after":"kept"}`,
-			want: `{"credentials":{"user":"[REDACTED:secret]","n":"[REDACTED:secret]","ok":true,"none":null,"list":["[REDACTED:secret]",{"y":"[REDACTED:secret]"}]},"after":"kept"}`,
-		},
-		{
-			name: "headers map",
-			in:   `{"headers":{"Authorization":"Bearer abc","Accept":"application/json"}}`,
-			want: `{"headers":{"Authorization":"[REDACTED:secret]","Accept":"application/json"}}`,
-		},
-		{
-			name: "telemetry keys are not secret",
-			in:   `{"max_tokens":4096,"token_count":3,"prompt_tokens":12,"tokenizer":"bpe"}`,
-			want: `{"max_tokens":4096,"token_count":3,"prompt_tokens":12,"tokenizer":"bpe"}`,
-		},
-		{
-			name: "key order, numbers and characters preserved",
-			in:   "{\"z\":1,\"a\":12345678901234567890123,\"m\":-1.5e-300,\"html\":\"<a&b>\",\"u\":\"\\u00e9\\n\"}",
-			want: "{\"z\":1,\"a\":12345678901234567890123,\"m\":-1.5e-300,\"html\":\"<a&b>\",\"u\":\"é\\n\"}",
-		},
-		{
-			name: "arrays of objects",
-			in:   `[{"token":"a"},{"name":"b"},[],{},"sk-abcdefghijklmnopqrstuvwxyz"]`,
-			want: `[{"token":"[REDACTED:secret]"},{"name":"b"},[],{},"[REDACTED:openai-key]"]`,
-		},
-		{
-			name: "private key with escaped newlines",
-			in:   `{"k":"-----BEGIN PRIVATE KEY-----\nMIIabc\n-----END PRIVATE KEY-----"}`,
-			want: `{"k":"[REDACTED:private-key]"}`,
-		},
-		{
-			name: "keys themselves are kept",
-			in:   `{"password":{"password":"x"}}`,
-			want: `{"password":{"password":"[REDACTED:secret]"}}`,
-		},
-		{name: "scalar string", in: `"` + ghToken + `"`, want: `"[REDACTED:github-token]"`},
-		{name: "scalar number", in: ` 42 `, want: `42`},
-		{name: "scalar literals", in: `[true,false,null]`, want: `[true,false,null]`},
-	}
 	r, err := New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range tests {
+	for _, tt := range jsonCases {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := r.JSON([]byte(tt.in))
 			if err != nil {
@@ -81,26 +83,28 @@ func TestJSON(t *testing.T) {
 	}
 }
 
+// invalidJSONCases are inputs JSON rejects.
+var invalidJSONCases = []struct {
+	name string
+	in   string
+}{
+	{name: "empty", in: ""},
+	{name: "whitespace", in: "  \n"},
+	{name: "unterminated object", in: `{"a":1`},
+	{name: "trailing comma", in: `{"a":1,}`},
+	{name: "missing colon", in: `{"a" 1}`},
+	{name: "two documents", in: `{} {}`},
+	{name: "trailing garbage", in: `[1] x`},
+	{name: "bare word", in: `password`},
+	{name: "non-string key", in: `{1:2}`},
+}
+
 func TestJSONRejectsInvalidInput(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-	}{
-		{name: "empty", in: ""},
-		{name: "whitespace", in: "  \n"},
-		{name: "unterminated object", in: `{"a":1`},
-		{name: "trailing comma", in: `{"a":1,}`},
-		{name: "missing colon", in: `{"a" 1}`},
-		{name: "two documents", in: `{} {}`},
-		{name: "trailing garbage", in: `[1] x`},
-		{name: "bare word", in: `password`},
-		{name: "non-string key", in: `{1:2}`},
-	}
 	r, err := New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range tests {
+	for _, tt := range invalidJSONCases {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := r.JSON([]byte(tt.in))
 			if out != nil || !errors.Is(err, ErrInvalidJSON) {

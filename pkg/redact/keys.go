@@ -1,7 +1,5 @@
 package redact
 
-import "strings"
-
 // SecretLabel is the marker label of values redacted because of their key:
 // "[REDACTED:secret]".
 const SecretLabel = "secret"
@@ -15,35 +13,43 @@ const SecretLabel = "secret"
 // secretkey or credential(s). So "db_password", "GITHUB_TOKEN" and
 // "X-Api-Key" are secret, while "max_tokens" and "token_count" are not.
 func IsSecretKey(key string) bool {
-	k := normalizeKey(key)
-	switch k {
+	return isSecretKey(key)
+}
+
+// keyTailLen is how much of a normalized key isSecretKey reads: more than
+// the longest name (authorization) and the longest suffix (credentials).
+const keyTailLen = 16
+
+// isSecretKey is IsSecretKey for a string or a byte slice, without
+// allocating: it normalizes only the key's last keyTailLen bytes, which
+// decide every match (a key whose normalized form is longer equals none of
+// the names, and the suffixes are shorter).
+func isSecretKey[T string | []byte](key T) bool {
+	var buf [keyTailLen]byte
+	n := 0
+	for i := len(key) - 1; i >= 0 && n < len(buf); i-- {
+		c := key[i]
+		switch {
+		case c == '-' || c == '_' || c == '.' || c == ' ':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		n++
+		buf[len(buf)-n] = c
+	}
+	k := buf[len(buf)-n:]
+	switch string(k) {
 	case "password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey",
 		"authorization", "auth", "credential", "credentials", "cookie", "setcookie",
 		"privatekey", "accesskey", "secretkey", "bearer":
 		return true
 	}
-	for _, suffix := range []string{"password", "passphrase", "secret", "token", "apikey",
+	for _, suffix := range [...]string{"password", "passphrase", "secret", "token", "apikey",
 		"privatekey", "accesskey", "secretkey", "credential", "credentials"} {
-		if strings.HasSuffix(k, suffix) {
+		if len(k) >= len(suffix) && string(k[len(k)-len(suffix):]) == suffix {
 			return true
 		}
 	}
 	return false
-}
-
-// normalizeKey lower-cases key and drops separators.
-func normalizeKey(key string) string {
-	var b strings.Builder
-	b.Grow(len(key))
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		switch {
-		case c == '-' || c == '_' || c == '.' || c == ' ':
-		case 'A' <= c && c <= 'Z':
-			b.WriteByte(c + 'a' - 'A')
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }

@@ -22,46 +22,49 @@ MIIEowIBAAKCAQEAzN3Q1k7Yl1nq0bqH5T6fEXAMPLEONLYnotarealkey0123456
 aGVsbG8gd29ybGQgdGhpcyBpcyBub3QgYSByZWFsIGtleQ==
 -----END RSA PRIVATE KEY-----`
 
+// stringKindCases are texts holding each kind of secret the built-in rules
+// find, and their redaction.
+var stringKindCases = []struct {
+	name string
+	in   string
+	want string
+}{
+	{name: "aws access key id", in: "key=" + awsKeyID + " done", want: "key=[REDACTED:aws-key] done"},
+	{name: "aws session key id", in: "ASIAY34FZKBOKMUTVV7A in use", want: "[REDACTED:aws-key] in use"},
+	{name: "aws secret assignment", in: "aws_secret_access_key = " + awsSecret, want: "aws_secret_access_key = [REDACTED:aws-secret]"},
+	{name: "aws secret env style", in: "AWS_SECRET_ACCESS_KEY=" + awsSecret + "\n", want: "AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret]\n"},
+	{name: "aws secret json style", in: `{"aws_secret_access_key": "` + awsSecret + `"}`, want: `{"aws_secret_access_key": "[REDACTED:aws-secret]"}`},
+	{name: "pem private key", in: "key:\n" + pemKey + "\nafter", want: "key:\n[REDACTED:private-key]\nafter"},
+	{name: "pkcs8 private key", in: "-----BEGIN PRIVATE KEY-----\nMIIabc\n-----END PRIVATE KEY-----", want: "[REDACTED:private-key]"},
+	{name: "openssh private key", in: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbg==\n-----END OPENSSH PRIVATE KEY-----\n", want: "[REDACTED:private-key]\n"},
+	{name: "truncated private key", in: "log: -----BEGIN EC PRIVATE KEY-----\nMHcCAQEE", want: "log: [REDACTED:private-key]"},
+	{name: "two private keys", in: pemKey + "\n--\n" + pemKey, want: "[REDACTED:private-key]\n--\n[REDACTED:private-key]"},
+	{name: "authorization bearer header", in: "Authorization: Bearer abcdef0123456789abcdef\r\nHost: x", want: "Authorization: [REDACTED:authorization]\r\nHost: x"},
+	{name: "authorization basic header", in: "authorization: Basic dXNlcjpwYXNzd29yZA==", want: "authorization: [REDACTED:authorization]"},
+	{name: "proxy authorization", in: "Proxy-Authorization: Basic dXNlcjpwYXNz", want: "Proxy-Authorization: [REDACTED:authorization]"},
+	{name: "authorization bare token", in: "Authorization=0123456789abcdefXYZ", want: "Authorization=[REDACTED:authorization]"},
+	{name: "bearer token alone", in: "curl -H 'X: Bearer abcdefghijklmnop0123'", want: "curl -H 'X: Bearer [REDACTED:bearer]'"},
+	{name: "jwt", in: "token " + jwtToken + " expired", want: "token [REDACTED:jwt] expired"},
+	{name: "openai project key", in: "OPENAI_API_KEY " + openAIKey, want: "OPENAI_API_KEY [REDACTED:openai-key]"},
+	{name: "openai classic key", in: "use sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ now", want: "use [REDACTED:openai-key] now"},
+	{name: "github classic token", in: "GH " + ghToken, want: "GH [REDACTED:github-token]"},
+	{name: "github fine-grained token", in: ghPAT + ".", want: "[REDACTED:github-token]."},
+	{name: "github app token", in: "ghs_0123456789abcdefghijABCDEFGHIJ012345", want: "[REDACTED:github-token]"},
+	{name: "nats userinfo", in: "connect nats://codali:s3cr3t!@nats:4222 ok", want: "connect nats://codali:[REDACTED:password]@nats:4222 ok"},
+	{name: "https userinfo", in: "https://user:hunter2@example.com/x", want: "https://user:[REDACTED:password]@example.com/x"},
+	{name: "password query parameter", in: "GET /login?user=a&password=hunter2&next=/ HTTP/1.1", want: "GET /login?user=a&password=[REDACTED:credential]&next=/ HTTP/1.1"},
+	{name: "token query parameter", in: "https://x/y?token=abc123", want: "https://x/y?token=[REDACTED:credential]"},
+	{name: "password flag", in: "mysql --password=hunter2 db", want: "mysql --password=[REDACTED:credential] db"},
+	{name: "quoted json password", in: `log {"user":"a","password":"hun\"ter2"}`, want: `log {"user":"a","password":"[REDACTED:credential]"}`},
+	{name: "extra chars kept around several secrets", in: awsKeyID + "|" + ghToken, want: "[REDACTED:aws-key]|[REDACTED:github-token]"},
+}
+
 func TestStringRedactsEachKind(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want string
-	}{
-		{name: "aws access key id", in: "key=" + awsKeyID + " done", want: "key=[REDACTED:aws-key] done"},
-		{name: "aws session key id", in: "ASIAY34FZKBOKMUTVV7A in use", want: "[REDACTED:aws-key] in use"},
-		{name: "aws secret assignment", in: "aws_secret_access_key = " + awsSecret, want: "aws_secret_access_key = [REDACTED:aws-secret]"},
-		{name: "aws secret env style", in: "AWS_SECRET_ACCESS_KEY=" + awsSecret + "\n", want: "AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret]\n"},
-		{name: "aws secret json style", in: `{"aws_secret_access_key": "` + awsSecret + `"}`, want: `{"aws_secret_access_key": "[REDACTED:aws-secret]"}`},
-		{name: "pem private key", in: "key:\n" + pemKey + "\nafter", want: "key:\n[REDACTED:private-key]\nafter"},
-		{name: "pkcs8 private key", in: "-----BEGIN PRIVATE KEY-----\nMIIabc\n-----END PRIVATE KEY-----", want: "[REDACTED:private-key]"},
-		{name: "openssh private key", in: "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbg==\n-----END OPENSSH PRIVATE KEY-----\n", want: "[REDACTED:private-key]\n"},
-		{name: "truncated private key", in: "log: -----BEGIN EC PRIVATE KEY-----\nMHcCAQEE", want: "log: [REDACTED:private-key]"},
-		{name: "two private keys", in: pemKey + "\n--\n" + pemKey, want: "[REDACTED:private-key]\n--\n[REDACTED:private-key]"},
-		{name: "authorization bearer header", in: "Authorization: Bearer abcdef0123456789abcdef\r\nHost: x", want: "Authorization: [REDACTED:authorization]\r\nHost: x"},
-		{name: "authorization basic header", in: "authorization: Basic dXNlcjpwYXNzd29yZA==", want: "authorization: [REDACTED:authorization]"},
-		{name: "proxy authorization", in: "Proxy-Authorization: Basic dXNlcjpwYXNz", want: "Proxy-Authorization: [REDACTED:authorization]"},
-		{name: "authorization bare token", in: "Authorization=0123456789abcdefXYZ", want: "Authorization=[REDACTED:authorization]"},
-		{name: "bearer token alone", in: "curl -H 'X: Bearer abcdefghijklmnop0123'", want: "curl -H 'X: Bearer [REDACTED:bearer]'"},
-		{name: "jwt", in: "token " + jwtToken + " expired", want: "token [REDACTED:jwt] expired"},
-		{name: "openai project key", in: "OPENAI_API_KEY " + openAIKey, want: "OPENAI_API_KEY [REDACTED:openai-key]"},
-		{name: "openai classic key", in: "use sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ now", want: "use [REDACTED:openai-key] now"},
-		{name: "github classic token", in: "GH " + ghToken, want: "GH [REDACTED:github-token]"},
-		{name: "github fine-grained token", in: ghPAT + ".", want: "[REDACTED:github-token]."},
-		{name: "github app token", in: "ghs_0123456789abcdefghijABCDEFGHIJ012345", want: "[REDACTED:github-token]"},
-		{name: "nats userinfo", in: "connect nats://codali:s3cr3t!@nats:4222 ok", want: "connect nats://codali:[REDACTED:password]@nats:4222 ok"},
-		{name: "https userinfo", in: "https://user:hunter2@example.com/x", want: "https://user:[REDACTED:password]@example.com/x"},
-		{name: "password query parameter", in: "GET /login?user=a&password=hunter2&next=/ HTTP/1.1", want: "GET /login?user=a&password=[REDACTED:credential]&next=/ HTTP/1.1"},
-		{name: "token query parameter", in: "https://x/y?token=abc123", want: "https://x/y?token=[REDACTED:credential]"},
-		{name: "password flag", in: "mysql --password=hunter2 db", want: "mysql --password=[REDACTED:credential] db"},
-		{name: "quoted json password", in: `log {"user":"a","password":"hun\"ter2"}`, want: `log {"user":"a","password":"[REDACTED:credential]"}`},
-		{name: "extra chars kept around several secrets", in: awsKeyID + "|" + ghToken, want: "[REDACTED:aws-key]|[REDACTED:github-token]"},
-	}
 	r, err := New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range tests {
+	for _, tt := range stringKindCases {
 		t.Run(tt.name, func(t *testing.T) {
 			got := r.String(tt.in)
 			if got != tt.want {

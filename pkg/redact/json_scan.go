@@ -1,0 +1,164 @@
+package redact
+
+// jsonScanner redacts a document json.Valid accepted, in one pass over its
+// bytes: structure and numbers are copied, whitespace dropped, and each
+// string is decoded, redacted and encoded again exactly as encoding/json
+// would (see decodeJSONString and appendJSONString). It is hand-written
+// because encoding/json has no token scanner that does not allocate per
+// token; it gives the same bytes as jsonByTokens, and relies on the input
+// being valid (it does not check the structure again).
+type jsonScanner struct {
+	r   *Redactor
+	sc  *hintScanner
+	raw []byte
+	pos int
+	out []byte
+	buf []byte // the decoded string, reused
+}
+
+// jsonScan redacts raw, which must be valid JSON.
+func (r *Redactor) jsonScan(raw []byte) []byte {
+	_, sc := r.ruleSet()
+	s := jsonScanner{r: r, sc: sc, raw: raw, out: make([]byte, 0, len(raw)+len(raw)/8)}
+	s.value(false)
+	return s.out
+}
+
+// secretMarkerJSON is the secret marker as a JSON string.
+const secretMarkerJSON = `"[REDACTED:` + SecretLabel + `]"`
+
+func (s *jsonScanner) skipSpace() {
+	for s.pos < len(s.raw) {
+		switch s.raw[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value copies the value at pos (after any whitespace); secret is true
+// below a secret key, where strings and numbers become the marker.
+func (s *jsonScanner) value(secret bool) {
+	s.skipSpace()
+	switch s.raw[s.pos] {
+	case '{':
+		s.object(secret)
+	case '[':
+		s.array(secret)
+	case '"':
+		s.stringValue(secret)
+	case 't', 'n':
+		s.out = append(s.out, s.raw[s.pos:s.pos+4]...)
+		s.pos += 4
+	case 'f':
+		s.out = append(s.out, s.raw[s.pos:s.pos+5]...)
+		s.pos += 5
+	default:
+		start := s.pos
+		for s.pos < len(s.raw) && isNumberByte(s.raw[s.pos]) {
+			s.pos++
+		}
+		if secret {
+			s.out = append(s.out, secretMarkerJSON...)
+		} else {
+			s.out = append(s.out, s.raw[start:s.pos]...)
+		}
+	}
+}
+
+func isNumberByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+func (s *jsonScanner) object(secret bool) {
+	s.out = append(s.out, '{')
+	s.pos++
+	s.skipSpace()
+	if s.raw[s.pos] == '}' {
+		s.out = append(s.out, '}')
+		s.pos++
+		return
+	}
+	for {
+		s.skipSpace()
+		key, plain, lit := s.readString()
+		if plain {
+			s.out = append(s.out, lit...)
+		} else {
+			s.out = appendJSONString(s.out, key)
+		}
+		below := secret || isSecretKey(key)
+		s.skipSpace()
+		s.pos++ // ':'
+		s.out = append(s.out, ':')
+		s.value(below)
+		s.skipSpace()
+		c := s.raw[s.pos]
+		s.pos++
+		s.out = append(s.out, c)
+		if c == '}' {
+			return
+		}
+	}
+}
+
+func (s *jsonScanner) array(secret bool) {
+	s.out = append(s.out, '[')
+	s.pos++
+	s.skipSpace()
+	if s.raw[s.pos] == ']' {
+		s.out = append(s.out, ']')
+		s.pos++
+		return
+	}
+	for {
+		s.value(secret)
+		s.skipSpace()
+		c := s.raw[s.pos]
+		s.pos++
+		s.out = append(s.out, c)
+		if c == ']' {
+			return
+		}
+	}
+}
+
+// stringValue copies a string value: the marker below a secret key,
+// otherwise the string as the rules leave it.
+func (s *jsonScanner) stringValue(secret bool) {
+	text, plain, lit := s.readString()
+	switch {
+	case secret:
+		s.out = append(s.out, secretMarkerJSON...)
+	case anyMayMatch(s.sc, text):
+		s.out = appendJSONString(s.out, s.r.String(string(text)))
+	case plain:
+		s.out = append(s.out, lit...)
+	default:
+		s.out = appendJSONString(s.out, text)
+	}
+}
+
+// readString reads the string literal at pos and returns its decoded
+// text. When plain is true the literal has no escapes and only printable
+// ASCII, so lit (the literal, quotes included) is also its encoding; text
+// then aliases raw, otherwise it is only valid until the next call.
+func (s *jsonScanner) readString() (text []byte, plain bool, lit []byte) {
+	start := s.pos
+	i := start + 1
+	for i < len(s.raw) {
+		c := s.raw[i]
+		if c == '"' {
+			s.pos = i + 1
+			return s.raw[start+1 : i], true, s.raw[start:s.pos]
+		}
+		if c == '\\' || c >= 0x80 {
+			break
+		}
+		i++
+	}
+	s.buf, s.pos = decodeJSONString(s.buf[:0], s.raw, start+1)
+	return s.buf, false, nil
+}
