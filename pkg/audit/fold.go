@@ -42,6 +42,11 @@ func Refuse(e events.Envelope, reason error) Step {
 	// may reuse the id of the run's own event, which must still be recorded.
 	sum := sha256.Sum256(e.Data)
 	return Step{
+		// A refusal is an event's only step, so like every event's first
+		// step it carries a check (it always belongs): a refused event
+		// before it in the same record must not take it for one of its own
+		// later steps, which are skipped.
+		Check: func(*State) error { return nil },
 		Cause: e.ID + "#refused-" + hex.EncodeToString(sum[:8]), Kind: rao.KindRun,
 		Summary: fmt.Sprintf("refused %s from %s: %s", e.ID, oneLine(e.Source, 60), oneLine(reason.Error(), 160)),
 		Mutate: func(s *State) {

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,4 +80,33 @@ func requestOf(t *testing.T, e events.Envelope) events.Requested {
 		t.Fatal(err)
 	}
 	return req
+}
+
+// TestRefusalAfterARefusedEvent: the recorder records an event it refused
+// itself (its claim check failed) as audit.Refuse's step, after the run's
+// earlier events still to fold. When the last of those is refused too, the
+// refusal step must still be recorded: it starts an event of its own, it is
+// not one of the refused event's later steps.
+func TestRefusalAfterARefusedEvent(t *testing.T) {
+	const run = "victim2"
+	s := startServer(t)
+	r := newRecorder(t, s.store(t), 10, 0)
+	evs := runEvents(t, run, policy.Default())
+	recordEvent(t, r, evs[0])
+
+	evil := events.Requested{Request: "steal", Repo: events.RepoRef{URL: "https://attacker.example/repo.git"}}
+	second := envelope(t, run, events.KindRequested, 2, "agent/evil", evil)
+	third := envelope(t, run, events.KindRequested, 1, "agent/evil", evil)
+	steps, err := audit.Fold(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps = append(steps, audit.Refuse(third, fmt.Errorf("%w: already has a different request", events.ErrConflict)))
+	st, _, err := r.Record(testCtx(t), run, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Refused) != 2 || st.Refused[0].Event != second.ID || st.Refused[1].Event != third.ID {
+		t.Fatalf("refusals recorded: %+v, want %s then %s", st.Refused, second.ID, third.ID)
+	}
 }
