@@ -19,6 +19,8 @@ var knownFormatCases = []struct{ name, in, want, secret string }{
 	{"yaml list item", "- auth_token: tok123\n", "- auth_token: [REDACTED:credential]\n", "tok123"},
 	{"ini with spaces", "secret = pa55word\n", "secret = [REDACTED:credential]\n", "pa55word"},
 	{"json suffix name", `{"db_password": "hunter2"}`, `{"db_password": "[REDACTED:credential]"}`, "hunter2"},
+	{"json number value", `{"pin_password": 482913, "user": "x"}`, `{"pin_password": [REDACTED:credential], "user": "x"}`, "482913"},
+	{"pretty json number value", "{\n  \"api_key\": -7.25e3,\n  \"n\": 1\n}", "{\n  \"api_key\": [REDACTED:credential],\n  \"n\": 1\n}", "7.25e3"},
 	{"slack bot token", "SLACK xoxb-1234567890-abcdefghij", "SLACK [REDACTED:slack-token]", "xoxb-1234567890-abcdefghij"},
 	{"stripe live key", "key sk_live_" + strings.Repeat("a1", 12), "key [REDACTED:stripe-key]", "sk_live_" + strings.Repeat("a1", 12)},
 	{"google api key", "k=AIzaSyA" + strings.Repeat("b", 32) + ";", "k=[REDACTED:google-api-key];", "AIzaSyA" + strings.Repeat("b", 32)},

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,34 @@ func TestJSONFastPathGivesTheSameBytes(t *testing.T) {
 	}
 	if _, err := r.JSON([]byte(`{"a":`)); err == nil {
 		t.Error("invalid JSON accepted by the fast path")
+	}
+}
+
+// TestJSONFastPathSeesEverySecretKey: a document whose only secret is a
+// key (each name and suffix IsSecretKey accepts, in any case, with
+// separators and a prefix) never takes the fast path, which would keep
+// the value under it.
+func TestJSONFastPathSeesEverySecretKey(t *testing.T) {
+	names := []string{"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "api_key",
+		"authorization", "Proxy-Authorization", "auth", "credential", "credentials", "cookie", "set-cookie",
+		"private_key", "access_key", "secret_key", "secret_key_base", "bearer"}
+	r := &Redactor{}
+	for _, name := range names {
+		for _, key := range []string{name, strings.ToUpper(name), "x_" + name, "My." + strings.ToUpper(name[:1]) + name[1:],
+			strings.Join(strings.Split(name, ""), "-")} {
+			if !IsSecretKey(key) {
+				if key == name {
+					t.Errorf("IsSecretKey(%q) = false", key)
+				}
+				continue
+			}
+			doc := []byte(`{"` + key + `":"hunter2"}`)
+			if !r.jsonMayNeedRedaction(doc) {
+				t.Errorf("%s takes the fast path", doc)
+			}
+			if got, err := r.JSON(doc); err != nil || strings.Contains(string(got), "hunter2") {
+				t.Errorf("JSON(%s) = %s, %v", doc, got, err)
+			}
+		}
 	}
 }

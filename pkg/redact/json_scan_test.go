@@ -314,8 +314,8 @@ func TestJSONDeepDocuments(t *testing.T) {
 	}
 }
 
-// refIsSecretKey is IsSecretKey as it was: the whole key normalized into
-// a new string.
+// refIsSecretKey is IsSecretKey the simple way: the whole key normalized
+// into a new string (isSecretKey reads only its tail).
 func refIsSecretKey(key string) bool {
 	k := strings.Map(func(c rune) rune {
 		switch {
@@ -328,12 +328,12 @@ func refIsSecretKey(key string) bool {
 	}, key)
 	switch k {
 	case "password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey",
-		"authorization", "auth", "credential", "credentials", "cookie", "setcookie",
+		"authorization", "proxyauthorization", "auth", "credential", "credentials", "cookie", "setcookie",
 		"privatekey", "accesskey", "secretkey", "bearer":
 		return true
 	}
-	for _, suffix := range []string{"password", "passphrase", "secret", "token", "apikey",
-		"privatekey", "accesskey", "secretkey", "credential", "credentials"} {
+	for _, suffix := range []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey",
+		"privatekey", "accesskey", "secretkey", "secretkeybase", "credential", "credentials"} {
 		if strings.HasSuffix(k, suffix) {
 			return true
 		}
@@ -347,12 +347,19 @@ func refIsSecretKey(key string) bool {
 func TestIsSecretKeyMatchesReference(t *testing.T) {
 	parts := []string{"pass", "word", "password", "Token", "TOKEN", "api", "Key", "secret", "auth",
 		"orization", "credential", "s", "_", "-", ".", " ", "x", "é", "\xff", "cookie", "set", "private",
-		"access", "bearer", "pwd", "phrase", "very_long_prefix_", "0123456789abcdef"}
+		"access", "bearer", "pwd", "phrase", "very_long_prefix_", "0123456789abcdef", "Proxy-", "wd",
+		"Key_Base", "base"}
+	// The longest names and suffixes, whole and behind a prefix.
+	fixed := []string{"Proxy-Authorization", "x_proxy_authorization", "Authorization", "SECRET_KEY_BASE",
+		"my.secret-key.base", "very_long_prefix_credentials", "very_long_prefix_secret_key_base"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	secret := 0
-	for range 20000 {
+	for i := range 20000 + len(fixed) {
 		var b strings.Builder
-		for n := rng.IntN(6); n > 0; n-- {
+		if i < len(fixed) {
+			b.WriteString(fixed[i])
+		}
+		for n := rng.IntN(6); i >= len(fixed) && n > 0; n-- {
 			b.WriteString(parts[rng.IntN(len(parts))])
 		}
 		key := b.String()

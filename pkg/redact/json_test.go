@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +57,11 @@ var jsonCases = []struct {
 		name: "keys themselves are kept",
 		in:   `{"password":{"password":"x"}}`,
 		want: `{"password":{"password":"[REDACTED:secret]"}}`,
+	},
+	{
+		name: "names the text rules treat as secret are secret keys",
+		in:   `{"env":{"MYSQL_PWD":"hunter2","DB_PASSWD":"hunter2","SECRET_KEY_BASE":"0123abcd"},"headers":{"Proxy-Authorization":"Basic dXNlcjpwYXNzd29yZA=="}}`,
+		want: `{"env":{"MYSQL_PWD":"[REDACTED:secret]","DB_PASSWD":"[REDACTED:secret]","SECRET_KEY_BASE":"[REDACTED:secret]"},"headers":{"Proxy-Authorization":"[REDACTED:secret]"}}`,
 	},
 	{name: "scalar string", in: `"` + ghToken + `"`, want: `"[REDACTED:github-token]"`},
 	{name: "scalar number", in: ` 42 `, want: `42`},
@@ -127,6 +133,7 @@ func TestIsSecretKey(t *testing.T) {
 		{"authorization", true}, {"Authorization", true}, {"auth", true},
 		{"private_key", true}, {"aws_access_key", true}, {"secret_key", true},
 		{"credentials", true}, {"cookie", true}, {"Set-Cookie", true},
+		{"MYSQL_PWD", true}, {"db_passwd", true}, {"SECRET_KEY_BASE", true}, {"Proxy-Authorization", true},
 		{"max_tokens", false}, {"token_count", false}, {"tokenizer", false}, {"prompt_tokens", false},
 		{"key", false}, {"keys", false}, {"author", false}, {"authority", false},
 		{"user", false}, {"password_required_hint", false}, {"", false},
@@ -137,5 +144,30 @@ func TestIsSecretKey(t *testing.T) {
 				t.Errorf("IsSecretKey(%q) = %v, want %v", tt.key, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSecretKeysCoverTextRuleNames: a name the text rules redact the value
+// of (NAME=value, or a header for Proxy-Authorization) is a secret key,
+// so the same value is redacted under that key in JSON and Value.
+func TestSecretKeysCoverTextRuleNames(t *testing.T) {
+	r := &Redactor{}
+	for _, name := range []string{"PASSWORD", "DB_PASSWD", "MYSQL_PWD", "PASSPHRASE", "CLIENT_SECRET",
+		"GITHUB_TOKEN", "X_API_KEY", "AWS_ACCESS_KEY", "AWS_SECRET_KEY", "SECRET_KEY_BASE", "SSH_PRIVATE_KEY",
+		"GOOGLE_CREDENTIALS", "app-credential"} {
+		if got := r.String(name + "=hunter2x"); strings.Contains(got, "hunter2x") {
+			t.Fatalf("the text rules do not treat %s as secret-like: %q", name, got)
+		}
+		if !IsSecretKey(name) {
+			t.Errorf("IsSecretKey(%q) = false, but %s=value is redacted in text", name, name)
+		}
+	}
+	for _, h := range []string{"Authorization", "Proxy-Authorization"} {
+		if got := r.String(h + ": Basic dXNlcjpwYXNzd29yZA=="); strings.Contains(got, "dXNlcjpwYXNzd29yZA") {
+			t.Fatalf("the text rules do not treat the %s header as secret: %q", h, got)
+		}
+		if !IsSecretKey(h) {
+			t.Errorf("IsSecretKey(%q) = false, but the %s header is redacted in text", h, h)
+		}
 	}
 }

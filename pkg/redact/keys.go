@@ -7,18 +7,21 @@ const SecretLabel = "secret"
 // IsSecretKey reports whether a JSON object key or map key names a secret.
 // Keys are compared ignoring case and the separators "-", "_", "." and
 // spaces; a key names a secret if it is one of password, passwd, pwd, pass,
-// passphrase, secret, token, apikey, authorization, auth, credential(s),
-// cookie, setcookie, privatekey, accesskey, secretkey, bearer, or ends in
-// password, passphrase, secret, token, apikey, privatekey, accesskey,
-// secretkey or credential(s). So "db_password", "GITHUB_TOKEN" and
-// "X-Api-Key" are secret, while "max_tokens" and "token_count" are not.
+// passphrase, secret, token, apikey, authorization, proxyauthorization,
+// auth, credential(s), cookie, setcookie, privatekey, accesskey, secretkey,
+// bearer, or ends in password, passwd, pwd, passphrase, secret, token,
+// apikey, privatekey, accesskey, secretkey, secretkeybase or credential(s)
+// (the names whose values the text rules redact in NAME=value). So
+// "db_password", "MYSQL_PWD", "GITHUB_TOKEN" and "X-Api-Key" are secret,
+// while "max_tokens" and "token_count" are not.
 func IsSecretKey(key string) bool {
 	return isSecretKey(key)
 }
 
 // keyTailLen is how much of a normalized key isSecretKey reads: more than
-// the longest name (authorization) and the longest suffix (credentials).
-const keyTailLen = 16
+// the longest name (proxyauthorization) and the longest suffix
+// (secretkeybase).
+const keyTailLen = 20
 
 // isSecretKey is IsSecretKey for a string or a byte slice, without
 // allocating: it normalizes only the key's last keyTailLen bytes, which
@@ -41,12 +44,12 @@ func isSecretKey[T string | []byte](key T) bool {
 	k := buf[len(buf)-n:]
 	switch string(k) {
 	case "password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey",
-		"authorization", "auth", "credential", "credentials", "cookie", "setcookie",
+		"authorization", "proxyauthorization", "auth", "credential", "credentials", "cookie", "setcookie",
 		"privatekey", "accesskey", "secretkey", "bearer":
 		return true
 	}
-	for _, suffix := range [...]string{"password", "passphrase", "secret", "token", "apikey",
-		"privatekey", "accesskey", "secretkey", "credential", "credentials"} {
+	for _, suffix := range [...]string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey",
+		"privatekey", "accesskey", "secretkey", "secretkeybase", "credential", "credentials"} {
 		if len(k) >= len(suffix) && string(k[len(k)-len(suffix):]) == suffix {
 			return true
 		}

@@ -131,6 +131,11 @@ var defaultRules = []rule{
 	withPre(newRule("credential", regexp.MustCompile(
 		`(?i)"`+secretName+`"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`),
 		secretHints...), hasSecretAssignment),
+	// "name": 1234 in JSON: a number under a secret-like name (a PIN, a
+	// numeric key), as JSON redacts it under a secret key.
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)"`+secretName+`"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`),
+		secretHints...), hasSecretAssignment),
 	// name: value and name = value lines (YAML, INI, .env, properties):
 	// the value runs to the end of the line (or a comment), so code such
 	// as "Password: req.Password," or "password := x" is left alone.
