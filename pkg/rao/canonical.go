@@ -95,13 +95,8 @@ func appendCanonicalWithin(buf []byte, v any, limit int) ([]byte, bool) {
 		if len(x) > 0 && len(buf)+2+5*len(x)-1 > limit {
 			return buf, false
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
 		buf = append(buf, '{')
-		for i, k := range keys {
+		for i, k := range keysSorted(x) {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
@@ -145,13 +140,8 @@ func appendCanonical(buf []byte, v any) []byte {
 		}
 		return append(buf, ']')
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
 		buf = append(buf, '{')
-		for i, k := range keys {
+		for i, k := range keysSorted(x) {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
@@ -164,6 +154,16 @@ func appendCanonical(buf []byte, v any) []byte {
 		// Unreachable for values produced by decodeValue.
 		panic(fmt.Sprintf("rao: unexpected decoded JSON type %T", v))
 	}
+}
+
+// keysSorted returns m's keys in byte order.
+func keysSorted(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 const hexDigits = "0123456789abcdef"
