@@ -35,7 +35,7 @@ func messyJSON(rng *rand.Rand, v any) []byte {
 	write = func(v any) {
 		switch x := v.(type) {
 		case map[string]any:
-			keys := sortedKeys(x)
+			keys := keysSorted(x)
 			slices.Reverse(keys)
 			b.WriteString("{ ")
 			for i, k := range keys {

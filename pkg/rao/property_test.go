@@ -57,21 +57,11 @@ func (g *stateGen) value(depth int) any {
 	}
 }
 
-// sortedKeys returns m's keys in order, so seeded runs are reproducible.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // mutate changes v somewhere at or below it and returns the new value.
 func (g *stateGen) mutate(v any, depth int) any {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := sortedKeys(x)
+		keys := keysSorted(x) // in order, so seeded runs are reproducible
 		r := g.rng.IntN(10)
 		switch {
 		case len(keys) > 0 && r < 5 && depth < 5:
