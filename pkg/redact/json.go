@@ -124,12 +124,9 @@ func fragmentAt(text []byte, rest string) bool {
 		if j >= len(text) {
 			return false
 		}
-		c := text[j]
-		switch {
-		case c == '-' || c == '_' || c == '.' || c == ' ':
+		c, ok := keyByte(text[j])
+		if !ok {
 			continue
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
 		}
 		if c != rest[k] {
 			return false

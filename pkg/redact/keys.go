@@ -31,12 +31,9 @@ func isSecretKey[T string | []byte](key T) bool {
 	var buf [keyTailLen]byte
 	n := 0
 	for i := len(key) - 1; i >= 0 && n < len(buf); i-- {
-		c := key[i]
-		switch {
-		case c == '-' || c == '_' || c == '.' || c == ' ':
+		c, ok := keyByte(key[i])
+		if !ok {
 			continue
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
 		}
 		n++
 		buf[len(buf)-n] = c
@@ -55,4 +52,17 @@ func isSecretKey[T string | []byte](key T) bool {
 		}
 	}
 	return false
+}
+
+// keyByte is c as IsSecretKey compares it: ASCII lower-cased; ok is false
+// for the separators it ignores ("-", "_", "." and space). The JSON fast
+// path's fragment search (fragmentAt) reads keys the same way.
+func keyByte(c byte) (byte, bool) {
+	switch {
+	case c == '-' || c == '_' || c == '.' || c == ' ':
+		return 0, false
+	case 'A' <= c && c <= 'Z':
+		return c + 'a' - 'A', true
+	}
+	return c, true
 }
