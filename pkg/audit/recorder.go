@@ -20,10 +20,10 @@ type Store interface {
 	// LastSeq returns the stream sequence of the run's last event (0 when
 	// it has none), without reading the history.
 	LastSeq(ctx context.Context, runID string) (uint64, error)
-	// AppendSealed stores the sealed event if the run's last stored
-	// message still has sequence expected, and returns the new message's
-	// stream sequence.
-	AppendSealed(ctx context.Context, ev rao.Sealed, expected uint64) (uint64, error)
+	// AppendBatch stores the sealed events (one or more, consecutive, of
+	// one run) if the run's last stored message still has sequence
+	// expected, and returns the stream sequence of the last one.
+	AppendBatch(ctx context.Context, evs []rao.Sealed, expected uint64) (uint64, error)
 	// Compact removes the run's events before firstKeptSeq (an event seq).
 	Compact(ctx context.Context, runID string, firstKeptSeq uint64) error
 }
@@ -161,6 +161,9 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 	}
 	before := st.Status
 	refusing := false
+	// The steps' events are built first and stored together (one atomic
+	// batch where the stream allows it).
+	var sealedEvs []rao.Sealed
 	for _, step := range steps {
 		// An event's first step carries its check (see Fold); steps may hold
 		// several events (earlier events of the run folded first), each
@@ -203,13 +206,15 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 		if err != nil {
 			return Change{}, fmt.Errorf("could not build event for %s: %w", step.Cause, err)
 		}
-		ev := sealed.Event()
-		seq, err := r.Store.AppendSealed(ctx, sealed, lastSeq)
+		sealedEvs = append(sealedEvs, sealed)
+		history = append(history, sealed.Event())
+	}
+	if len(sealedEvs) > 0 {
+		seq, err := r.Store.AppendBatch(ctx, sealedEvs, lastSeq)
 		if err != nil {
-			return Change{}, fmt.Errorf("could not append %s: %w", ev.ID, err)
+			return Change{}, fmt.Errorf("could not append %s (%d event(s) in all): %w", sealedEvs[0].Event().ID, len(sealedEvs), err)
 		}
 		lastSeq = seq
-		history = append(history, ev)
 	}
 	if r.MaxEvents > 0 {
 		if first, ok := rao.CompactionPoint(history, r.MaxEvents); ok {

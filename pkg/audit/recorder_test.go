@@ -313,11 +313,11 @@ func (f failingStore) Load(ctx context.Context, run string) ([]rao.Event, uint64
 	return f.Store.Load(ctx, run)
 }
 
-func (f failingStore) AppendSealed(ctx context.Context, ev rao.Sealed, expected uint64) (uint64, error) {
+func (f failingStore) AppendBatch(ctx context.Context, evs []rao.Sealed, expected uint64) (uint64, error) {
 	if f.append != nil {
 		return 0, f.append
 	}
-	return f.Store.AppendSealed(ctx, ev, expected)
+	return f.Store.AppendBatch(ctx, evs, expected)
 }
 
 func (f failingStore) Compact(ctx context.Context, run string, first uint64) error {

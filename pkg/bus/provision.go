@@ -137,7 +137,9 @@ func (t Topology) DeadLetterStream() jetstream.StreamConfig {
 
 // RAOStream is the configuration of the audit history stream: limits
 // retention (kept until the configured age or size), purge allowed for the
-// recorder's per-run compaction, message deletion denied.
+// recorder's per-run compaction, message deletion denied, atomic batch
+// publish allowed (the steps of one run event are stored together, in one
+// round trip).
 func (t Topology) RAOStream() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        events.StreamRAO,
@@ -151,6 +153,9 @@ func (t Topology) RAOStream() jetstream.StreamConfig {
 		MaxMsgSize:  t.MaxMsgSize,
 		Duplicates:  10 * time.Minute,
 		DenyDelete:  true,
+		// Atomic batches need nats-server 2.12 or later, as the timers
+		// stream's message schedules do.
+		AllowAtomicPublish: true,
 	}
 }
 

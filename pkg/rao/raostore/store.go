@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
@@ -25,6 +26,8 @@ const loadBatch = 256
 type Store struct {
 	js jetstream.JetStream
 	st jetstream.Stream
+	// atomic: the stream allows atomic batch publish (AppendBatch).
+	atomic atomic.Bool
 }
 
 // Open returns a Store over the RAO stream, which must exist (see
@@ -35,7 +38,11 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not open stream %s: %w", StreamName, noStream(err))
 	}
-	return &Store{js: js, st: st}, nil
+	s := &Store{js: js, st: st}
+	if info := st.CachedInfo(); info != nil {
+		s.atomic.Store(info.Config.AllowAtomicPublish)
+	}
+	return s, nil
 }
 
 // noStream adds ErrNoStream to errors saying the stream is missing.
