@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -64,9 +65,9 @@ func loadAll(t *testing.T, e env, store *Store, runID string, want []rao.Event) 
 
 func TestAppendBatchIsAtomic(t *testing.T) {
 	e := setup(t)
-	if !e.store.atomic.Load() {
-		t.Fatal("the provisioned RAO stream does not allow atomic publish")
-	}
+	// One server: the store appends one by one (see batchesPay); the
+	// batch itself works the same there.
+	e.store.atomic.Store(true)
 	first, last := sealedEvents(t, e, e.store, "run-b", 3, "a")
 	seq, err := e.store.AppendBatch(e.ctx, first, last)
 	if err != nil {
@@ -152,9 +153,6 @@ func TestAppendBatchWithoutAtomicPublish(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	if store.atomic.Load() {
-		t.Fatal("Open takes a stream without atomic publish for one with it")
-	}
 	evs, last := sealedEvents(t, e, store, "run-c", 4, "a")
 	if _, err := store.AppendBatch(e.ctx, evs, last); err != nil {
 		t.Fatalf("AppendBatch: %v", err)
@@ -208,10 +206,62 @@ func TestAppendBatchOverTheServersBatchLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
+	store.atomic.Store(true)
 	e := env{js: js, store: store, ctx: ctx}
 	evs, last := sealedEvents(t, e, store, "run-d", 5, "a")
 	if _, err := store.AppendBatch(ctx, evs, last); err != nil {
 		t.Fatalf("AppendBatch: %v", err)
 	}
 	loadAll(t, e, store, "run-d", eventsOf(evs))
+}
+
+func TestBatchesPay(t *testing.T) {
+	rao := bus.Topology{}.RAOStream()
+	for _, tc := range []struct {
+		name     string
+		replicas int
+		atomic   bool
+		want     bool
+	}{
+		{"three replicas", 3, true, true},
+		{"one replica: the server stages a batch on disk", 1, true, false},
+		{"provisioned without atomic publish", 3, false, false},
+	} {
+		cfg := rao
+		cfg.Replicas, cfg.AllowAtomicPublish = tc.replicas, tc.atomic
+		if got := batchesPay(cfg); got != tc.want {
+			t.Errorf("%s: batchesPay = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if !rao.AllowAtomicPublish {
+		t.Error("the RAO stream's configuration does not allow atomic publish")
+	}
+}
+
+// TestAppendBatchOnACluster: Open on three replicas sends batches, and a
+// batch's events are stored in order.
+func TestAppendBatchOnACluster(t *testing.T) {
+	cl := natstest.StartCluster(t, 3)
+	_, js := cl.Connect(t)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := bus.Provision(ctx, js, bus.Topology{Replicas: 3}, []string{}); err != nil {
+		t.Fatalf("Provision: %v", err)
+	}
+	store, err := Open(ctx, js)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if !store.atomic.Load() {
+		t.Fatal("Open on a replicated RAO stream does not send atomic batches")
+	}
+	e := env{js: js, store: store, ctx: ctx}
+	evs, last := sealedEvents(t, e, store, "run-r3", 5, "a")
+	if _, err := store.AppendBatch(ctx, evs, last); err != nil {
+		t.Fatalf("AppendBatch: %v", err)
+	}
+	loadAll(t, e, store, "run-r3", eventsOf(evs))
+	if !store.atomic.Load() {
+		t.Fatal("the store stopped sending atomic batches")
+	}
 }

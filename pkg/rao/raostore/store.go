@@ -26,7 +26,8 @@ const loadBatch = 256
 type Store struct {
 	js jetstream.JetStream
 	st jetstream.Stream
-	// atomic: the stream allows atomic batch publish (AppendBatch).
+	// atomic: AppendBatch sends several events as one atomic batch
+	// (batchesPay).
 	atomic atomic.Bool
 }
 
@@ -40,7 +41,7 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	}
 	s := &Store{js: js, st: st}
 	if info := st.CachedInfo(); info != nil {
-		s.atomic.Store(info.Config.AllowAtomicPublish)
+		s.atomic.Store(batchesPay(info.Config))
 	}
 	return s, nil
 }
