@@ -170,6 +170,19 @@ func TestAppendBatchWithoutAtomicPublish(t *testing.T) {
 		}
 		loadAll(t, e, store, "run-c", append(eventsOf(evs), eventsOf(more)...))
 	})
+
+	t.Run("provisioning with update allows it", func(t *testing.T) {
+		if err := bus.Provision(e.ctx, e.js, bus.Topology{Update: true}, []string{}); err != nil {
+			t.Fatalf("Provision: %v", err)
+		}
+		st, err := e.js.Stream(e.ctx, cfg.Name)
+		if err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		if !st.CachedInfo().Config.AllowAtomicPublish {
+			t.Fatal("the updated RAO stream does not allow atomic publish")
+		}
+	})
 }
 
 // TestAppendBatchOverTheServersBatchLimit: a server whose max_batch_size
