@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -65,7 +66,7 @@ func refJSONMayNeedRedaction(r *Redactor, raw []byte) bool {
 		}
 	}
 	for _, f := range []string{"pass", "pwd", "secret", "token", "apikey", "auth", "credential", "cookie",
-		"privatekey", "accesskey", "bearer"} {
+		"privatekey", "accesskey", "bearer", "signingkey", "encryptionkey", "masterkey"} {
 		if bytes.Contains(norm, []byte(f)) {
 			return true
 		}
@@ -315,7 +316,8 @@ func TestJSONDeepDocuments(t *testing.T) {
 }
 
 // refIsSecretKey is IsSecretKey the simple way: the whole key normalized
-// into a new string (isSecretKey reads only its tail).
+// into a new string (isSecretKey reads only its tail), the names and
+// suffixes written out, and the word pass found by a regular expression.
 func refIsSecretKey(key string) bool {
 	k := strings.Map(func(c rune) rune {
 		switch {
@@ -327,19 +329,25 @@ func refIsSecretKey(key string) bool {
 		return c
 	}, key)
 	switch k {
-	case "password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey",
-		"authorization", "proxyauthorization", "auth", "credential", "credentials", "cookie", "setcookie",
-		"privatekey", "accesskey", "secretkey", "bearer":
+	case "authorization", "proxyauthorization", "auth", "cookie", "cookies", "setcookie", "bearer":
 		return true
 	}
-	for _, suffix := range []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey",
-		"privatekey", "accesskey", "secretkey", "secretkeybase", "credential", "credentials"} {
+	for _, suffix := range []string{"password", "passwords", "passwd", "pwd", "passphrase", "passphrases",
+		"secret", "secrets", "token", "accesstokens", "authtokens", "refreshtokens", "sessiontokens", "apitokens",
+		"apikey", "apikeys", "accesskey", "accesskeys", "secretkey", "secretkeys", "secretkeybase",
+		"privatekey", "privatekeys", "signingkey", "signingkeys", "encryptionkey", "encryptionkeys",
+		"masterkey", "masterkeys", "credential", "credentials"} {
 		if strings.HasSuffix(k, suffix) {
 			return true
 		}
 	}
-	return false
+	// pass as a word: its letters with separators between them, at the
+	// start, after a byte that is not a letter or digit, or a camel-case
+	// "P" after a lower-case letter or digit; then only separators.
+	return refPassWord.MatchString(key)
 }
+
+var refPassWord = regexp.MustCompile(`(?:(?:^|[^A-Za-z0-9])[pP]|[a-z0-9]P)[-_. ]*[aA][-_. ]*[sS][-_. ]*[sS][-_. ]*$`)
 
 // TestIsSecretKeyMatchesReference: keys made of the names, suffixes,
 // separators and other bytes in any case and order, and longer than the
@@ -348,7 +356,8 @@ func TestIsSecretKeyMatchesReference(t *testing.T) {
 	parts := []string{"pass", "word", "password", "Token", "TOKEN", "api", "Key", "secret", "auth",
 		"orization", "credential", "s", "_", "-", ".", " ", "x", "é", "\xff", "cookie", "set", "private",
 		"access", "bearer", "pwd", "phrase", "very_long_prefix_", "0123456789abcdef", "Proxy-", "wd",
-		"Key_Base", "base"}
+		"Key_Base", "base", "Pass", "PASS", "by", "db", "s", "tokens", "refresh", "signing", "Encryption",
+		"master_", "keys", "input_", "P", "ass", "2", "secrets", "Cookies"}
 	// The longest names and suffixes, whole and behind a prefix.
 	fixed := []string{"Proxy-Authorization", "x_proxy_authorization", "Authorization", "SECRET_KEY_BASE",
 		"my.secret-key.base", "very_long_prefix_credentials", "very_long_prefix_secret_key_base"}
