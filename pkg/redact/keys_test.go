@@ -148,10 +148,10 @@ func endsInSpelling(name string) bool {
 }
 
 // isSecretOnlyAsWhole reports whether IsSecretKey holds for name only
-// because it is one of secretNames (auth, cookie, ...).
+// because it is one of secretNames (auth, cookie, ...) or pass alone.
 func isSecretOnlyAsWhole(name string) bool {
 	n := strings.NewReplacer("_", "", "-", "", ".", "").Replace(strings.ToLower(name))
-	for _, s := range secretNames {
+	for _, s := range append([]string{passWord}, secretNames...) {
 		if n == normalizedKey(s) {
 			for _, suffix := range secretSuffixes {
 				if strings.HasSuffix(n, normalizedKey(suffix)) {

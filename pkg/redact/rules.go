@@ -56,9 +56,10 @@ func wholeText(r rule) rule {
 var secretName = `(?:[A-Za-z0-9_.-]*?` + secretWord() + `|` + passName + `)[_.-]*`
 
 // passName matches a name ending in the word pass as isPassWord accepts
-// it: the whole name, after a separator, or "Pass"/"PASS" after a
-// lower-case letter or digit.
-const passName = `(?:[A-Za-z0-9_.-]*[_.-])?pass|[A-Za-z0-9_.-]*?(?-i:[a-z0-9]P)ass`
+// it, after a separator or as "Pass"/"PASS" after a lower-case letter or
+// digit (DB_PASS, db.pass, dbPass). Unlike IsSecretKey it needs a prefix:
+// "PASS: test-name" is a test harness's report, not a password.
+const passName = `[A-Za-z0-9_.-]*[_.-]pass|[A-Za-z0-9_.-]*?(?-i:[a-z0-9]P)ass`
 
 // nameSeparators are the separators a text name may hold between the
 // parts of a secret word.
