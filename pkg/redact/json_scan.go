@@ -81,6 +81,7 @@ func (s *jsonScanner) object(secret bool) {
 		s.pos++
 		return
 	}
+	paired := false // a name or key member names a secret (see pair.go)
 	for {
 		s.skipSpace()
 		key, plain, lit := s.readString()
@@ -90,9 +91,20 @@ func (s *jsonScanner) object(secret bool) {
 			s.out = appendJSONString(s.out, key)
 		}
 		below := secret || isSecretKey(key)
+		role := pairNone
+		if !below {
+			role = roleOf(key)
+		}
 		s.skipSpace()
 		s.pos++ // ':'
 		s.out = append(s.out, ':')
+		switch role {
+		case pairName:
+			s.skipSpace()
+			paired = paired || namesSecret(s.raw[s.pos:])
+		case pairValue:
+			below = paired || laterNamesSecret(s.raw, s.pos)
+		}
 		s.value(below)
 		s.skipSpace()
 		c := s.raw[s.pos]
@@ -161,4 +173,84 @@ func (s *jsonScanner) readString() (text []byte, plain bool, lit []byte) {
 	}
 	s.buf, s.pos = decodeJSONString(s.buf[:0], s.raw, start+1)
 	return s.buf, false, nil
+}
+
+// laterNamesSecret reports whether a member after the value at raw[i]
+// (the rest of a valid object) is a "name" or "key" member naming a
+// secret.
+func laterNamesSecret(raw []byte, i int) bool {
+	var buf [64]byte
+	for i = skipJSONValue(raw, i); ; {
+		i = skipJSONSpace(raw, i)
+		if raw[i] == '}' {
+			return false
+		}
+		i = skipJSONSpace(raw, i+1) // ','
+		var key []byte
+		key, i = decodeJSONString(buf[:0], raw, i+1)
+		i = skipJSONSpace(raw, i) + 1 // ':'
+		i = skipJSONSpace(raw, i)
+		if roleOf(key) == pairName && namesSecret(raw[i:]) {
+			return true
+		}
+		i = skipJSONValue(raw, i)
+	}
+}
+
+// skipJSONSpace returns the index of the first byte at or after i that is
+// not JSON whitespace.
+func skipJSONSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipJSONValue returns the index just after the valid JSON value at
+// raw[i] (after any whitespace).
+func skipJSONValue(raw []byte, i int) int {
+	i = skipJSONSpace(raw, i)
+	depth := 0
+	for {
+		switch raw[i] {
+		case '"':
+			i = skipJSONString(raw, i)
+		case '{', '[':
+			depth++
+			i++
+		case '}', ']':
+			depth--
+			i++
+		default:
+			if depth == 0 {
+				for i < len(raw) && isLiteralByte(raw[i]) {
+					i++
+				}
+				return i
+			}
+			i++
+		}
+		if depth == 0 {
+			return i
+		}
+	}
+}
+
+// isLiteralByte reports whether c may be part of a JSON number, true,
+// false or null.
+func isLiteralByte(c byte) bool {
+	return isNumberByte(c) || 'a' <= c && c <= 'z'
+}
+
+// skipJSONString returns the index just after the string literal at
+// raw[i].
+func skipJSONString(raw []byte, i int) int {
+	for i++; ; i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
 }

@@ -130,6 +130,9 @@ func TestJSONScannerMatchesTokensOnTestDocuments(t *testing.T) {
 	for _, c := range fastPathCases {
 		docs = append(docs, c.doc)
 	}
+	for _, c := range pairCases {
+		docs = append(docs, c.in)
+	}
 	docs = append(docs, string(stateDoc))
 	var texts []string
 	for _, c := range knownFormatCases {
@@ -177,6 +180,7 @@ var awkwardKeys = []string{
 	`pass\u0077ord`, `tok\u0065n`, `\u0054OKEN`, `very_long_prefix_name_access_token`,
 	`a_very_long_key_that_ends_in_secret`, `secret_but_not_at_the_end`, `--_ _--`, ``, `é`,
 	"\xff", `\ud800`, `\u2028`, `a\"b\\c`, `\"`, `k`,
+	`value`, `Value`, `VA_LUE`, `key`, `Name`, `n\u0061me`, `valueFrom`,
 }
 
 var awkwardNumbers = []string{
@@ -212,6 +216,10 @@ func randomJSON(rng *rand.Rand, b *strings.Builder, depth int) {
 	case 6:
 		b.WriteString([]string{"{}", "[]", "{ }", "[\n]"}[rng.IntN(4)])
 	case 7, 8:
+		if rng.IntN(4) == 0 {
+			randomPair(rng, b, depth)
+			break
+		}
 		b.WriteByte('{')
 		for i, n := 0, 1+rng.IntN(4); i < n; i++ {
 			if i > 0 {
@@ -239,6 +247,29 @@ func randomJSON(rng *rand.Rand, b *strings.Builder, depth int) {
 		b.WriteByte(']')
 	}
 	sp()
+}
+
+// pairNames are the values of "name" members in random pair objects:
+// secret names, escaped ones and ordinary ones.
+var pairNames = []string{`DB_PASSWORD`, `api_token`, `PORT`, `DB_PASS\u0057ORD`, `max_tokens`, `dbPass`, `bypass`, `\ud800token`}
+
+// randomPair writes an object holding a name or key member and a value
+// member, in either order, among other members.
+func randomPair(rng *rand.Rand, b *strings.Builder, depth int) {
+	members := []string{
+		`"` + []string{"name", "key", "Name", "KEY", "n_a_m_e"}[rng.IntN(5)] + `":"` + pairNames[rng.IntN(len(pairNames))] + `"`,
+		`"` + []string{"value", "Value", "VALUE", "val"}[rng.IntN(4)] + `":`,
+	}
+	var v strings.Builder
+	randomJSON(rng, &v, depth-1)
+	members[1] += v.String()
+	for n := rng.IntN(3); n > 0; n-- {
+		var o strings.Builder
+		randomJSON(rng, &o, depth-1)
+		members = append(members, `"`+awkwardKeys[rng.IntN(len(awkwardKeys))]+`":`+o.String())
+	}
+	rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	b.WriteString("{" + strings.Join(members, ",") + "}")
 }
 
 // TestJSONScannerMatchesTokensOnRandomDocuments: random documents full of
@@ -399,6 +430,9 @@ func FuzzJSON(f *testing.F) {
 	}
 	for _, c := range fastPathCases {
 		f.Add([]byte(c.doc))
+	}
+	for _, c := range pairCases {
+		f.Add([]byte(c.in))
 	}
 	f.Add(stateDoc)
 	f.Add([]byte(`{"pass\u0077ord":["\ud83d\ude00\ud800\u0041","` + "\xff\u2028" + `",-1.5e-3]}`))

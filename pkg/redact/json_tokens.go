@@ -15,25 +15,40 @@ import (
 func (r *Redactor) jsonByTokens(raw []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	w := jsonWriter{r: r}
-	w.enc = json.NewEncoder(&w.out)
-	w.enc.SetEscapeHTML(false)
+	// The tokens are read first: a "value" member's redaction may depend
+	// on a "name" member after it.
+	var toks []json.Token
+	depth, done := 0, false
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
-			if !w.done {
+			if !done {
 				return nil, fmt.Errorf("could not redact JSON: %w: empty input", ErrInvalidJSON)
 			}
-			return w.out.Bytes(), nil
+			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("could not redact JSON: %w: %w", ErrInvalidJSON, err)
 		}
-		if w.done {
+		if done {
 			return nil, fmt.Errorf("could not redact JSON: %w: trailing data", ErrInvalidJSON)
 		}
-		w.token(tok)
+		toks = append(toks, tok)
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		done = depth == 0
 	}
+	w := jsonWriter{r: r, toks: toks}
+	w.enc = json.NewEncoder(&w.out)
+	w.enc.SetEscapeHTML(false)
+	for i := range toks {
+		w.token(i)
+	}
+	return w.out.Bytes(), nil
 }
 
 // jsonFrame is one open object or array.
@@ -42,6 +57,7 @@ type jsonFrame struct {
 	secret  bool // everything inside is redacted
 	first   bool // no member written yet
 	wantKey bool // objects: the next token is a key
+	paired  bool // objects: a name or key member names a secret
 }
 
 // jsonWriter re-emits a token stream, redacting as it goes. The decoder
@@ -49,14 +65,16 @@ type jsonFrame struct {
 // keys and secrecy.
 type jsonWriter struct {
 	r          *Redactor
+	toks       []json.Token // the whole document
 	out        bytes.Buffer
 	enc        *json.Encoder // writes strings to out without HTML escaping
 	stack      []jsonFrame
 	secretNext bool // the next value is under a secret key
-	done       bool // a complete top-level value has been written
 }
 
-func (w *jsonWriter) token(tok json.Token) {
+// token writes toks[i].
+func (w *jsonWriter) token(i int) {
+	tok := w.toks[i]
 	var top *jsonFrame
 	if n := len(w.stack); n > 0 {
 		top = &w.stack[n-1]
@@ -74,6 +92,15 @@ func (w *jsonWriter) token(tok json.Token) {
 		w.writeString(key)
 		w.out.WriteByte(':')
 		w.secretNext = top.secret || IsSecretKey(key)
+		if !w.secretNext {
+			switch roleOf(key) {
+			case pairName:
+				v, ok := w.toks[i+1].(string)
+				top.paired = top.paired || ok && IsSecretKey(v)
+			case pairValue:
+				w.secretNext = top.paired || w.laterNamesSecret(i+1)
+			}
+		}
 		return
 	}
 	if tok == json.Delim(']') {
@@ -124,16 +151,41 @@ func (w *jsonWriter) close(delim byte) {
 	w.valueDone()
 }
 
-// valueDone records that a value ended: its object now wants a key, or the
-// document is complete.
+// valueDone records that a value ended: its object now wants a key.
 func (w *jsonWriter) valueDone() {
-	if n := len(w.stack); n > 0 {
-		if w.stack[n-1].object {
-			w.stack[n-1].wantKey = true
-		}
-		return
+	if n := len(w.stack); n > 0 && w.stack[n-1].object {
+		w.stack[n-1].wantKey = true
 	}
-	w.done = true
+}
+
+// laterNamesSecret reports whether a member after the value starting at
+// toks[i] is a "name" or "key" member naming a secret.
+func (w *jsonWriter) laterNamesSecret(i int) bool {
+	for i = w.skip(i); w.toks[i] != json.Delim('}'); i = w.skip(i + 1) {
+		key, _ := w.toks[i].(string)
+		if v, ok := w.toks[i+1].(string); ok && roleOf(key) == pairName && IsSecretKey(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// skip returns the index of the token after the value starting at
+// toks[i].
+func (w *jsonWriter) skip(i int) int {
+	depth := 0
+	for {
+		switch w.toks[i] {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		i++
+		if depth == 0 {
+			return i
+		}
+	}
 }
 
 // writeString writes s as a JSON string without HTML escaping.
