@@ -23,6 +23,9 @@ type rule struct {
 	// pre, when set, is a cheaper exact test run after the hints: re runs
 	// only where pre reports a possible match.
 	pre func(string) bool
+	// find, when set, replaces re: it returns the spans to replace, each
+	// as {start, end}, in order and not overlapping.
+	find func(string) [][]int
 }
 
 // withPre adds a fine prefilter to a rule.
@@ -184,6 +187,11 @@ var defaultRules = []rule{
 	withPre(newRule("credential", regexp.MustCompile(
 		`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?`+secretName+`["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`),
 		secretHints...), hasSecretAssignment),
+	// The value of a name/value pair whose name names a secret: a
+	// Kubernetes env entry in YAML (- name: DB_PASSWORD / value: …) and
+	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
+	yamlPairRule,
+	jsonTextPairRule,
 }
 
 // marker returns the replacement text for a label.
