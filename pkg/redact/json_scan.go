@@ -14,6 +14,10 @@ type jsonScanner struct {
 	pos int
 	out []byte
 	buf []byte // the decoded string, reused
+	// pairs holds the offsets of the objects with a "name" or "key"
+	// member naming a secret, found in one pass over the document the
+	// first time a "value" member needs it (pairedObjects).
+	pairs map[int]bool
 }
 
 // jsonScan redacts raw, which must be valid JSON.
@@ -73,6 +77,7 @@ func isNumberByte(c byte) bool {
 }
 
 func (s *jsonScanner) object(secret bool) {
+	start := s.pos
 	s.out = append(s.out, '{')
 	s.pos++
 	s.skipSpace()
@@ -103,7 +108,10 @@ func (s *jsonScanner) object(secret bool) {
 			s.skipSpace()
 			paired = paired || namesSecret(s.raw[s.pos:])
 		case pairValue:
-			below = paired || laterNamesSecret(s.raw, s.pos)
+			if !paired && s.pairs == nil {
+				s.pairs = pairedObjects(s.raw)
+			}
+			below = paired || s.pairs[start]
 		}
 		s.value(below)
 		s.skipSpace()
@@ -175,71 +183,50 @@ func (s *jsonScanner) readString() (text []byte, plain bool, lit []byte) {
 	return s.buf, false, nil
 }
 
-// laterNamesSecret reports whether a member after the value at raw[i]
-// (the rest of a valid object) is a "name" or "key" member naming a
-// secret.
-func laterNamesSecret(raw []byte, i int) bool {
+// pairedObjects returns the offsets in raw (valid JSON) of the objects
+// with a "name" or "key" member naming a secret. One pass: looking ahead
+// from each "value" member instead would read nested objects once per
+// level.
+func pairedObjects(raw []byte) map[int]bool {
+	type frame struct {
+		start   int
+		object  bool
+		wantKey bool
+		role    pairRole // of the last key read
+	}
+	var stack []frame
+	paired := map[int]bool{}
 	var buf [64]byte
-	for i = skipJSONValue(raw, i); ; {
-		i = skipJSONSpace(raw, i)
-		if raw[i] == '}' {
-			return false
-		}
-		i = skipJSONSpace(raw, i+1) // ','
-		var key []byte
-		key, i = decodeJSONString(buf[:0], raw, i+1)
-		i = skipJSONSpace(raw, i) + 1 // ':'
-		i = skipJSONSpace(raw, i)
-		if roleOf(key) == pairName && namesSecret(raw[i:]) {
-			return true
-		}
-		i = skipJSONValue(raw, i)
-	}
-}
-
-// skipJSONSpace returns the index of the first byte at or after i that is
-// not JSON whitespace.
-func skipJSONSpace(raw []byte, i int) int {
-	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipJSONValue returns the index just after the valid JSON value at
-// raw[i] (after any whitespace).
-func skipJSONValue(raw []byte, i int) int {
-	i = skipJSONSpace(raw, i)
-	depth := 0
-	for {
-		switch raw[i] {
-		case '"':
-			i = skipJSONString(raw, i)
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; c {
 		case '{', '[':
-			depth++
+			stack = append(stack, frame{start: i, object: c == '{', wantKey: c == '{'})
 			i++
 		case '}', ']':
-			depth--
+			stack = stack[:len(stack)-1]
 			i++
-		default:
-			if depth == 0 {
-				for i < len(raw) && isLiteralByte(raw[i]) {
-					i++
-				}
-				return i
+		case ',':
+			if top := &stack[len(stack)-1]; top.object {
+				top.wantKey = true
 			}
 			i++
-		}
-		if depth == 0 {
-			return i
+		case '"':
+			end := skipJSONString(raw, i)
+			if n := len(stack); n > 0 && stack[n-1].object {
+				top := &stack[n-1]
+				if top.wantKey {
+					key, _ := decodeJSONString(buf[:0], raw, i+1)
+					top.role, top.wantKey = roleOf(key), false
+				} else if top.role == pairName && namesSecret(raw[i:end]) {
+					paired[top.start] = true
+				}
+			}
+			i = end
+		default:
+			i++
 		}
 	}
-}
-
-// isLiteralByte reports whether c may be part of a JSON number, true,
-// false or null.
-func isLiteralByte(c byte) bool {
-	return isNumberByte(c) || 'a' <= c && c <= 'z'
+	return paired
 }
 
 // skipJSONString returns the index just after the string literal at

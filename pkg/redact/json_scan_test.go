@@ -337,6 +337,10 @@ func TestJSONDeepDocuments(t *testing.T) {
 		strings.Repeat("[", depth) + strings.Repeat("]", depth),
 		strings.Repeat(`{"token":`, depth-1) + `{"a":1}` + strings.Repeat("}", depth-1),
 		strings.Repeat(`[{"x":"`+ghToken+`","n":[`, depth/3-1) + "[]" + strings.Repeat("]}]", depth/3-1),
+		// Name/value pairs at every level, the name after the value: each
+		// level's value is redacted because of a name read later.
+		strings.Repeat(`{"value":`, depth-1) + `"hunter2"` + strings.Repeat(`,"name":"DB_PASSWORD"}`, depth-1),
+		strings.Repeat(`{"value":`, depth-1) + `"hunter2"` + strings.Repeat(`,"name":"PORT"}`, depth-1),
 	}
 	for _, d := range docs {
 		if !json.Valid([]byte(d)) {

@@ -42,7 +42,7 @@ func (r *Redactor) jsonByTokens(raw []byte) ([]byte, error) {
 		}
 		done = depth == 0
 	}
-	w := jsonWriter{r: r, toks: toks}
+	w := jsonWriter{r: r, toks: toks, pairs: pairedTokenObjects(toks)}
 	w.enc = json.NewEncoder(&w.out)
 	w.enc.SetEscapeHTML(false)
 	for i := range toks {
@@ -66,6 +66,7 @@ type jsonFrame struct {
 type jsonWriter struct {
 	r          *Redactor
 	toks       []json.Token // the whole document
+	pairs      map[int]bool // pairedTokenObjects(toks)
 	out        bytes.Buffer
 	enc        *json.Encoder // writes strings to out without HTML escaping
 	stack      []jsonFrame
@@ -91,16 +92,7 @@ func (w *jsonWriter) token(i int) {
 		top.first, top.wantKey = false, false
 		w.writeString(key)
 		w.out.WriteByte(':')
-		w.secretNext = top.secret || IsSecretKey(key)
-		if !w.secretNext {
-			switch roleOf(key) {
-			case pairName:
-				v, ok := w.toks[i+1].(string)
-				top.paired = top.paired || ok && IsSecretKey(v)
-			case pairValue:
-				w.secretNext = top.paired || w.laterNamesSecret(i+1)
-			}
-		}
+		w.secretNext = top.secret || IsSecretKey(key) || top.paired && roleOf(key) == pairValue
 		return
 	}
 	if tok == json.Delim(']') {
@@ -118,7 +110,7 @@ func (w *jsonWriter) token(i int) {
 	switch v := tok.(type) {
 	case json.Delim: // '{' or '['
 		w.out.WriteByte(byte(v))
-		w.stack = append(w.stack, jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{'})
+		w.stack = append(w.stack, jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{', paired: w.pairs[i]})
 		return
 	case string:
 		if secret {
@@ -158,34 +150,48 @@ func (w *jsonWriter) valueDone() {
 	}
 }
 
-// laterNamesSecret reports whether a member after the value starting at
-// toks[i] is a "name" or "key" member naming a secret.
-func (w *jsonWriter) laterNamesSecret(i int) bool {
-	for i = w.skip(i); w.toks[i] != json.Delim('}'); i = w.skip(i + 1) {
-		key, _ := w.toks[i].(string)
-		if v, ok := w.toks[i+1].(string); ok && roleOf(key) == pairName && IsSecretKey(v) {
-			return true
-		}
+// pairedTokenObjects returns the indexes in toks of the objects ('{')
+// with a "name" or "key" member naming a secret.
+func pairedTokenObjects(toks []json.Token) map[int]bool {
+	type frame struct {
+		start   int
+		object  bool
+		wantKey bool
 	}
-	return false
-}
-
-// skip returns the index of the token after the value starting at
-// toks[i].
-func (w *jsonWriter) skip(i int) int {
-	depth := 0
-	for {
-		switch w.toks[i] {
+	paired := map[int]bool{}
+	var stack []frame
+	for i, tok := range toks {
+		var top *frame
+		if n := len(stack); n > 0 {
+			top = &stack[n-1]
+		}
+		if top != nil && top.object && top.wantKey {
+			if key, ok := tok.(string); ok {
+				top.wantKey = false
+				if v, ok := toks[i+1].(string); ok && roleOf(key) == pairName && IsSecretKey(v) {
+					paired[top.start] = true
+				}
+				continue
+			}
+		}
+		switch tok {
 		case json.Delim('{'), json.Delim('['):
-			depth++
+			stack = append(stack, frame{start: i, object: tok == json.Delim('{'), wantKey: tok == json.Delim('{')})
+			continue
 		case json.Delim('}'), json.Delim(']'):
-			depth--
+			stack = stack[:len(stack)-1]
+			if n := len(stack); n > 0 {
+				top = &stack[n-1]
+			} else {
+				top = nil
+			}
 		}
-		i++
-		if depth == 0 {
-			return i
+		// A value ended: its object wants a key.
+		if top != nil && top.object {
+			top.wantKey = true
 		}
 	}
+	return paired
 }
 
 // writeString writes s as a JSON string without HTML escaping.
