@@ -192,6 +192,29 @@ var defaultRules = []rule{
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
 	yamlPairRule,
 	jsonTextPairRule,
+	// A quoted value after a secret-like name anywhere in a line, in the
+	// forms code and data use: password: "…", password := "…",
+	// password => '…', {'password': '…'}, env PASSWORD="…" cmd.
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)(?:^|[^A-Za-z0-9_.-])["']?`+secretName+`["']?[\t ]*(?::=|=>|[:=])[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`),
+		secretHints...), hasSecretAssignment),
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)(?:^|[^A-Za-z0-9_.-])["']?`+secretName+`["']?[\t ]*(?::=|=>|[:=])[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`),
+		secretHints...), hasSecretAssignment),
+	// The names secret only as a whole, quoted, with a quoted value:
+	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)["'][_.-]*(?:auth|cookies?|set[_.-]?cookie|bearer)[_.-]*["']\s*[:=]\s*["'](?P<secret>(?:[^"'\\\r\n]|\\.)+)["']`),
+		"auth", "cookie", "bearer"), hasSecretAssignment),
+	// A Cookie or Set-Cookie header's name=value pairs.
+	newRule("credential", regexp.MustCompile(
+		`(?i)\b(?:set-)?cookie["']?[\t ]*:[\t ]*(?P<secret>[^\s=;"',]+=[^\r\n"']*)`),
+		"cookie"),
+	// .npmrc's _auth (base64 user:password), alone or per registry.
+	newRule("credential", regexp.MustCompile(
+		`(?im)(?:^|[/:])_auth[\t ]*=[\t ]*(?P<secret>[^\s"']+)`),
+		"_auth"),
+	base64PEMRule,
 }
 
 // marker returns the replacement text for a label.
