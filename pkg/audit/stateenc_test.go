@@ -311,3 +311,39 @@ func checkPairsRedacted(t *testing.T, v any) {
 		}
 	}
 }
+
+// TestStateEncoderKeepsUsageCounters: the model usage the state records
+// (input_tokens, output_tokens, tokens of the spend, the request's
+// budget) keeps its numbers through redaction, whole and incremental,
+// while a secret beside it is still redacted.
+func TestStateEncoderKeepsUsageCounters(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewState("usage")
+	st.Request = &events.Requested{Request: "x"}
+	st.Request.Options.Labels = map[string]string{"DB_PASS": "hunter2-pw"}
+	st.Request.Options.Budget = &events.Budget{Tokens: 90000, Cost: 2}
+	st.Usage = []events.ModelUsage{events.Call("builder", "openai", "gpt", 1234, 567, 0)}
+	st.Attempts = []Attempt{{Attempt: 1, Usage: []events.ModelUsage{events.Call("critic", "anthropic", "claude", 4321, 765, 0)}}}
+	st.Spend = events.SpendByPhase{"builder": {Tokens: 1801, Cost: 0.5}}
+	got, err := (&stateEncoder{}).encode(r, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "hunter2-pw") {
+		t.Fatalf("secret kept: %s", got)
+	}
+	var back State
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatal(err)
+	}
+	if *back.Request.Options.Budget != *st.Request.Options.Budget || back.Usage[0] != st.Usage[0] || back.Attempts[0].Usage[0] != st.Attempts[0].Usage[0] || back.Spend["builder"] != st.Spend["builder"] {
+		t.Fatalf("usage changed by redaction:\n got %+v %+v %+v\nwant %+v %+v %+v", back.Usage, back.Attempts[0].Usage, back.Spend,
+			st.Usage, st.Attempts[0].Usage, st.Spend)
+	}
+	if want := wholeRedaction(t, r, st); !strings.Contains(want, `"input_tokens":1234`) {
+		t.Fatalf("whole redaction lost input_tokens: %s", want)
+	}
+}
