@@ -104,7 +104,7 @@ func TestTextRulesAgreeWithIsSecretKey(t *testing.T) {
 		return int(seed>>33) % n
 	}
 	secret := 0
-	for range 20000 {
+	for range 6000 {
 		var b strings.Builder
 		for n := 1 + next(4); n > 0; n-- {
 			b.WriteString(parts[next(len(parts))])
@@ -128,8 +128,8 @@ func TestTextRulesAgreeWithIsSecretKey(t *testing.T) {
 			}
 		}
 	}
-	if secret < 3000 {
-		t.Errorf("only %d secret names out of 20000", secret)
+	if secret < 900 {
+		t.Errorf("only %d secret names out of 6000", secret)
 	}
 }
 

@@ -192,6 +192,7 @@ var defaultRules = []rule{
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
 	yamlPairRule,
 	jsonTextPairRule,
+	flowPairRule,
 	// A quoted value after a secret-like name anywhere in a line, in the
 	// forms code and data use: password: "…", password := "…",
 	// password => '…', {'password': '…'}, env PASSWORD="…" cmd.

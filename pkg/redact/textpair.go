@@ -146,13 +146,33 @@ const jsonTextMember = `"(?:[^"\\]|\\.)*"\s*:\s*(?:"(?:[^"\\]|\\.)*"|-?[0-9][0-9
 var jsonTextPair = regexp.MustCompile(`(?i)"(?:name|key)"\s*:\s*"(?P<name>(?:[^"\\]|\\.)*)"(?:\s*,\s*` + jsonTextMember + `)*\s*,\s*"value"\s*:\s*(?:"(?P<v1>(?:[^"\\]|\\.)*)"|(?P<n1>-?[0-9][0-9.eE+-]*))` +
 	`|"value"\s*:\s*(?:"(?P<v2>(?:[^"\\]|\\.)*)"|(?P<n2>-?[0-9][0-9.eE+-]*))(?:\s*,\s*` + jsonTextMember + `)*\s*,\s*"(?:name|key)"\s*:\s*"(?P<name2>(?:[^"\\]|\\.)*)"`)
 
+// flowPair finds a name/value pair written as a YAML flow mapping or a
+// Python dict, adjacent members with the keys quoted or not:
+// {name: DB_PASSWORD, value: hunter2}, {'name': 'DB_PASSWORD', 'value': '…'}.
+var flowPair = regexp.MustCompile(`(?i)[{,]\s*["']?(?:name|key)["']?\s*:\s*["']?(?P<name>[^"',{}\s]+)["']?\s*,\s*["']?value["']?\s*:\s*(?:"(?P<dq1>[^"\r\n]+)"|'(?P<sq1>[^'\r\n]+)'|(?P<bare1>[^,{}\s"'\[][^,{}\r\n]*?))\s*[,}]` +
+	`|[{,]\s*["']?value["']?\s*:\s*(?:"(?P<dq2>[^"\r\n]+)"|'(?P<sq2>[^'\r\n]+)'|(?P<bare2>[^,{}\s"'\[][^,{}\r\n]*?))\s*,\s*["']?(?:name|key)["']?\s*:\s*["']?(?P<name2>[^"',{}\s]+)["']?\s*[,}]`)
+
+// flowPairRule redacts the value of a flow-style name/value pair.
+var flowPairRule = rule{label: "credential", find: func(s string) [][]int { return findPairs(flowPair, s) }, hints: pairHints}
+
 // findJSONTextPairs returns the spans of the values of JSON name/value
 // pairs in text whose name names a secret.
-func findJSONTextPairs(s string) [][]int {
+func findJSONTextPairs(s string) [][]int { return findPairs(jsonTextPair, s) }
+
+// findPairs returns the spans of the values re finds (every named group
+// but name and name2) where its name or name2 group names a secret.
+func findPairs(re *regexp.Regexp, s string) [][]int {
 	var locs [][]int
-	groups := []int{jsonTextPair.SubexpIndex("name"), jsonTextPair.SubexpIndex("name2")}
-	values := []int{jsonTextPair.SubexpIndex("v1"), jsonTextPair.SubexpIndex("n1"), jsonTextPair.SubexpIndex("v2"), jsonTextPair.SubexpIndex("n2")}
-	for _, m := range jsonTextPair.FindAllStringSubmatchIndex(s, -1) {
+	var groups, values []int
+	for i, name := range re.SubexpNames() {
+		switch {
+		case name == "name" || name == "name2":
+			groups = append(groups, i)
+		case name != "":
+			values = append(values, i)
+		}
+	}
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 		name := ""
 		for _, g := range groups {
 			if m[2*g] >= 0 {

@@ -28,6 +28,11 @@ var textPairCases = []struct{ name, in, want string }{
 	{"json value first", `{"Value": "hunter2", "Key": "api_key"}`, `{"Value": "[REDACTED:credential]", "Key": "api_key"}`},
 	{"json number", `{"name": "pin_secret", "value": 123456}`, `{"name": "pin_secret", "value": [REDACTED:credential]}`},
 	{"json ordinary name kept", `{"name": "max_tokens", "value": "hunter2"}`, `{"name": "max_tokens", "value": "hunter2"}`},
+	{"yaml flow mapping", "env: [{name: DB_PASSWORD, value: hunter2}, {name: PORT, value: 80}]\n",
+		"env: [{name: DB_PASSWORD, value: [REDACTED:credential]}, {name: PORT, value: 80}]\n"},
+	{"python dict", "[{'name': 'DB_PASSWORD', 'value': 'hunter2'}]", "[{'name': 'DB_PASSWORD', 'value': '[REDACTED:credential]'}]"},
+	{"flow value first", "- {value: \"hunter2\", key: api_token}", "- {value: \"[REDACTED:credential]\", key: api_token}"},
+	{"flow ordinary name kept", "{name: LOG_LEVEL, value: hunter2}", "{name: LOG_LEVEL, value: hunter2}"},
 	{"json other object kept", `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`, `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`},
 }
 
