@@ -123,8 +123,10 @@ func TestTextRulesAgreeWithIsSecretKey(t *testing.T) {
 			if got && !IsSecretKey(name) {
 				t.Fatalf("String(%q) redacts, but IsSecretKey(%q) is false", in, name)
 			}
-			if got != want && !(got && IsSecretKey(name)) {
-				t.Fatalf("String(%q) redacts: %v, want %v (IsSecretKey %v)", in, got, want, IsSecretKey(name))
+			// Redacting more is allowed for a secret key (checked above):
+			// a name secret only as a whole, or a word with separators.
+			if want && !got {
+				t.Fatalf("String(%q) keeps the value of a secret-like name", in)
 			}
 		}
 	}
