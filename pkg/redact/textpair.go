@@ -46,10 +46,12 @@ type yamlEntry struct {
 	role       pairRole
 	value      string // unquoted
 	start, end int    // the value's span in the text, quotes excluded
+	block      bool   // the value is a block scalar (| or >) on the lines below
 }
 
 // parseYAMLEntry reads the line s[start:end] as "[indent][- ]key: value";
-// ok is false for any other line, an empty value, or a block scalar.
+// ok is false for any other line, an empty value, or a key with no pair
+// role. A block scalar's value is empty, with block set.
 func parseYAMLEntry(s string, start, end int) (e yamlEntry, ok bool) {
 	line := strings.TrimSuffix(s[start:end], "\r")
 	i := 0
@@ -102,8 +104,12 @@ func parseYAMLEntry(s string, start, end int) (e yamlEntry, ok bool) {
 			v = v[:j]
 		}
 		v = strings.TrimRight(v, " \t")
-		if v == "" || v[0] == '#' || v[0] == '|' || v[0] == '>' {
+		if v == "" || v[0] == '#' {
 			return e, false
+		}
+		if v[0] == '|' || v[0] == '>' {
+			e.role, e.block, e.start, e.end = roleOf(key), true, start+vs+len(v), start+vs+len(v)
+			return e, e.role != pairNone
 		}
 	}
 	e.role, e.value, e.start, e.end = roleOf(key), v, start+vs, start+vs+len(v)
@@ -127,8 +133,15 @@ func findYAMLPairs(s string) [][]int {
 		if ok && havePrev && !e.item && e.col == prev.col {
 			switch {
 			case prev.role == pairName && e.role == pairValue && IsSecretKey(prev.value):
-				locs = append(locs, []int{e.start, e.end})
-			case prev.role == pairValue && e.role == pairName && IsSecretKey(e.value):
+				if e.block {
+					var block [][]int
+					block, end = blockLines(s, end, e.col)
+					locs = append(locs, block...)
+					ok = false
+				} else {
+					locs = append(locs, []int{e.start, e.end})
+				}
+			case prev.role == pairValue && e.role == pairName && IsSecretKey(e.value) && !prev.block:
 				locs = append(locs, []int{prev.start, prev.end})
 			}
 		}
@@ -136,6 +149,30 @@ func findYAMLPairs(s string) [][]int {
 		start = end + 1
 	}
 	return locs
+}
+
+// blockLines returns the spans of the non-blank lines of a block scalar,
+// the lines after s[end] ('\n' or the end of s) indented deeper than
+// col or blank, and the end of the last of them.
+func blockLines(s string, end, col int) ([][]int, int) {
+	var spans [][]int
+	for end < len(s) {
+		start := end + 1
+		next := len(s)
+		if j := strings.IndexByte(s[start:], '\n'); j >= 0 {
+			next = start + j
+		}
+		line := strings.TrimRight(s[start:next], "\r \t")
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		if line != "" && indent <= col {
+			break
+		}
+		if line != "" {
+			spans = append(spans, []int{start + indent, start + len(line)})
+		}
+		end = next
+	}
+	return spans, end
 }
 
 // jsonTextMember is a JSON member with a scalar value, in text.

@@ -14,6 +14,8 @@ var textPairCases = []struct{ name, in, want string }{
 		"        env:\n          - name: \"API_TOKEN\"\n            value: \"[REDACTED:credential]\"  # prod\n"},
 	{"value first", "  - value: 'hunter2'\r\n    name: dbPass\r\n", "  - value: '[REDACTED:credential]'\r\n    name: dbPass\r\n"},
 	{"key and value", "tags:\n  - key: client_secret\n    value: hunter2\n", "tags:\n  - key: client_secret\n    value: [REDACTED:credential]\n"},
+	{"block scalar", "- name: DB_PASSWORD\n  value: |-\n    hunter2\n\n    line2\n- name: PORT\n  value: >\n    80\n",
+		"- name: DB_PASSWORD\n  value: |-\n    [REDACTED:credential]\n\n    [REDACTED:credential]\n- name: PORT\n  value: >\n    80\n"},
 	{"other indentation kept", "- name: DB_PASSWORD\n    value: hunter2\n", "- name: DB_PASSWORD\n    value: hunter2\n"},
 	{"next item kept", "- name: DB_PASSWORD\n- value: hunter2\n", "- name: DB_PASSWORD\n- value: hunter2\n"},
 	{"ordinary name kept", "- name: LOG_LEVEL\n  value: hunter2\n", "- name: LOG_LEVEL\n  value: hunter2\n"},
