@@ -216,6 +216,7 @@ var defaultRules = []rule{
 		`(?im)(?:^|[/:])_auth[\t ]*=[\t ]*(?P<secret>[^\s"']+)`),
 		"_auth"),
 	base64PEMRule,
+	k8sSecretRule,
 }
 
 // marker returns the replacement text for a label.

@@ -70,3 +70,32 @@ func TestTextPairsInJSONStrings(t *testing.T) {
 		checkSameAsReference(t, r, []byte(doc))
 	}
 }
+
+// TestKubernetesSecretData: the data and stringData maps of a Secret in
+// kubectl's YAML and JSON output lose their values, whatever the keys;
+// a ConfigMap alone keeps its data.
+func TestKubernetesSecretData(t *testing.T) {
+	r := &Redactor{}
+	yamlSecret := "apiVersion: v1\ndata:\n  DATABASE_URL: cG9zdGdyZXM6Ly91OnBAaC9k\n  config.json: \"eyJhIjoiYiJ9\"\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  settings.yaml: |\n    user: app\n    url: postgres://x\n  plain: s3cr3tvalue\ntype: Opaque\n"
+	want := "apiVersion: v1\ndata:\n  DATABASE_URL: [REDACTED:secret]\n  config.json: \"[REDACTED:secret]\"\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  settings.yaml: |\n    [REDACTED:secret]\n    [REDACTED:secret]\n  plain: [REDACTED:secret]\ntype: Opaque\n"
+	if got := r.String(yamlSecret); got != want {
+		t.Errorf("YAML Secret:\n got %q\nwant %q", got, want)
+	}
+	list := "items:\n- apiVersion: v1\n  data:\n    token: dG9r\n    ca.crt: Y2E=\n  kind: Secret\n"
+	if got := r.String(list); strings.Contains(got, "Y2E=") || strings.Contains(got, "dG9r") {
+		t.Errorf("Secret in a list kept its data: %q", got)
+	}
+	jsonSecret := "{\n  \"apiVersion\": \"v1\",\n  \"data\": {\n    \"DATABASE_URL\": \"cG9zdGdyZXM6Ly91OnBAaC9k\",\n    \"tls.crt\": \"Y2VydA==\"\n  },\n  \"kind\": \"Secret\",\n  \"metadata\": {\"name\": \"db\"}\n}\n"
+	got := r.String(jsonSecret)
+	if strings.Contains(got, "cG9zdGdyZXM6Ly91OnBAaC9k") || strings.Contains(got, "Y2VydA==") || !strings.Contains(got, `"name": "db"`) {
+		t.Errorf("JSON Secret: %q", got)
+	}
+	for _, in := range []string{
+		"apiVersion: v1\ndata:\n  LOG_LEVEL: debug\nkind: ConfigMap\nmetadata:\n  name: secret-config\n",
+		`{"kind": "ConfigMap", "data": {"LOG_LEVEL": "debug"}, "metadata": {"name": "secret-config"}}`,
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("ConfigMap changed: %q", got)
+		}
+	}
+}
