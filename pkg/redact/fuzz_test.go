@@ -55,6 +55,14 @@ func FuzzRedact(f *testing.F) {
 			},
 			func() (string, string) { v := secretOf(seed, 12, alnum); return "DB_PASS=" + v, v },
 			func() (string, string) {
+				v := secretOf(seed, 16, alnum)
+				return "\napiVersion: v1\ndata:\n  config.json: " + v + "\nkind: Secret\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n- name: api_token\n  value: |\n    " + v + "\n", v
+			},
+			func() (string, string) {
 				v := secretOf(seed, 40, alnum)
 				return "-----BEGIN RSA PRIVATE KEY-----\n" + v, v
 			},
