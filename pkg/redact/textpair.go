@@ -190,7 +190,8 @@ var flowPair = regexp.MustCompile(`(?i)[{,]\s*["']?(?:name|key)["']?\s*:\s*["']?
 	`|[{,]\s*["']?value["']?\s*:\s*(?:"(?P<dq2>[^"\r\n]+)"|'(?P<sq2>[^'\r\n]+)'|(?P<bare2>[^,{}\s"'\[][^,{}\r\n]*?))\s*,\s*["']?(?:name|key)["']?\s*:\s*["']?(?P<name2>[^"',{}\s]+)["']?\s*[,}]`)
 
 // flowPairRule redacts the value of a flow-style name/value pair.
-var flowPairRule = rule{label: "credential", find: func(s string) [][]int { return findPairs(flowPair, s) }, hints: pairHints}
+var flowPairRule = rule{label: "credential", find: func(s string) [][]int { return findPairs(flowPair, s) }, hints: pairHints,
+	pre: func(s string) bool { return containsFold(s, "value") }}
 
 // findJSONTextPairs returns the spans of the values of JSON name/value
 // pairs in text whose name names a secret.
@@ -200,27 +201,18 @@ func findJSONTextPairs(s string) [][]int { return findPairs(jsonTextPair, s) }
 // but name and name2) where its name or name2 group names a secret.
 func findPairs(re *regexp.Regexp, s string) [][]int {
 	var locs [][]int
-	var groups, values []int
-	for i, name := range re.SubexpNames() {
-		switch {
-		case name == "name" || name == "name2":
-			groups = append(groups, i)
-		case name != "":
-			values = append(values, i)
-		}
-	}
 	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 		name := ""
-		for _, g := range groups {
-			if m[2*g] >= 0 {
+		for g, sub := range re.SubexpNames() {
+			if (sub == "name" || sub == "name2") && m[2*g] >= 0 {
 				name = unquoteJSONText(s[m[2*g]:m[2*g+1]])
 			}
 		}
 		if !IsSecretKey(name) {
 			continue
 		}
-		for _, g := range values {
-			if m[2*g] >= 0 && m[2*g] < m[2*g+1] {
+		for g, sub := range re.SubexpNames() {
+			if sub != "" && sub != "name" && sub != "name2" && m[2*g] >= 0 && m[2*g] < m[2*g+1] {
 				locs = append(locs, []int{m[2*g], m[2*g+1]})
 			}
 		}
