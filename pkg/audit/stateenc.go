@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/codali-dev/codali/pkg/redact"
@@ -14,13 +15,17 @@ import (
 // belongs to one run's cache entry and is dropped with it.
 //
 // That is exact: redact.JSON redacts every string by itself, and a value
-// under a secret key as a whole; object keys are kept. So a value under a
-// key with no secret key above it redacts the same inside the whole state
-// as alone under that key ({"key": value}, or {"key": [value]} for an
-// array element), and the encoder walks into objects and arrays only below
-// keys that are not secret, redacting the rest of each changed subtree as
-// such a one-member document. Every byte of the result comes from
-// redact.JSON's output, a kept key, or JSON punctuation.
+// under a secret key as a whole; object keys are kept. The one rule that
+// looks at siblings, a name/value pair ({"name": "DB_PASSWORD", "value":
+// …}: the "value" member is redacted), is reported by
+// redact.PairedMembers, and such an object is never split. So a value
+// under a key with no secret key above it, in an object that is not a
+// pair, redacts the same inside the whole state as alone under that key
+// ({"key": value}, or {"key": [value]} for an array element), and the
+// encoder walks into objects (not pairs) and arrays only below keys that
+// are not secret, redacting the rest of each changed subtree as such a
+// one-member document. Every byte of the result comes from redact.JSON's
+// output, a kept key, or JSON punctuation.
 type stateEncoder struct {
 	root *redNode
 }
@@ -74,9 +79,18 @@ func redactValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode
 		return old, nil
 	}
 	walk := len(raw) > 0 && (depth == 0 || len(raw) >= redactWholeBelow && depth < maxRedactDepth && !redact.IsSecretKey(key))
+	if walk && raw[0] == '{' {
+		members, err := raw.Members()
+		if err != nil {
+			return nil, fmt.Errorf("could not redact state: %w", err)
+		}
+		// A name/value pair's members redact together: never split it.
+		if !redact.PairedMembers(memberSeq(members)) {
+			return redactObjectValue(r, raw, members, old, depth)
+		}
+		walk = false
+	}
 	switch {
-	case walk && raw[0] == '{':
-		return redactObjectValue(r, raw, old, depth)
 	case walk && raw[0] == '[':
 		return redactArrayValue(r, key, raw, old, depth)
 	case depth == 0:
@@ -93,11 +107,18 @@ func redactValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode
 	return &redNode{raw: raw, out: out}, nil
 }
 
-func redactObjectValue(r *redact.Redactor, raw rao.ValidJSON, old *redNode, depth int) (*redNode, error) {
-	members, err := raw.Members()
-	if err != nil {
-		return nil, fmt.Errorf("could not redact state: %w", err)
+// memberSeq yields each member's key and raw value.
+func memberSeq(members []rao.Member) iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		for _, m := range members {
+			if !yield(m.Key, m.Raw) {
+				return
+			}
+		}
 	}
+}
+
+func redactObjectValue(r *redact.Redactor, raw rao.ValidJSON, members []rao.Member, old *redNode, depth int) (*redNode, error) {
 	n := &redNode{raw: raw, members: make(map[string]*redNode, len(members))}
 	out := make([]byte, 0, len(raw))
 	out = append(out, '{')

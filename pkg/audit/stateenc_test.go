@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -90,6 +91,55 @@ func TestStateEncoderRedactsLikeTheWholeState(t *testing.T) {
 			s.Attempts[0].ToolCalls[1].Args = json.RawMessage(`{"d1":{"d2":{"d3":{"d4":{"d5":{"d6":{"d7":{"token":"` + pad + `","v":"` + aws + " " + pad + `"}}}}}}}}`)
 		},
 	)
+	// Name/value pairs, whose "value" member is redacted because of its
+	// sibling: large enough to be walked into were they not pairs, at
+	// several depths, the name before and after the value, and the name
+	// changing between a secret and an ordinary one.
+	secrets = append(secrets, "pair-s3cret")
+	pair := func(name, extra string) string {
+		v := "plain-value"
+		if redact.IsSecretKey(name) {
+			v = "pair-s3cret"
+		}
+		return `{"name":"` + name + `","pad":"` + pad + `","value":"` + v + ` ` + pad + `"` + extra + `}`
+	}
+	steps = append(steps,
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"env":[` + pair("DB_PASSWORD", "") + `,` + pair("PORT", "") + `]}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"env":[` + pair("PORT", "") + `,` + pair("PORT", "") + `]}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"env":[` + pair("PORT", "") + `,` + pair("api_token", "") + `]}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"d1":{"pad":"` + pad + `","d2":{"pad":"` + pad + `","d3":` +
+				`{"value":{"inner":"pair-s3cret","pad":"` + pad + `"},"pad":"` + pad + `","Key":"DB_PASS"}}}}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"d1":{"pad":"` + pad + `","d2":{"pad":"` + pad + `","d3":` +
+				`{"value":{"inner":"pair-s3cret","pad":"` + pad + `"},"pad":"` + pad + `","Key":"DB_PASS","more":1}}}}`)
+		},
+		// The name alone changes: the cached value member must not be
+		// reused as it was redacted beside an ordinary name.
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"env":[{"name":"PORT","pad":"` + pad + `","value":{"v":"plain ` + pad + `"}}]}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"env":[{"name":"DB_PASSWORD","pad":"` + pad + `","value":{"v":"plain ` + pad + `"}}]}`)
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[0].Args = json.RawMessage(`{"env":[{"name":"PORT","pad":"` + pad + `","value":{"v":"plain ` + pad + `"}}]}`)
+		},
+		// The whole tool call a pair: its value member is the args.
+		func(s *State) {
+			s.Attempts[0].ToolCalls[1].Args = json.RawMessage(pair("client_secret", `,"list":[`+pair("x", "")+`]`))
+		},
+		func(s *State) {
+			s.Attempts[0].ToolCalls[1].Args = json.RawMessage(pair("client_secret", `,"list":[`+pair("x", "")+`,1]`))
+		},
+	)
 	enc := &stateEncoder{}
 	for i, step := range steps {
 		step(&st)
@@ -168,5 +218,132 @@ func TestAppendKeyMatchesTheRedactor(t *testing.T) {
 		if string(out) != `"v"` {
 			t.Errorf("key %q: value cut out as %s", key, out)
 		}
+	}
+}
+
+// TestStateEncoderPairsProperty: random successions of tool arguments
+// made of name/value pairs (secret and ordinary names, either order,
+// large and small, nested) and other members: the encoder gives each
+// state's whole redaction, and no pair's secret survives.
+func TestStateEncoderPairsProperty(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	names := []string{"DB_PASSWORD", "PORT", "api_token", "LOG_LEVEL", "dbPass", "max_tokens"}
+	var object func(depth int) string
+	object = func(depth int) string {
+		var members []string
+		if rng.IntN(2) == 0 {
+			members = append(members, `"`+[]string{"name", "key", "Name"}[rng.IntN(3)]+`":"`+names[rng.IntN(len(names))]+`"`,
+				`"`+[]string{"value", "Value"}[rng.IntN(2)]+`":"v-`+strings.Repeat("s", rng.IntN(300))+`"`)
+		}
+		for n := rng.IntN(3); n > 0; n-- {
+			switch rng.IntN(3) {
+			case 0:
+				members = append(members, `"pad":"`+strings.Repeat("p", rng.IntN(400))+`"`)
+			case 1:
+				if depth > 0 {
+					members = append(members, `"obj":`+object(depth-1))
+				}
+			default:
+				if depth > 0 {
+					members = append(members, `"list":[`+object(depth-1)+`,`+object(depth-1)+`]`)
+				}
+			}
+		}
+		rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+		return "{" + strings.Join(members, ",") + "}"
+	}
+	for run := range 40 {
+		st := NewState("pairs")
+		st.Attempts = []Attempt{{Attempt: 1, ToolCalls: []events.ToolExecution{{Step: 1, Tool: "run", Call: json.RawMessage(`{}`)}}}}
+		enc := &stateEncoder{}
+		for step := range 12 {
+			if rng.IntN(3) > 0 || step == 0 {
+				st.Attempts[0].ToolCalls[0].Args = json.RawMessage(object(4))
+			} else {
+				st.Notes = append(st.Notes, Note{By: "op", Text: "n"})
+			}
+			got, err := enc.encode(r, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := rao.CanonicalizeJSON(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := wholeRedaction(t, r, st)
+			if string(c) != want {
+				t.Fatalf("run %d step %d:\n got %s\nwant %s", run, step, c, want)
+			}
+			var doc any
+			_ = json.Unmarshal(got, &doc)
+			checkPairsRedacted(t, doc)
+		}
+	}
+}
+
+// checkPairsRedacted fails t if an object of v with a name or key member
+// naming a secret keeps its value member.
+func checkPairsRedacted(t *testing.T, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		secret := false
+		for _, k := range []string{"name", "key", "Name"} {
+			if n, ok := x[k].(string); ok && redact.IsSecretKey(n) {
+				secret = true
+			}
+		}
+		for _, k := range []string{"value", "Value"} {
+			if val, ok := x[k].(string); ok && secret && val != "[REDACTED:secret]" {
+				t.Fatalf("pair value kept: %v", x)
+			}
+		}
+		for _, e := range x {
+			checkPairsRedacted(t, e)
+		}
+	case []any:
+		for _, e := range x {
+			checkPairsRedacted(t, e)
+		}
+	}
+}
+
+// TestStateEncoderKeepsUsageCounters: the model usage the state records
+// (input_tokens, output_tokens, tokens of the spend, the request's
+// budget) keeps its numbers through redaction, whole and incremental,
+// while a secret beside it is still redacted.
+func TestStateEncoderKeepsUsageCounters(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewState("usage")
+	st.Request = &events.Requested{Request: "x"}
+	st.Request.Options.Labels = map[string]string{"DB_PASS": "hunter2-pw"}
+	st.Request.Options.Budget = &events.Budget{Tokens: 90000, Cost: 2}
+	st.Usage = []events.ModelUsage{events.Call("builder", "openai", "gpt", 1234, 567, 0)}
+	st.Attempts = []Attempt{{Attempt: 1, Usage: []events.ModelUsage{events.Call("critic", "anthropic", "claude", 4321, 765, 0)}}}
+	st.Spend = events.SpendByPhase{"builder": {Tokens: 1801, Cost: 0.5}}
+	got, err := (&stateEncoder{}).encode(r, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(got), "hunter2-pw") {
+		t.Fatalf("secret kept: %s", got)
+	}
+	var back State
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatal(err)
+	}
+	if *back.Request.Options.Budget != *st.Request.Options.Budget || back.Usage[0] != st.Usage[0] || back.Attempts[0].Usage[0] != st.Attempts[0].Usage[0] || back.Spend["builder"] != st.Spend["builder"] {
+		t.Fatalf("usage changed by redaction:\n got %+v %+v %+v\nwant %+v %+v %+v", back.Usage, back.Attempts[0].Usage, back.Spend,
+			st.Usage, st.Attempts[0].Usage, st.Spend)
+	}
+	if want := wholeRedaction(t, r, st); !strings.Contains(want, `"input_tokens":1234`) {
+		t.Fatalf("whole redaction lost input_tokens: %s", want)
 	}
 }

@@ -80,3 +80,19 @@ func BenchmarkJSONState(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkJSONDeepPairs redacts a document of name/value pairs nested
+// 5000 deep, each name after its value: the pairs are found in one pass,
+// not once per level.
+func BenchmarkJSONDeepPairs(b *testing.B) {
+	const depth = 5000
+	doc := []byte(strings.Repeat(`{"value":`, depth) + `"hunter2"` + strings.Repeat(`,"name":"DB_PASSWORD"}`, depth))
+	r := &Redactor{}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if _, err := r.JSON(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

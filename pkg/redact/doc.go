@@ -5,10 +5,14 @@
 // kind, such as "[REDACTED:aws-key]". The built-in rules cover AWS access
 // key ids and secret keys, PEM private key blocks, Authorization header
 // values and Bearer tokens, JWTs, OpenAI-style "sk-" keys, GitHub tokens,
-// passwords in URL userinfo and credential query parameters; [New] adds
-// rules from configuration. [Redactor.JSON] and [Redactor.Value] also
-// redact every value stored under a key that names a secret ("password",
-// "api_key", "authorization", ...).
+// passwords in URL userinfo and credential query parameters, values after
+// secret-like names (DB_PASSWORD=…, api_key: …, "token": "…") and the
+// values of name/value pairs whose name is secret-like (Kubernetes env
+// lists); [New] adds rules from configuration. [Redactor.JSON] and
+// [Redactor.Value] also redact every value stored under a key that names
+// a secret ("password", "api_key", "authorization", ..., see
+// [IsSecretKey]) and the "value" member of an object whose "name" or
+// "key" names one (see [PairedMembers]). Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot
 // recognise every secret.

@@ -11,6 +11,10 @@ package redact
 type hintScanner struct {
 	// first marks the bytes some hint starts with, in either case.
 	first [256]bool
+	// second holds, per first byte, the set of bytes (either case) that
+	// come second in its hints (all bytes for a one-byte hint): a cheap
+	// test before reading byFirst.
+	second [256][4]uint64
 	// byFirst lists, per byte, the hints starting with it.
 	byFirst [256][]scanHint
 	// hinted has a bit for each rule whose hints the mask covers.
@@ -52,6 +56,13 @@ func newHintScanner(rules []rule) *hintScanner {
 			}
 			sc.first[c] = true
 			sc.byFirst[c] = append(sc.byFirst[c], scanHint{tail: h[1:], rules: masks[h]})
+			if len(h) == 1 {
+				sc.second[c] = [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}
+				continue
+			}
+			for _, d := range [2]byte{h[1], upper(h[1])} {
+				sc.second[c][d>>6] |= 1 << (d & 63)
+			}
 		}
 	}
 	return sc
@@ -85,6 +96,11 @@ func scanHints[T string | []byte](sc *hintScanner, s T, first bool) uint64 {
 		c := s[i]
 		if !sc.first[c] {
 			continue
+		}
+		if i+1 < len(s) {
+			if d := s[i+1]; sc.second[c][d>>6]&(1<<(d&63)) == 0 {
+				continue
+			}
 		}
 		for _, h := range sc.byFirst[c] {
 			if m&h.rules == h.rules || i+1+len(h.tail) > len(s) {

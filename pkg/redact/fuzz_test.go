@@ -46,6 +46,23 @@ func FuzzRedact(f *testing.F) {
 			func() (string, string) { v := secretOf(seed, 12, alnum); return "\n  password: " + v + "\n", v },
 			func() (string, string) { v := secretOf(seed, 12, alnum); return "curl -u user:" + v + " x", v },
 			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n  - name: DB_PASSWORD\n    value: " + v, v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return `{"name": "api_token", "value": "` + v + `"}`, v
+			},
+			func() (string, string) { v := secretOf(seed, 12, alnum); return "DB_PASS=" + v, v },
+			func() (string, string) {
+				v := secretOf(seed, 16, alnum)
+				return "\napiVersion: v1\ndata:\n  config.json: " + v + "\nkind: Secret\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n- name: api_token\n  value: |\n    " + v + "\n", v
+			},
+			func() (string, string) {
 				v := secretOf(seed, 40, alnum)
 				return "-----BEGIN RSA PRIVATE KEY-----\n" + v, v
 			},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // JSON returns a redacted copy of a JSON document: every string value goes
@@ -85,35 +86,54 @@ func unescapeSimple(raw []byte, i int) ([]byte, bool) {
 
 // containsKeyFragment reports whether text, lower-cased and stripped of
 // the separators IsSecretKey ignores, contains a fragment every secret
-// key contains: pass, pwd, secret, token, apikey, auth, credential,
-// cookie, privatekey, accesskey or bearer. It reads text once, matching
-// each fragment where its first letter occurs.
+// key contains (keyFragments: pass, pwd, secret, token, apikey, auth,
+// cookie, ...). It reads text once, matching each fragment where its first
+// letter occurs.
 func containsKeyFragment(text []byte) bool {
 	for i, c := range text {
-		var frags []string
-		switch c | 0x20 { // ASCII lower case; no other byte maps to these letters
-		case 'p':
-			frags = []string{"pass", "pwd", "privatekey"}
-		case 's':
-			frags = []string{"secret"}
-		case 't':
-			frags = []string{"token"}
-		case 'a':
-			frags = []string{"apikey", "auth", "accesskey"}
-		case 'c':
-			frags = []string{"credential", "cookie"}
-		case 'b':
-			frags = []string{"bearer"}
-		default:
-			continue
-		}
-		for _, f := range frags {
+		// ASCII lower case; no other byte maps to a fragment's first letter.
+		for _, f := range keyFragments[c|0x20] {
 			if fragmentAt(text[i+1:], f[1:]) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// keyFragments lists by first byte the fragments containsKeyFragment
+// looks for: the normalized secret names, suffixes and "pass", without
+// those that contain another (a key containing "secretkey" contains
+// "secret"). Built once, never changed.
+var keyFragments = func() *[256][]string {
+	var all []string
+	for _, s := range append(append([]string{passWord}, secretNames...), secretSuffixes...) {
+		all = append(all, normalizedKey(s))
+	}
+	var t [256][]string
+	for _, f := range minimalFragments(all) {
+		t[f[0]] = append(t[f[0]], f)
+	}
+	return &t
+}()
+
+// minimalFragments returns the distinct strings of all that contain no
+// other string of all, in their first order.
+func minimalFragments(all []string) []string {
+	var out []string
+	for i, f := range all {
+		keep := true
+		for j, g := range all {
+			if g == f && j < i || g != f && strings.Contains(f, g) {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // fragmentAt reports whether text starts with rest once lower-cased,

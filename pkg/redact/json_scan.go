@@ -14,6 +14,10 @@ type jsonScanner struct {
 	pos int
 	out []byte
 	buf []byte // the decoded string, reused
+	// pairs holds the offsets of the objects with a "name" or "key"
+	// member naming a secret, found in one pass over the document the
+	// first time a "value" member needs it (pairedObjects).
+	pairs map[int]bool
 }
 
 // jsonScan redacts raw, which must be valid JSON.
@@ -73,6 +77,7 @@ func isNumberByte(c byte) bool {
 }
 
 func (s *jsonScanner) object(secret bool) {
+	start := s.pos
 	s.out = append(s.out, '{')
 	s.pos++
 	s.skipSpace()
@@ -81,6 +86,7 @@ func (s *jsonScanner) object(secret bool) {
 		s.pos++
 		return
 	}
+	paired := false // a name or key member names a secret (see pair.go)
 	for {
 		s.skipSpace()
 		key, plain, lit := s.readString()
@@ -90,9 +96,23 @@ func (s *jsonScanner) object(secret bool) {
 			s.out = appendJSONString(s.out, key)
 		}
 		below := secret || isSecretKey(key)
+		role := pairNone
+		if !below {
+			role = roleOf(key)
+		}
 		s.skipSpace()
 		s.pos++ // ':'
 		s.out = append(s.out, ':')
+		switch role {
+		case pairName:
+			s.skipSpace()
+			paired = paired || namesSecret(s.raw[s.pos:])
+		case pairValue:
+			if !paired && s.pairs == nil {
+				s.pairs = pairedObjects(s.raw)
+			}
+			below = paired || s.pairs[start]
+		}
 		s.value(below)
 		s.skipSpace()
 		c := s.raw[s.pos]
@@ -161,4 +181,63 @@ func (s *jsonScanner) readString() (text []byte, plain bool, lit []byte) {
 	}
 	s.buf, s.pos = decodeJSONString(s.buf[:0], s.raw, start+1)
 	return s.buf, false, nil
+}
+
+// pairedObjects returns the offsets in raw (valid JSON) of the objects
+// with a "name" or "key" member naming a secret. One pass: looking ahead
+// from each "value" member instead would read nested objects once per
+// level.
+func pairedObjects(raw []byte) map[int]bool {
+	type frame struct {
+		start   int
+		object  bool
+		wantKey bool
+		role    pairRole // of the last key read
+	}
+	var stack []frame
+	paired := map[int]bool{}
+	var buf [64]byte
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; c {
+		case '{', '[':
+			stack = append(stack, frame{start: i, object: c == '{', wantKey: c == '{'})
+			i++
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			i++
+		case ',':
+			if top := &stack[len(stack)-1]; top.object {
+				top.wantKey = true
+			}
+			i++
+		case '"':
+			end := skipJSONString(raw, i)
+			if n := len(stack); n > 0 && stack[n-1].object {
+				top := &stack[n-1]
+				if top.wantKey {
+					key, _ := decodeJSONString(buf[:0], raw, i+1)
+					top.role, top.wantKey = roleOf(key), false
+				} else if top.role == pairName && namesSecret(raw[i:end]) {
+					paired[top.start] = true
+				}
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return paired
+}
+
+// skipJSONString returns the index just after the string literal at
+// raw[i].
+func skipJSONString(raw []byte, i int) int {
+	for i++; ; i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
 }

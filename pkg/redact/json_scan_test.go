@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -65,7 +66,7 @@ func refJSONMayNeedRedaction(r *Redactor, raw []byte) bool {
 		}
 	}
 	for _, f := range []string{"pass", "pwd", "secret", "token", "apikey", "auth", "credential", "cookie",
-		"privatekey", "accesskey", "bearer"} {
+		"privatekey", "accesskey", "bearer", "signingkey", "encryptionkey", "masterkey"} {
 		if bytes.Contains(norm, []byte(f)) {
 			return true
 		}
@@ -129,6 +130,9 @@ func TestJSONScannerMatchesTokensOnTestDocuments(t *testing.T) {
 	for _, c := range fastPathCases {
 		docs = append(docs, c.doc)
 	}
+	for _, c := range pairCases {
+		docs = append(docs, c.in)
+	}
 	docs = append(docs, string(stateDoc))
 	var texts []string
 	for _, c := range knownFormatCases {
@@ -176,6 +180,7 @@ var awkwardKeys = []string{
 	`pass\u0077ord`, `tok\u0065n`, `\u0054OKEN`, `very_long_prefix_name_access_token`,
 	`a_very_long_key_that_ends_in_secret`, `secret_but_not_at_the_end`, `--_ _--`, ``, `é`,
 	"\xff", `\ud800`, `\u2028`, `a\"b\\c`, `\"`, `k`,
+	`value`, `Value`, `VA_LUE`, `key`, `Name`, `n\u0061me`, `valueFrom`,
 }
 
 var awkwardNumbers = []string{
@@ -211,6 +216,10 @@ func randomJSON(rng *rand.Rand, b *strings.Builder, depth int) {
 	case 6:
 		b.WriteString([]string{"{}", "[]", "{ }", "[\n]"}[rng.IntN(4)])
 	case 7, 8:
+		if rng.IntN(4) == 0 {
+			randomPair(rng, b, depth)
+			break
+		}
 		b.WriteByte('{')
 		for i, n := 0, 1+rng.IntN(4); i < n; i++ {
 			if i > 0 {
@@ -238,6 +247,29 @@ func randomJSON(rng *rand.Rand, b *strings.Builder, depth int) {
 		b.WriteByte(']')
 	}
 	sp()
+}
+
+// pairNames are the values of "name" members in random pair objects:
+// secret names, escaped ones and ordinary ones.
+var pairNames = []string{`DB_PASSWORD`, `api_token`, `PORT`, `DB_PASS\u0057ORD`, `max_tokens`, `dbPass`, `bypass`, `\ud800token`}
+
+// randomPair writes an object holding a name or key member and a value
+// member, in either order, among other members.
+func randomPair(rng *rand.Rand, b *strings.Builder, depth int) {
+	members := []string{
+		`"` + []string{"name", "key", "Name", "KEY", "n_a_m_e"}[rng.IntN(5)] + `":"` + pairNames[rng.IntN(len(pairNames))] + `"`,
+		`"` + []string{"value", "Value", "VALUE", "val"}[rng.IntN(4)] + `":`,
+	}
+	var v strings.Builder
+	randomJSON(rng, &v, depth-1)
+	members[1] += v.String()
+	for n := rng.IntN(3); n > 0; n-- {
+		var o strings.Builder
+		randomJSON(rng, &o, depth-1)
+		members = append(members, `"`+awkwardKeys[rng.IntN(len(awkwardKeys))]+`":`+o.String())
+	}
+	rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+	b.WriteString("{" + strings.Join(members, ",") + "}")
 }
 
 // TestJSONScannerMatchesTokensOnRandomDocuments: random documents full of
@@ -305,6 +337,10 @@ func TestJSONDeepDocuments(t *testing.T) {
 		strings.Repeat("[", depth) + strings.Repeat("]", depth),
 		strings.Repeat(`{"token":`, depth-1) + `{"a":1}` + strings.Repeat("}", depth-1),
 		strings.Repeat(`[{"x":"`+ghToken+`","n":[`, depth/3-1) + "[]" + strings.Repeat("]}]", depth/3-1),
+		// Name/value pairs at every level, the name after the value: each
+		// level's value is redacted because of a name read later.
+		strings.Repeat(`{"value":`, depth-1) + `"hunter2"` + strings.Repeat(`,"name":"DB_PASSWORD"}`, depth-1),
+		strings.Repeat(`{"value":`, depth-1) + `"hunter2"` + strings.Repeat(`,"name":"PORT"}`, depth-1),
 	}
 	for _, d := range docs {
 		if !json.Valid([]byte(d)) {
@@ -315,7 +351,8 @@ func TestJSONDeepDocuments(t *testing.T) {
 }
 
 // refIsSecretKey is IsSecretKey the simple way: the whole key normalized
-// into a new string (isSecretKey reads only its tail).
+// into a new string (isSecretKey reads only its tail), the names and
+// suffixes written out, and the word pass found by a regular expression.
 func refIsSecretKey(key string) bool {
 	k := strings.Map(func(c rune) rune {
 		switch {
@@ -327,19 +364,25 @@ func refIsSecretKey(key string) bool {
 		return c
 	}, key)
 	switch k {
-	case "password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey",
-		"authorization", "proxyauthorization", "auth", "credential", "credentials", "cookie", "setcookie",
-		"privatekey", "accesskey", "secretkey", "bearer":
+	case "authorization", "proxyauthorization", "auth", "cookie", "cookies", "setcookie", "bearer":
 		return true
 	}
-	for _, suffix := range []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey",
-		"privatekey", "accesskey", "secretkey", "secretkeybase", "credential", "credentials"} {
+	for _, suffix := range []string{"password", "passwords", "passwd", "pwd", "passphrase", "passphrases",
+		"secret", "secrets", "token", "accesstokens", "authtokens", "refreshtokens", "sessiontokens", "apitokens",
+		"apikey", "apikeys", "accesskey", "accesskeys", "secretkey", "secretkeys", "secretkeybase",
+		"privatekey", "privatekeys", "signingkey", "signingkeys", "encryptionkey", "encryptionkeys",
+		"masterkey", "masterkeys", "credential", "credentials"} {
 		if strings.HasSuffix(k, suffix) {
 			return true
 		}
 	}
-	return false
+	// pass as a word: its letters with separators between them, at the
+	// start, after a byte that is not a letter or digit, or a camel-case
+	// "P" after a lower-case letter or digit; then only separators.
+	return refPassWord.MatchString(key)
 }
+
+var refPassWord = regexp.MustCompile(`(?:(?:^|[^A-Za-z0-9])[pP]|[a-z0-9]P)[-_. ]*[aA][-_. ]*[sS][-_. ]*[sS][-_. ]*$`)
 
 // TestIsSecretKeyMatchesReference: keys made of the names, suffixes,
 // separators and other bytes in any case and order, and longer than the
@@ -348,7 +391,8 @@ func TestIsSecretKeyMatchesReference(t *testing.T) {
 	parts := []string{"pass", "word", "password", "Token", "TOKEN", "api", "Key", "secret", "auth",
 		"orization", "credential", "s", "_", "-", ".", " ", "x", "é", "\xff", "cookie", "set", "private",
 		"access", "bearer", "pwd", "phrase", "very_long_prefix_", "0123456789abcdef", "Proxy-", "wd",
-		"Key_Base", "base"}
+		"Key_Base", "base", "Pass", "PASS", "by", "db", "s", "tokens", "refresh", "signing", "Encryption",
+		"master_", "keys", "input_", "P", "ass", "2", "secrets", "Cookies"}
 	// The longest names and suffixes, whole and behind a prefix.
 	fixed := []string{"Proxy-Authorization", "x_proxy_authorization", "Authorization", "SECRET_KEY_BASE",
 		"my.secret-key.base", "very_long_prefix_credentials", "very_long_prefix_secret_key_base"}
@@ -390,6 +434,9 @@ func FuzzJSON(f *testing.F) {
 	}
 	for _, c := range fastPathCases {
 		f.Add([]byte(c.doc))
+	}
+	for _, c := range pairCases {
+		f.Add([]byte(c.in))
 	}
 	f.Add(stateDoc)
 	f.Add([]byte(`{"pass\u0077ord":["\ud83d\ude00\ud800\u0041","` + "\xff\u2028" + `",-1.5e-3]}`))

@@ -15,25 +15,40 @@ import (
 func (r *Redactor) jsonByTokens(raw []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	w := jsonWriter{r: r}
-	w.enc = json.NewEncoder(&w.out)
-	w.enc.SetEscapeHTML(false)
+	// The tokens are read first: a "value" member's redaction may depend
+	// on a "name" member after it.
+	var toks []json.Token
+	depth, done := 0, false
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
-			if !w.done {
+			if !done {
 				return nil, fmt.Errorf("could not redact JSON: %w: empty input", ErrInvalidJSON)
 			}
-			return w.out.Bytes(), nil
+			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("could not redact JSON: %w: %w", ErrInvalidJSON, err)
 		}
-		if w.done {
+		if done {
 			return nil, fmt.Errorf("could not redact JSON: %w: trailing data", ErrInvalidJSON)
 		}
-		w.token(tok)
+		toks = append(toks, tok)
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		done = depth == 0
 	}
+	w := jsonWriter{r: r, toks: toks, pairs: pairedTokenObjects(toks)}
+	w.enc = json.NewEncoder(&w.out)
+	w.enc.SetEscapeHTML(false)
+	for i := range toks {
+		w.token(i)
+	}
+	return w.out.Bytes(), nil
 }
 
 // jsonFrame is one open object or array.
@@ -42,6 +57,7 @@ type jsonFrame struct {
 	secret  bool // everything inside is redacted
 	first   bool // no member written yet
 	wantKey bool // objects: the next token is a key
+	paired  bool // objects: a name or key member names a secret
 }
 
 // jsonWriter re-emits a token stream, redacting as it goes. The decoder
@@ -49,14 +65,17 @@ type jsonFrame struct {
 // keys and secrecy.
 type jsonWriter struct {
 	r          *Redactor
+	toks       []json.Token // the whole document
+	pairs      map[int]bool // pairedTokenObjects(toks)
 	out        bytes.Buffer
 	enc        *json.Encoder // writes strings to out without HTML escaping
 	stack      []jsonFrame
 	secretNext bool // the next value is under a secret key
-	done       bool // a complete top-level value has been written
 }
 
-func (w *jsonWriter) token(tok json.Token) {
+// token writes toks[i].
+func (w *jsonWriter) token(i int) {
+	tok := w.toks[i]
 	var top *jsonFrame
 	if n := len(w.stack); n > 0 {
 		top = &w.stack[n-1]
@@ -73,7 +92,7 @@ func (w *jsonWriter) token(tok json.Token) {
 		top.first, top.wantKey = false, false
 		w.writeString(key)
 		w.out.WriteByte(':')
-		w.secretNext = top.secret || IsSecretKey(key)
+		w.secretNext = top.secret || IsSecretKey(key) || top.paired && roleOf(key) == pairValue
 		return
 	}
 	if tok == json.Delim(']') {
@@ -91,7 +110,7 @@ func (w *jsonWriter) token(tok json.Token) {
 	switch v := tok.(type) {
 	case json.Delim: // '{' or '['
 		w.out.WriteByte(byte(v))
-		w.stack = append(w.stack, jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{'})
+		w.stack = append(w.stack, jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{', paired: w.pairs[i]})
 		return
 	case string:
 		if secret {
@@ -124,16 +143,55 @@ func (w *jsonWriter) close(delim byte) {
 	w.valueDone()
 }
 
-// valueDone records that a value ended: its object now wants a key, or the
-// document is complete.
+// valueDone records that a value ended: its object now wants a key.
 func (w *jsonWriter) valueDone() {
-	if n := len(w.stack); n > 0 {
-		if w.stack[n-1].object {
-			w.stack[n-1].wantKey = true
-		}
-		return
+	if n := len(w.stack); n > 0 && w.stack[n-1].object {
+		w.stack[n-1].wantKey = true
 	}
-	w.done = true
+}
+
+// pairedTokenObjects returns the indexes in toks of the objects ('{')
+// with a "name" or "key" member naming a secret.
+func pairedTokenObjects(toks []json.Token) map[int]bool {
+	type frame struct {
+		start   int
+		object  bool
+		wantKey bool
+	}
+	paired := map[int]bool{}
+	var stack []frame
+	for i, tok := range toks {
+		var top *frame
+		if n := len(stack); n > 0 {
+			top = &stack[n-1]
+		}
+		if top != nil && top.object && top.wantKey {
+			if key, ok := tok.(string); ok {
+				top.wantKey = false
+				if v, ok := toks[i+1].(string); ok && roleOf(key) == pairName && IsSecretKey(v) {
+					paired[top.start] = true
+				}
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			stack = append(stack, frame{start: i, object: tok == json.Delim('{'), wantKey: tok == json.Delim('{')})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if n := len(stack); n > 0 {
+				top = &stack[n-1]
+			} else {
+				top = nil
+			}
+		}
+		// A value ended: its object wants a key.
+		if top != nil && top.object {
+			top.wantKey = true
+		}
+	}
+	return paired
 }
 
 // writeString writes s as a JSON string without HTML escaping.

@@ -158,7 +158,12 @@ func (ru *rule) apply(s string, may bool) (string, bool) {
 	if !may || (ru.pre != nil && !ru.pre(s)) {
 		return s, false
 	}
-	locs := ru.re.FindAllStringSubmatchIndex(s, -1)
+	var locs [][]int
+	if ru.find != nil {
+		locs = ru.find(s)
+	} else {
+		locs = ru.re.FindAllStringSubmatchIndex(s, -1)
+	}
 	if locs == nil {
 		return s, false
 	}

@@ -23,6 +23,9 @@ type rule struct {
 	// pre, when set, is a cheaper exact test run after the hints: re runs
 	// only where pre reports a possible match.
 	pre func(string) bool
+	// find, when set, replaces re: it returns the spans to replace, each
+	// as {start, end}, in order and not overlapping.
+	find func(string) [][]int
 }
 
 // withPre adds a fine prefilter to a rule.
@@ -46,18 +49,60 @@ func wholeText(r rule) rule {
 	return r
 }
 
-// secretName matches a name that ends in a secret-like word (db_password,
-// GITHUB_TOKEN, client-secret, apiKey); "max_tokens" and "token_count" do
-// not end in one. Names are [A-Za-z0-9_.-] runs; the rules put a boundary
-// before them themselves, since \b does not separate "_" and a letter.
-const secretName = `[A-Za-z0-9_.-]*?` + secretWord
+// secretName matches a name that ends in a secret word (db_password,
+// GITHUB_TOKEN, client-secret, apiKey, DB_PASS): the names for which
+// IsSecretKey holds because of their ending. "max_tokens" and
+// "token_count" do not end in one (separators after the word are
+// ignored, as IsSecretKey ignores them). Names are [A-Za-z0-9_.-] runs; the
+// rules put a boundary before them themselves, since \b does not separate
+// "_" and a letter.
+var secretName = `(?:[A-Za-z0-9_.-]*?` + secretWord() + `|` + passName + `)[_.-]*`
 
-// secretWord is the secret-like word a secret name ends in.
-const secretWord = `(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key(?:[_-]?base)?|private[_-]?key|credentials?)`
+// passName matches a name ending in the word pass as isPassWord accepts
+// it, after a separator or as "Pass"/"PASS" after a lower-case letter or
+// digit (DB_PASS, db.pass, dbPass). Unlike IsSecretKey it needs a prefix:
+// "PASS: test-name" is a test harness's report, not a password.
+const passName = `[A-Za-z0-9_.-]*[_.-]pass|[A-Za-z0-9_.-]*?(?-i:[a-z0-9]P)ass`
 
-// secretHints are the lower-case hints of the rules built on secretName.
-var secretHints = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
-	"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential"}
+// nameSeparators are the separators a text name may hold between the
+// parts of a secret word.
+var nameSeparators = []string{"", "_", "-", "."}
+
+// secretWord is an expression matching the secret suffixes (case is left
+// to the rule), one separator allowed where a suffix has "_".
+func secretWord() string {
+	alts := make([]string, len(secretSuffixes))
+	for i, s := range secretSuffixes {
+		alts[i] = strings.ReplaceAll(regexp.QuoteMeta(s), "_", `[_.-]?`)
+	}
+	return `(?:` + strings.Join(alts, "|") + `)`
+}
+
+// secretHints are the lower-case hints of the rules built on secretName:
+// every spelling of each suffix (with each separator or none where it
+// has "_") and "pass", without those that contain another.
+var secretHints = func() []string {
+	all := []string{passWord}
+	for _, s := range secretSuffixes {
+		all = append(all, spellings(s)...)
+	}
+	return minimalFragments(all)
+}()
+
+// spellings returns s with each "_" replaced by each of nameSeparators.
+func spellings(s string) []string {
+	before, after, ok := strings.Cut(s, "_")
+	if !ok {
+		return []string{s}
+	}
+	var out []string
+	for _, rest := range spellings(after) {
+		for _, sep := range nameSeparators {
+			out = append(out, before+sep+rest)
+		}
+	}
+	return out
+}
 
 // defaultRules is the immutable built-in rule table, in the order rules are
 // applied. Each hint list is lower case.
@@ -142,19 +187,44 @@ var defaultRules = []rule{
 	withPre(newRule("credential", regexp.MustCompile(
 		`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?`+secretName+`["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`),
 		secretHints...), hasSecretAssignment),
+	// The value of a name/value pair whose name names a secret: a
+	// Kubernetes env entry in YAML (- name: DB_PASSWORD / value: …) and
+	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
+	yamlPairRule,
+	jsonTextPairRule,
+	flowPairRule,
+	// A quoted value after a secret-like name anywhere in a line, in the
+	// forms code and data use: password: "…", password := "…",
+	// password => '…', {'password': '…'}, env PASSWORD="…" cmd.
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)(?:^|[^A-Za-z0-9_.-])["']?`+secretName+`["']?[\t ]*(?::=|=>|[:=])[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`),
+		secretHints...), hasSecretAssignment),
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)(?:^|[^A-Za-z0-9_.-])["']?`+secretName+`["']?[\t ]*(?::=|=>|[:=])[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`),
+		secretHints...), hasSecretAssignment),
+	// The names secret only as a whole, quoted, with a quoted value:
+	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
+	withPre(newRule("credential", regexp.MustCompile(
+		`(?i)["'][_.-]*(?:auth|cookies?|set[_.-]?cookie|bearer)[_.-]*["']\s*[:=]\s*["'](?P<secret>(?:[^"'\\\r\n]|\\.)+)["']`),
+		"auth", "cookie", "bearer"), hasSecretAssignment),
+	// A Cookie or Set-Cookie header's name=value pairs.
+	newRule("credential", regexp.MustCompile(
+		`(?i)\b(?:set-)?cookie["']?[\t ]*:[\t ]*(?P<secret>[^\s=;"',]+=[^\r\n"']*)`),
+		"cookie"),
+	// .npmrc's _auth (base64 user:password), alone or per registry.
+	newRule("credential", regexp.MustCompile(
+		`(?im)(?:^|[/:])_auth[\t ]*=[\t ]*(?P<secret>[^\s"']+)`),
+		"_auth"),
+	base64PEMRule,
+	k8sSecretRule,
 }
 
 // marker returns the replacement text for a label.
 func marker(label string) string { return "[REDACTED:" + label + "]" }
 
-// secretWords are the lower-case words (separators dropped) a secret name
-// ends in; hasSecretAssignment looks for them before a ":" or "=".
-var secretWords = []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "api_key", "api-key",
-	"accesskey", "access_key", "access-key", "secretkey", "secret_key", "secret-key", "secret_key_base", "secretkeybase",
-	"privatekey", "private_key", "private-key", "credential", "credentials"}
-
 // hasSecretAssignment reports whether s has a ":" or "=" preceded
-// (across optional quotes and spaces) by a name ending in a secret word.
+// (across optional quotes and spaces) by a name for which IsSecretKey
+// holds: every name secretName matches, and a few more.
 func hasSecretAssignment(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] != ':' && s[i] != '=' {
@@ -164,13 +234,21 @@ func hasSecretAssignment(s string) bool {
 		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '"' || s[j-1] == '\'') {
 			j--
 		}
-		for _, w := range secretWords {
-			if j >= len(w) && equalFoldTail(s[j-len(w):j], w) {
-				return true
-			}
+		start := j
+		for start > 0 && isNameByte(s[start-1]) {
+			start--
+		}
+		if start < j && isSecretKey(s[start:j]) {
+			return true
 		}
 	}
 	return false
+}
+
+// isNameByte reports whether c may be part of a name in the text rules:
+// [A-Za-z0-9_.-].
+func isNameByte(c byte) bool {
+	return isAlnum(c) || c == '_' || c == '.' || c == '-'
 }
 
 // hasSeedShape reports whether s holds "S", a key type letter and 56

@@ -16,7 +16,9 @@ const UnencodableLabel = "unencodable"
 //   - json.RawMessage goes through JSON (or Bytes if it is not valid JSON);
 //   - map[string]any, map[string]string, []any and []string are copied
 //     with each element redacted, and every string or number under a
-//     key for which IsSecretKey holds becomes "[REDACTED:secret]";
+//     key for which IsSecretKey holds, or under the "value" key of a map
+//     whose "name" or "key" names a secret (as in JSON), becomes
+//     "[REDACTED:secret]";
 //   - nil, booleans and numbers are returned as they are;
 //   - values nested more than 1000 deep (for example a map that contains
 //     itself) become "[REDACTED:unencodable]";
@@ -60,15 +62,17 @@ func (r *Redactor) value(v any, secret bool, depth int) any {
 	case error:
 		return r.value(x.Error(), secret, depth)
 	case map[string]any:
+		paired := pairedMap(x)
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = r.value(e, secret || IsSecretKey(k), depth)
+			out[k] = r.value(e, secret || IsSecretKey(k) || paired && roleOf(k) == pairValue, depth)
 		}
 		return out
 	case map[string]string:
+		paired := pairedMap(x)
 		out := make(map[string]string, len(x))
 		for k, e := range x {
-			out[k] = r.value(e, secret || IsSecretKey(k), depth).(string)
+			out[k] = r.value(e, secret || IsSecretKey(k) || paired && roleOf(k) == pairValue, depth).(string)
 		}
 		return out
 	case []any:
@@ -116,4 +120,15 @@ func (r *Redactor) viaJSON(v any, secret bool) any {
 		return marker(UnencodableLabel)
 	}
 	return r.rawJSON(raw, secret)
+}
+
+// pairedMap reports whether a map's "name" or "key" entry is a string
+// naming a secret (a name/value pair, see pair.go).
+func pairedMap[V any](m map[string]V) bool {
+	for k, e := range m {
+		if v, ok := any(e).(string); ok && roleOf(k) == pairName && IsSecretKey(v) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,110 @@
+package redact
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// k8sSecretRule redacts the values of a Kubernetes Secret's data and
+// stringData maps in text (kubectl get secret -o yaml or -o json), whose
+// keys are free names (DATABASE_URL, tls.key, config.json) the other
+// rules cannot tell from ordinary settings. In YAML, a data: or
+// stringData: block is redacted when a kind: Secret line stands at the
+// same key column somewhere in the text; in JSON text, every "data" and
+// "stringData" object's string values when "kind": "Secret" occurs in the
+// text. A ConfigMap listed beside a Secret may lose its data too: the
+// rule does not parse the documents.
+var k8sSecretRule = rule{label: "secret", find: findK8sSecretData, hints: []string{"secret"}, wholeText: true,
+	pre: func(s string) bool { return containsFold(s, "kind") }}
+
+var (
+	yamlSecretKind = regexp.MustCompile(`(?m)^([\t ]*(?:-[\t ]+)?)kind[\t ]*:[\t ]*["']?Secret["']?[\t ]*\r?$`)
+	yamlDataKey    = regexp.MustCompile(`(?m)^([\t ]*(?:-[\t ]+)?)(?:data|stringData)[\t ]*:[\t ]*\r?$`)
+	jsonSecretKind = regexp.MustCompile(`"kind"\s*:\s*"Secret"`)
+	jsonDataObject = regexp.MustCompile(`"(?:data|stringData)"\s*:\s*\{`)
+	jsonStringPair = regexp.MustCompile(`"(?:[^"\\]|\\.)*"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+)
+
+// findK8sSecretData returns the spans of the values of Secrets' data maps
+// in s, in order.
+func findK8sSecretData(s string) [][]int {
+	var locs [][]int
+	cols := map[int]bool{}
+	for _, m := range yamlSecretKind.FindAllStringSubmatchIndex(s, -1) {
+		cols[m[3]-m[2]] = true
+	}
+	for _, m := range yamlDataKey.FindAllStringSubmatchIndex(s, -1) {
+		if col := m[3] - m[2]; cols[col] {
+			locs = append(locs, yamlBlockValues(s, m[1], col)...)
+		}
+	}
+	if jsonSecretKind.MatchString(s) {
+		for _, m := range jsonDataObject.FindAllStringIndex(s, -1) {
+			end := strings.IndexByte(s[m[1]:], '}')
+			if end < 0 {
+				end = len(s) - m[1]
+			}
+			for _, v := range jsonStringPair.FindAllStringSubmatchIndex(s[m[1]:m[1]+end], -1) {
+				if v[2] < v[3] {
+					locs = append(locs, []int{m[1] + v[2], m[1] + v[3]})
+				}
+			}
+		}
+	}
+	return sortSpans(locs)
+}
+
+// yamlBlockValues returns the spans of the values in the block of lines
+// after s[end] indented deeper than col: an entry's value after its
+// "key:", and the whole content of the lines deeper than the entries (a
+// block scalar's lines).
+func yamlBlockValues(s string, end, col int) [][]int {
+	var spans [][]int
+	entry := -1 // the entries' indentation
+	for end < len(s) {
+		start := end + 1
+		next := len(s)
+		if j := strings.IndexByte(s[start:], '\n'); j >= 0 {
+			next = start + j
+		}
+		line := strings.TrimRight(s[start:next], "\r \t")
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		if line != "" && indent <= col {
+			break
+		}
+		end = next
+		if line == "" {
+			continue
+		}
+		if entry < 0 {
+			entry = indent
+		}
+		if indent > entry {
+			spans = append(spans, []int{start + indent, start + len(line)})
+			continue
+		}
+		if i := strings.Index(line, ":"); i >= 0 {
+			v := strings.TrimLeft(line[i+1:], " \t")
+			v = strings.Trim(v, `"'`)
+			if v != "" && v[0] != '|' && v[0] != '>' {
+				vs := start + strings.Index(line[i+1:], v) + i + 1
+				spans = append(spans, []int{vs, vs + len(v)})
+			}
+		}
+	}
+	return spans
+}
+
+// sortSpans orders spans by start and drops any overlapping an earlier
+// one (they come from separate searches).
+func sortSpans(spans [][]int) [][]int {
+	slices.SortFunc(spans, func(a, b []int) int { return a[0] - b[0] })
+	out := spans[:0]
+	for _, sp := range spans {
+		if len(out) == 0 || sp[0] >= out[len(out)-1][1] {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
