@@ -50,6 +50,11 @@ type record struct {
 	Outcome string `json:"outcome,omitempty"`
 	By      string `json:"by,omitempty"`
 	Seq     uint64 `json:"seq,omitempty"`
+	// From is the stream sequence of the message whose handling parked
+	// the run (0 when unknown): a decision that resumed the run and led
+	// to this park, redelivered, hands the park out again (its
+	// approval_requested may never have been published).
+	From uint64 `json:"from,omitempty"`
 }
 
 // Store reads and updates park records. It is safe for concurrent use.
@@ -123,14 +128,15 @@ func (s *Store) update(ctx context.Context, runID string, f func(r *record) (boo
 }
 
 // Park records park (an approval_requested event) as the run's current
-// park. A redelivered park (the same event id) keeps the decisions taken
-// since; any other replaces the record.
-func (s *Store) Park(ctx context.Context, park events.Envelope) error {
+// park, made while handling the message at stream sequence from (0 when
+// unknown). A redelivered park (the same event id) keeps the decisions
+// taken since; any other replaces the record.
+func (s *Store) Park(ctx context.Context, park events.Envelope, from uint64) error {
 	return s.update(ctx, park.RunID(), func(r *record) (bool, error) {
 		if r.Park.ID == park.ID {
 			return false, nil
 		}
-		*r = record{Park: park, Decisions: map[string]events.ApprovalDecidedData{}}
+		*r = record{Park: park, Decisions: map[string]events.ApprovalDecidedData{}, From: from}
 		return true, nil
 	})
 }
@@ -145,6 +151,11 @@ type Result struct {
 	// that did, the same stream sequence, reports it again): the run
 	// resumes (Decide) or fails (Expire).
 	Settled bool
+	// Republish: the decision is a redelivery of the message that resumed
+	// the run into Park, which still waits; Park's approval_requested is
+	// to be published again (it may have been lost with the first
+	// handling).
+	Republish bool
 }
 
 // settledBy reports whether the message seq carrying the event id is the
@@ -170,7 +181,9 @@ func result(r *record) (Result, error) {
 // message at stream sequence seq) on the run's current park: the first
 // decision on a call stands; a decision for a call not parked now
 // (another attempt or park, or no park) changes nothing and returns a
-// zero Park. The decision that decides the park's last open call settles
+// zero Park, unless the message is the one whose handling stored the
+// current park (a redelivery of the decision that resumed the run into
+// it): then Republish is set. The decision that decides the park's last open call settles
 // it (OutcomeResumed), unless the deadline settled it first; only a
 // redelivery of that message reports Settled again.
 func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Result, error) {
@@ -187,6 +200,10 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Re
 		res, err := result(r)
 		if err != nil {
 			return false, err
+		}
+		if r.Outcome == "" && seq != 0 && r.From == seq {
+			out = Result{Park: res.Park, Republish: true}
+			return false, nil
 		}
 		if _, ok := res.Park.Data.Call(dd.Call); !ok || res.Park.Event.Attempt != dec.Attempt || events.KeyOf(dec) != dd.Call {
 			return false, nil

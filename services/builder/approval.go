@@ -155,7 +155,7 @@ func (s *Service) recordPark(ctx context.Context, park events.Envelope, data eve
 	if err != nil {
 		return err
 	}
-	if err := store.Park(ctx, park); err != nil {
+	if err := store.Park(ctx, park, streamSeq(ctx)); err != nil {
 		return err
 	}
 	dl, err := events.NewKeyed(park.RunID(), events.KindApprovalDeadline, park.Attempt, data.Park, events.SourceFor(events.ServiceBuilder), data.Deadline,
@@ -190,6 +190,11 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 	res, err := store.Decide(ctx, in, streamSeq(ctx))
 	if err != nil {
 		return nil, err
+	}
+	if res.Republish {
+		// The decision resumed the run into this park before: its
+		// approval_requested may have been lost with that handling.
+		return []events.Envelope{res.Park.Event}, nil
 	}
 	if res.Park.Event.ID == "" {
 		s.d.Log.Info("decision for a call not parked now; ignored", "run_id", in.RunID(), "event", in.ID)
