@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/codali-dev/codali/examples"
+	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/syncbuf"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // promptEdit changes the architect's system prompt before it reaches the
@@ -136,5 +140,62 @@ func TestRerunWithAStricterPolicy(t *testing.T) {
 	if code != exitFailure || res.Result != rerunDrift || res.Drift == nil || res.Drift.Phase != "architect" || res.Drift.Attempt != 2 ||
 		!strings.Contains(res.Drift.Now, "blocked by policy") {
 		t.Fatalf("rerun --policy exited %d: %+v %+v", code, res, res.Drift)
+	}
+}
+
+// TestRerunRefusesATamperedHistory: a run's history rewritten behind the
+// recorder's back (every event republished, one summary changed, so the
+// sequence stays contiguous and the state replays) does not verify; rerun
+// says so and exits 1 instead of rerunning it and reporting identical.
+func TestRerunRefusesATamperedHistory(t *testing.T) {
+	cfg := fastConfig(t)
+	p := startUp(t, cfg)
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", "write done.txt")
+	if code != exitOK {
+		t.Fatalf("submit: %d %s %s", code, out, errOut)
+	}
+	env, _ := decodeTerminal(t, out)
+	run := env.RunID()
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+	ctx := context.Background()
+	_, js := p.js(t)
+	s, err := js.Stream(ctx, events.StreamRAO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var history [][]byte
+	for seq := uint64(1); ; {
+		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(events.RAOSubject(run)))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		history, seq = append(history, m.Data), m.Sequence+1
+	}
+	if len(history) < 3 {
+		t.Fatalf("history of %d events", len(history))
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(events.RAOSubject(run))); err != nil {
+		t.Fatal(err)
+	}
+	for i, data := range history {
+		if i == 1 {
+			data = bytes.Replace(data, []byte(`"summary":"`), []byte(`"summary":"(edited) `), 1)
+		}
+		if _, err := js.Publish(ctx, events.RAOSubject(run), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, _ := p.run(t, "rao", "verify", run); code != exitFailure {
+		t.Fatalf("verify of the rewritten history: %d %s", code, out)
+	}
+	code, out, errOut = p.run(t, "rao", "rerun", run, "--config", cfg)
+	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "does not verify") {
+		t.Fatalf("rerun of a tampered history exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }
