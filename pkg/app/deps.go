@@ -181,9 +181,17 @@ func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
 	if err != nil {
 		return nil, r, fmt.Errorf("could not create model provider %q for %s: %w", r.Name, phase, err)
 	}
-	p = d.recordModel(modelActivity{telemetry.TraceModel(p, r.Provider.Type)})
+	p = d.recordModel(modelActivity{telemetry.TraceModel(p, r.Provider.Type, d.redactText())})
 	d.models[r.Name] = p
 	return p, r, nil
+}
+
+// redactText is the Redactor's String, or nil without a Redactor.
+func (d *Deps) redactText() func(string) string {
+	if d.Redactor == nil {
+		return nil
+	}
+	return d.Redactor.String
 }
 
 // CloseWorkspace removes a workspace, logging (not failing on) an error:

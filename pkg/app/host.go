@@ -47,11 +47,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 		return err
 	}
 	opening.Done()
-	var redact func(string) string
-	if d.Redactor != nil {
-		redact = d.Redactor.String
-	}
-	pub := progress.NewPublisher(d.JS.Conn(), 0, redact, d.Log)
+	pub := progress.NewPublisher(d.JS.Conn(), 0, d.redactText(), d.Log)
 	defer pub.Close()
 	runtimes := make([]*worker.Runtime, 0, len(comps))
 	for _, c := range comps {
