@@ -76,11 +76,21 @@ func (x *executor) toPark(attempt, step, next int, calls []toolCall) []parkedCal
 	return out
 }
 
+// Bounds of a decision's name and note in what the builder records.
+const (
+	maxDeciderBytes      = 256
+	maxDecisionNoteBytes = 4096
+)
+
 // executeDecided runs a parked call under its decision: approved as asked,
 // approved with edited arguments (which pass the gate again), or rejected
 // (not run; the model is told who rejected it and why).
 func (x *executor) executeDecided(ctx context.Context, step int, c toolCall, id string, d events.ApprovalDecidedData) (events.ToolExecution, string) {
-	note := &events.ToolApproval{Call: id, Decision: d.Decision, By: x.redactor.String(d.By), At: d.At, Note: x.redactor.String(d.Note)}
+	// Any agent may decide, with a name and a note as long as an event
+	// allows: both are bounded here, where they are copied into the tool
+	// record, the built event and the model's conversation.
+	note := &events.ToolApproval{Call: id, Decision: d.Decision, By: clip(x.redactor.String(d.By), maxDeciderBytes), At: d.At,
+		Note: clip(x.redactor.String(d.Note), maxDecisionNoteBytes)}
 	if d.Decision == events.DecisionReject {
 		call, dec, _ := x.preview(c.Tool, c.Args)
 		rec := events.ToolExecution{Step: step, Tool: c.Tool, Args: x.recordArgs(c.Args), Call: x.recordCall(call), Approval: note}
