@@ -123,6 +123,9 @@ type ApprovalRequestedData struct {
 	// Deadline is when the run fails with approval_timeout if a call is
 	// still undecided.
 	Deadline time.Time `json:"deadline"`
+	// Exchanges are the model exchanges of the handling that parked the
+	// run, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Validate checks the park and call ids.
