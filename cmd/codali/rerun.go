@@ -137,7 +137,7 @@ func (e *raoEnv) rerun(ctx context.Context, pos []string, o rerunOptions) int {
 	if !e.asJSON {
 		fmt.Fprintf(e.c.stderr, "rerunning %s on a private pipeline: %d recorded model exchanges\n", runID, len(recs))
 	}
-	got, err := replayPipeline(ctx, &cfg, e.c.getenv, e.c.stderr, req, runPolicy, recs, seeds, o.timeout, o.wrapProvider)
+	got, err := replayPipeline(ctx, &cfg, e.c.getenv, e.c.stderr, req, runPolicy, recs, st.Approvals, seeds, o.timeout, o.wrapProvider)
 	if err != nil {
 		e.c.errorf("rao rerun: %v", err)
 		return exitFailure

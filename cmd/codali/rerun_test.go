@@ -199,3 +199,40 @@ func TestRerunRefusesATamperedHistory(t *testing.T) {
 		t.Fatalf("rerun of a tampered history exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }
+
+// TestRerunOfAnApprovedRun: a run that parked for approval and was
+// approved reruns with the recorded decisions (the rerun parks on the
+// same calls, and each gets the decision recorded for it), so it is
+// identical instead of waiting for a decision nobody sends; a rerun that
+// parks on a call the recorded run never parked on says so at once.
+func TestRerunOfAnApprovedRun(t *testing.T) {
+	cfg := approvalConfig(t, 300000)
+	p := startUp(t, cfg)
+	verdict := p.verdicts(t)
+	run, pend := p.parked(t, "rerun an approved run")
+	for _, a := range pend {
+		p.must(t, "approve", run, a.Call, "--by", "alice", "--note", "fine")
+	}
+	if env, _ := verdict(run); env.Type != events.KindPassed.Type() {
+		t.Fatalf("the approved run: %s", env.Type)
+	}
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg, "--timeout", "2m")
+	if code != exitOK || !strings.HasPrefix(out, "identical") {
+		t.Fatalf("rerun of an approved run exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	// A policy that also parks done.txt's write: the recorded run never
+	// had that call decided.
+	strict := filepath.Join(t.TempDir(), "strict.json")
+	if err := os.WriteFile(strict, []byte(`{"never_touch":[".git/**"],"require_approval_for":{"paths":["go.mod","go.sum","done.txt"]},
+	  "commands":{"allow":[["test","-f"]]},"destructive":"block","max_changed_lines":100}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = p.run(t, "rao", "rerun", run, "--config", cfg, "--policy", strict, "--timeout", "2m")
+	if code != exitFailure || !strings.Contains(errOut, "parked for approval on call a1-s1-c2") || !strings.Contains(errOut, "no decision on") {
+		t.Fatalf("rerun parking on an undecided call exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
