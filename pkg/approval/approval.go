@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
@@ -136,9 +137,49 @@ func (s *Store) Park(ctx context.Context, park events.Envelope, from uint64) err
 		if r.Park.ID == park.ID {
 			return false, nil
 		}
+		if r.Park.ID != "" && before(park, r.Park) {
+			// A redelivered handling parked where the run was before
+			// (its first park was decided and the run went on): the
+			// run's later park stays current.
+			return false, nil
+		}
 		*r = record{Park: park, Decisions: map[string]events.ApprovalDecidedData{}, From: from}
 		return true, nil
 	})
+}
+
+// before reports whether park a comes before park b in their run: an
+// earlier attempt, an earlier step of the tool loop, or, at the same
+// step, a budget park (made before the step's model call) before a park
+// of the step's tool calls. Parks whose keys do not say (a<attempt>-s<step>-…)
+// are not ordered.
+func before(a, b events.Envelope) bool {
+	pa, oka := position(a)
+	pb, okb := position(b)
+	if !oka || !okb {
+		return false
+	}
+	for i := range pa {
+		if pa[i] != pb[i] {
+			return pa[i] < pb[i]
+		}
+	}
+	return false
+}
+
+// position is a park's attempt, step and rank (0 for a budget park, 1
+// for tool calls), read from its key.
+func position(park events.Envelope) ([3]int, bool) {
+	var attempt, step int
+	key := events.KeyOf(park)
+	if _, err := fmt.Sscanf(key, "a%d-s%d-", &attempt, &step); err != nil || attempt != park.Attempt {
+		return [3]int{}, false
+	}
+	rank := 1
+	if strings.HasSuffix(key, "-budget") {
+		rank = 0
+	}
+	return [3]int{attempt, step, rank}, true
 }
 
 // Result is what a decision or a deadline did to the run's park.

@@ -232,3 +232,55 @@ func TestRedeliveredResumeHandsOutTheNextPark(t *testing.T) {
 		t.Fatalf("redelivery after the second park settled: %+v, %v; want nothing", res, err)
 	}
 }
+
+// TestAStaleParkDoesNotReplaceALaterOne: the plan of an attempt is
+// redelivered (its handling published the first park, but its
+// acknowledgement was lost) after the first park was decided and the run
+// parked again further on. The redelivered handling parks on the first
+// call again: the later park stays the run's current one, its decisions
+// and its deadline still count.
+func TestAStaleParkDoesNotReplaceALaterOne(t *testing.T) {
+	ctx, s := openStore(t)
+	first := park(t, "run4", 1, "a1-s1-c1")
+	if err := s.Park(ctx, first, 3); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Decide(ctx, decision(t, "run4", 1, "a1-s1-c1", "alice"), 5); err != nil || !res.Settled {
+		t.Fatalf("first decision: %+v, %v", res, err)
+	}
+	later := park(t, "run4", 1, "a1-s3-c1")
+	if err := s.Park(ctx, later, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Park(ctx, first, 3); err != nil { // the redelivered plan
+		t.Fatal(err)
+	}
+	res, err := s.Decide(ctx, decision(t, "run4", 1, "a1-s3-c1", "bob"), 9)
+	if err != nil || !res.Settled || res.Park.Event.ID != later.ID {
+		t.Fatalf("decision on the later park after a stale one: %+v, %v", res, err)
+	}
+	// At one step, the budget park (before the step's model call) comes
+	// before the park of the step's tool calls.
+	budget := park(t, "run4", 1, "a1-s4-budget")
+	if err := s.Park(ctx, budget, 10); err != nil {
+		t.Fatal(err)
+	}
+	tools := park(t, "run4", 1, "a1-s4-c1")
+	if err := s.Park(ctx, tools, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Park(ctx, budget, 10); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Decide(ctx, decision(t, "run4", 1, "a1-s4-c1", "bob"), 13); err != nil || !res.Settled || res.Park.Event.ID != tools.ID {
+		t.Fatalf("decision on the step's tool park after its budget park: %+v, %v", res, err)
+	}
+	// A park of a later attempt still replaces an earlier attempt's.
+	next := park(t, "run4", 2, "a2-s1-c1")
+	if err := s.Park(ctx, next, 11); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Decide(ctx, decision(t, "run4", 2, "a2-s1-c1", "bob"), 12); err != nil || !res.Settled {
+		t.Fatalf("decision on the next attempt's park: %+v, %v", res, err)
+	}
+}
