@@ -234,3 +234,46 @@ func TestSpansCarryNoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedReasonIsRedacted: a phase's error ends the run with a failed
+// event whose reason is the error's text (a provider's error, a command's
+// output): agents read it, so it is redacted like every event.
+func TestFailedReasonIsRedacted(t *testing.T) {
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	_, js := provisioned(t)
+	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comps := []Component{
+		{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
+			return func(context.Context, events.Envelope) ([]events.Envelope, error) {
+				return nil, worker.Permanent(errors.New("401 from the model server: key " + secret + " is invalid"))
+			}, nil
+		}},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
+	publish(t, js, requestedEvent(t, "failsecret"))
+	st, err := js.Stream(testCtx(t), events.StreamWork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reason string
+	eventually(t, "the failed event", func() bool {
+		m, err := st.GetLastMsgForSubject(testCtx(t), events.KindFailed.Subject("failsecret"))
+		if err != nil {
+			return false
+		}
+		reason = string(m.Data)
+		return true
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(reason, secret) || !strings.Contains(reason, "401 from the model server") {
+		t.Fatalf("failed event: %s", reason)
+	}
+}
