@@ -97,10 +97,15 @@ type Deps struct {
 // opens the artifacts and project-state buckets (which bus.Provision
 // creates). bundled may be nil when no scripted default is wanted.
 func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script) (*Deps, error) {
-	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
+	red, err := redact.New(cfg.Redact.Patterns)
+	if err != nil {
+		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
+	}
+	// What the services log passes through the redaction too.
+	log = redactedLogger(log, red.String)
+	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, Redactor: red, models: map[string]llm.Provider{}}
 	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots,
 		MaxBases: cfg.Workspace.MaxBases, AllowedHosts: cfg.Workspace.AllowedHosts, Spares: cfg.Workspace.SpareCount(), Log: log}
-	var err error
 	if d.Sandbox, err = NewSandbox(cfg); err != nil {
 		return nil, err
 	}
@@ -112,9 +117,6 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	d.Indexes = index.NewCache(IndexCacheDir(cfg))
-	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
-		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
-	}
 	if d.Artifacts, err = artifacts.Open(ctx, js); err != nil {
 		return nil, err
 	}
