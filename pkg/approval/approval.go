@@ -131,7 +131,8 @@ func (s *Store) update(ctx context.Context, runID string, f func(r *record) (boo
 // Park records park (an approval_requested event) as the run's current
 // park, made while handling the message at stream sequence from (0 when
 // unknown). A redelivered park (the same event id) keeps the decisions
-// taken since; any other replaces the record.
+// taken since; a park that comes before the current one (see before)
+// changes nothing; any other replaces the record.
 func (s *Store) Park(ctx context.Context, park events.Envelope, from uint64) error {
 	return s.update(ctx, park.RunID(), func(r *record) (bool, error) {
 		if r.Park.ID == park.ID {
@@ -224,9 +225,9 @@ func result(r *record) (Result, error) {
 // (another attempt or park, or no park) changes nothing and returns a
 // zero Park, unless the message is the one whose handling stored the
 // current park (a redelivery of the decision that resumed the run into
-// it): then Republish is set. The decision that decides the park's last open call settles
-// it (OutcomeResumed), unless the deadline settled it first; only a
-// redelivery of that message reports Settled again.
+// it): then Republish is set. The decision that decides the park's last
+// open call settles it (OutcomeResumed), unless the deadline settled it
+// first; only a redelivery of that message reports Settled again.
 func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Result, error) {
 	var dd events.ApprovalDecidedData
 	if events.DecodeData(dec, &dd) != nil || dd.Validate() != nil {
