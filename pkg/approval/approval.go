@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
@@ -177,7 +176,7 @@ func position(park events.Envelope) ([3]int, bool) {
 		return [3]int{}, false
 	}
 	rank := 1
-	if strings.HasSuffix(key, "-budget") {
+	if events.IsBudgetCall(key) {
 		rank = 0
 	}
 	return [3]int{attempt, step, rank}, true

@@ -110,7 +110,9 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 	}
 	var what string
 	switch {
-	case d.Extend != nil:
+	case d.Extend != nil && events.IsBudgetCall(d.Call):
+		// (An extension on a tool call's approval raises nothing: the
+		// builder runs the call as approved.)
 		what = fmt.Sprintf("budget extended (+%d tokens, +%g cost)", d.Extend.Tokens, d.Extend.Cost)
 	case len(d.EditedArgs) > 0:
 		what = "approved with edited arguments"

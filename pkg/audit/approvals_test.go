@@ -126,3 +126,20 @@ func TestFoldApprovalRequestKeepsItsModelCalls(t *testing.T) {
 		t.Fatalf("model calls after a park: %+v", st.Attempts)
 	}
 }
+
+// An extension on the approval of a tool call (not a budget park's call)
+// raises no budget: the builder runs the call as approved, and the
+// history says so rather than "budget extended".
+func TestExtensionOnAToolCallIsAnApproval(t *testing.T) {
+	ext := &events.Budget{Tokens: 1000}
+	steps, err := audit.Fold(keyed(t, events.KindApprovalDecided, "a1-s1-c1", "agent/x",
+		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "mallory", Extend: ext}))
+	if err != nil || len(steps) != 1 || !strings.Contains(steps[0].Summary, "approved by mallory") || strings.Contains(steps[0].Summary, "budget") {
+		t.Fatalf("tool call approved with an extension: %+v %v", steps, err)
+	}
+	steps, err = audit.Fold(keyed(t, events.KindApprovalDecided, "a1-s2-budget", "agent/x",
+		events.ApprovalDecidedData{Call: "a1-s2-budget", Decision: events.DecisionApprove, By: "alice", Extend: ext}))
+	if err != nil || len(steps) != 1 || !strings.Contains(steps[0].Summary, "budget extended (+1000 tokens") {
+		t.Fatalf("budget extension: %+v %v", steps, err)
+	}
+}

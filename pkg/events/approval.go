@@ -154,6 +154,18 @@ func (d ApprovalRequestedData) Call(id string) (ApprovalCall, bool) {
 	return ApprovalCall{}, false
 }
 
+// budgetCallSuffix ends the id of a budget park's call.
+const budgetCallSuffix = "-budget"
+
+// BudgetCallID names the pseudo call a run parks on when it reaches its
+// budget before the model call of a step of an attempt.
+func BudgetCallID(attempt, step int) string {
+	return fmt.Sprintf("a%d-s%d%s", attempt, step, budgetCallSuffix)
+}
+
+// IsBudgetCall reports whether a call id is a budget park's (BudgetCallID).
+func IsBudgetCall(id string) bool { return strings.HasSuffix(id, budgetCallSuffix) }
+
 // ApprovalDecidedData is the data of codali.run.<id>.approval_decided,
 // keyed by the call id: who decided what about one parked call, when. The
 // event's attempt is the park's. The first decision of a call stands.
