@@ -449,6 +449,28 @@ func (e *raoEnv) diff(ctx context.Context, pos []string) int {
 	return exitOK
 }
 
+// verifyHistory checks a run's history: its hash chain and sequence
+// (rao.Verify), and its head against the run's summary, kept outside the
+// history stream. ok is false when there is any finding but a compaction
+// note; the error is the summaries' when they cannot be read.
+func verifyHistory(ctx context.Context, summaries *audit.Runs, id string, evs []rao.Event) (ok bool, findings []string, err error) {
+	rep := rao.Verify(evs)
+	ok, findings = rep.OK(), []string{}
+	for _, f := range rep.Findings {
+		findings = append(findings, f.String())
+	}
+	s, err := summaries.Get(ctx, id)
+	switch {
+	case err == nil:
+		if cross := audit.CrossCheck(s, evs); len(cross) > 0 {
+			ok, findings = false, append(findings, cross...)
+		}
+	case !errors.Is(err, audit.ErrUnknownRun):
+		return false, nil, err
+	}
+	return ok, findings, nil
+}
+
 func (e *raoEnv) verify(ctx context.Context, pos []string) int {
 	if len(pos) > 1 {
 		e.c.errorf("rao verify: usage: codali rao verify [RUN]")
@@ -489,20 +511,12 @@ func (e *raoEnv) verify(ctx context.Context, pos []string) int {
 			e.c.errorf("rao verify: run %s has no history", id)
 			return exitFailure
 		}
-		rep := rao.Verify(evs)
-		r := result{RunID: id, OK: rep.OK(), Events: len(evs), Findings: []string{}}
-		for _, f := range rep.Findings {
-			r.Findings = append(r.Findings, f.String())
-		}
-		if s, err := summaries.Get(ctx, id); err == nil {
-			if cross := audit.CrossCheck(s, evs); len(cross) > 0 {
-				r.OK = false
-				r.Findings = append(r.Findings, cross...)
-			}
-		} else if !errors.Is(err, audit.ErrUnknownRun) {
+		ok, findings, err := verifyHistory(ctx, summaries, id, evs)
+		if err != nil {
 			e.c.errorf("rao verify: %s: %v", id, err)
 			return exitFailure
 		}
+		r := result{RunID: id, OK: ok, Events: len(evs), Findings: findings}
 		bad = bad || !r.OK
 		results = append(results, r)
 	}

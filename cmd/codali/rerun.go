@@ -70,6 +70,22 @@ func (e *raoEnv) rerun(ctx context.Context, pos []string, o rerunOptions) int {
 		e.c.errorf("rao rerun: %v", err)
 		return failCode(err)
 	}
+	summaries, err := audit.OpenRuns(ctx, e.cl.js)
+	if err != nil {
+		e.c.errorf("rao rerun: %v", err)
+		return exitFailure
+	}
+	ok, findings, err := verifyHistory(ctx, summaries, runID, evs)
+	if err != nil {
+		e.c.errorf("rao rerun: run %s: %v", runID, err)
+		return exitFailure
+	}
+	if !ok {
+		// A rerun compares with the recording: one that was altered is no
+		// reference (`codali rao verify` lists every finding).
+		e.c.errorf("rao rerun: the history of run %s does not verify (see codali rao verify %s): %s", runID, runID, strings.Join(findings, "; "))
+		return exitFailure
+	}
 	st, err := stateOf(runID, evs)
 	if err != nil {
 		e.c.errorf("rao rerun: %v", err)
@@ -121,7 +137,7 @@ func (e *raoEnv) rerun(ctx context.Context, pos []string, o rerunOptions) int {
 	if !e.asJSON {
 		fmt.Fprintf(e.c.stderr, "rerunning %s on a private pipeline: %d recorded model exchanges\n", runID, len(recs))
 	}
-	got, err := replayPipeline(ctx, &cfg, e.c.getenv, e.c.stderr, req, runPolicy, recs, seeds, o.timeout, o.wrapProvider)
+	got, err := replayPipeline(ctx, &cfg, e.c.getenv, e.c.stderr, req, runPolicy, recs, st.Approvals, seeds, o.timeout, o.wrapProvider)
 	if err != nil {
 		e.c.errorf("rao rerun: %v", err)
 		return exitFailure

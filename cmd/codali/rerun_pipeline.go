@@ -39,9 +39,11 @@ type replayRun struct {
 // state starts as seeds. runPolicy, when set, is the policy document the
 // recorded run ran under (options.policy): it is stored for the new run,
 // which runs under it too.
+// decided are the recorded run's parked calls: a call the new run parks
+// on gets the decision recorded for it.
 // wrapProvider, when set, wraps the replay provider (tests).
 func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string) string, logOut io.Writer, req events.Requested, runPolicy []byte,
-	recs []exchange.Record, seeds []projectSeed, timeout time.Duration, wrapProvider func(llm.Provider) llm.Provider) (replayRun, error) {
+	recs []exchange.Record, decided []audit.Approval, seeds []projectSeed, timeout time.Duration, wrapProvider func(llm.Provider) llm.Provider) (replayRun, error) {
 	dir, err := os.MkdirTemp("", "codali-rerun-")
 	if err != nil {
 		return replayRun{}, fmt.Errorf("could not create the rerun's directory: %w", err)
@@ -133,9 +135,11 @@ func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string)
 	if err != nil {
 		return out, err
 	}
-	if err := publishRequested(ctx, &client{nc: nc, js: js}, env); err != nil {
+	cl := &client{nc: nc, js: js}
+	if err := publishRequested(ctx, cl, env); err != nil {
 		return out, err
 	}
+	decider := newRerunDecider(cl, decided)
 	store, err := raostore.Open(ctx, js)
 	if err != nil {
 		return out, err
@@ -165,6 +169,11 @@ func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string)
 		if ok && st.Terminal() {
 			out.state = st
 			return out, nil
+		}
+		if ok {
+			if err := decider.decide(ctx, out.runID, &st); err != nil {
+				return out, err
+			}
 		}
 	}
 }

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/codali-dev/codali/examples"
+	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/syncbuf"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // promptEdit changes the architect's system prompt before it reaches the
@@ -136,5 +140,99 @@ func TestRerunWithAStricterPolicy(t *testing.T) {
 	if code != exitFailure || res.Result != rerunDrift || res.Drift == nil || res.Drift.Phase != "architect" || res.Drift.Attempt != 2 ||
 		!strings.Contains(res.Drift.Now, "blocked by policy") {
 		t.Fatalf("rerun --policy exited %d: %+v %+v", code, res, res.Drift)
+	}
+}
+
+// TestRerunRefusesATamperedHistory: a run's history rewritten behind the
+// recorder's back (every event republished, one summary changed, so the
+// sequence stays contiguous and the state replays) does not verify; rerun
+// says so and exits 1 instead of rerunning it and reporting identical.
+func TestRerunRefusesATamperedHistory(t *testing.T) {
+	cfg := fastConfig(t)
+	p := startUp(t, cfg)
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", "write done.txt")
+	if code != exitOK {
+		t.Fatalf("submit: %d %s %s", code, out, errOut)
+	}
+	env, _ := decodeTerminal(t, out)
+	run := env.RunID()
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+	ctx := context.Background()
+	_, js := p.js(t)
+	s, err := js.Stream(ctx, events.StreamRAO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var history [][]byte
+	for seq := uint64(1); ; {
+		m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(events.RAOSubject(run)))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		history, seq = append(history, m.Data), m.Sequence+1
+	}
+	if len(history) < 3 {
+		t.Fatalf("history of %d events", len(history))
+	}
+	if err := s.Purge(ctx, jetstream.WithPurgeSubject(events.RAOSubject(run))); err != nil {
+		t.Fatal(err)
+	}
+	for i, data := range history {
+		if i == 1 {
+			data = bytes.Replace(data, []byte(`"summary":"`), []byte(`"summary":"(edited) `), 1)
+		}
+		if _, err := js.Publish(ctx, events.RAOSubject(run), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, _ := p.run(t, "rao", "verify", run); code != exitFailure {
+		t.Fatalf("verify of the rewritten history: %d %s", code, out)
+	}
+	code, out, errOut = p.run(t, "rao", "rerun", run, "--config", cfg)
+	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "does not verify") {
+		t.Fatalf("rerun of a tampered history exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// TestRerunOfAnApprovedRun: a run that parked for approval and was
+// approved reruns with the recorded decisions (the rerun parks on the
+// same calls, and each gets the decision recorded for it), so it is
+// identical instead of waiting for a decision nobody sends; a rerun that
+// parks on a call the recorded run never parked on says so at once.
+func TestRerunOfAnApprovedRun(t *testing.T) {
+	cfg := approvalConfig(t, 300000)
+	p := startUp(t, cfg)
+	verdict := p.verdicts(t)
+	run, pend := p.parked(t, "rerun an approved run")
+	for _, a := range pend {
+		p.must(t, "approve", run, a.Call, "--by", "alice", "--note", "fine")
+	}
+	if env, _ := verdict(run); env.Type != events.KindPassed.Type() {
+		t.Fatalf("the approved run: %s", env.Type)
+	}
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "passed"`)
+	})
+	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg, "--timeout", "2m")
+	if code != exitOK || !strings.HasPrefix(out, "identical") {
+		t.Fatalf("rerun of an approved run exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	// A policy that also parks done.txt's write: the recorded run never
+	// had that call decided.
+	strict := filepath.Join(t.TempDir(), "strict.json")
+	if err := os.WriteFile(strict, []byte(`{"never_touch":[".git/**"],"require_approval_for":{"paths":["go.mod","go.sum","done.txt"]},
+	  "commands":{"allow":[["test","-f"]]},"destructive":"block","max_changed_lines":100}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = p.run(t, "rao", "rerun", run, "--config", cfg, "--policy", strict, "--timeout", "2m")
+	if code != exitFailure || !strings.Contains(errOut, "parked for approval on call a1-s1-c2") || !strings.Contains(errOut, "no decision on") {
+		t.Fatalf("rerun parking on an undecided call exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }

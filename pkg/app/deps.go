@@ -97,10 +97,15 @@ type Deps struct {
 // opens the artifacts and project-state buckets (which bus.Provision
 // creates). bundled may be nil when no scripted default is wanted.
 func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script) (*Deps, error) {
-	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, models: map[string]llm.Provider{}}
+	red, err := redact.New(cfg.Redact.Patterns)
+	if err != nil {
+		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
+	}
+	// What the services log passes through the redaction too.
+	log = redactedLogger(log, red.String)
+	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, Redactor: red, models: map[string]llm.Provider{}}
 	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots,
 		MaxBases: cfg.Workspace.MaxBases, AllowedHosts: cfg.Workspace.AllowedHosts, Spares: cfg.Workspace.SpareCount(), Log: log}
-	var err error
 	if d.Sandbox, err = NewSandbox(cfg); err != nil {
 		return nil, err
 	}
@@ -112,9 +117,6 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	d.Indexes = index.NewCache(IndexCacheDir(cfg))
-	if d.Redactor, err = redact.New(cfg.Redact.Patterns); err != nil {
-		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
-	}
 	if d.Artifacts, err = artifacts.Open(ctx, js); err != nil {
 		return nil, err
 	}
@@ -181,9 +183,17 @@ func (d *Deps) Model(phase string) (llm.Provider, config.Resolved, error) {
 	if err != nil {
 		return nil, r, fmt.Errorf("could not create model provider %q for %s: %w", r.Name, phase, err)
 	}
-	p = d.recordModel(modelActivity{telemetry.TraceModel(p, r.Provider.Type)})
+	p = d.recordModel(modelActivity{telemetry.TraceModel(p, r.Provider.Type, d.redactText())})
 	d.models[r.Name] = p
 	return p, r, nil
+}
+
+// redactText is the Redactor's String, or nil without a Redactor.
+func (d *Deps) redactText() func(string) string {
+	if d.Redactor == nil {
+		return nil
+	}
+	return d.Redactor.String
 }
 
 // CloseWorkspace removes a workspace, logging (not failing on) an error:

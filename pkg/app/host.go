@@ -47,11 +47,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 		return err
 	}
 	opening.Done()
-	var redact func(string) string
-	if d.Redactor != nil {
-		redact = d.Redactor.String
-	}
-	pub := progress.NewPublisher(d.JS.Conn(), 0, redact, d.Log)
+	pub := progress.NewPublisher(d.JS.Conn(), 0, d.redactText(), d.Log)
 	defer pub.Close()
 	runtimes := make([]*worker.Runtime, 0, len(comps))
 	for _, c := range comps {
@@ -124,9 +120,14 @@ func concurrencyFor(service string) int {
 
 // completeFailure gives a failed event the runtime publishes the run's
 // RL4-CODEX payload at integrity red, so every terminal event carries a
-// decodable payload that reflects its verdict.
+// decodable payload that reflects its verdict, and redacts its reason.
 func (d *Deps) completeFailure(service string) func(runID string, attempt int, v *events.VerdictData) {
 	return func(runID string, attempt int, v *events.VerdictData) {
+		if redact := d.redactText(); redact != nil {
+			// The reason is an error's text (a provider's answer, a
+			// command's output): agents read it.
+			v.Reason = redact(v.Reason)
+		}
 		v.Exchanges = d.failedExchanges.take(service, runID, attempt)
 		payload, err := runcodex.Encode(runcodex.Facts{RunID: runID, Project: v.Run.Project, Phase: service, Attempt: attempt,
 			MaxRetries: v.Run.MaxRetries, Actions: []string{"fail"}, Failures: len(v.Run.Failures) + 1,

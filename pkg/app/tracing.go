@@ -15,7 +15,6 @@ import (
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -66,7 +65,8 @@ func (d *Deps) traceHandler(service string, h worker.Handler) worker.Handler {
 		}
 		name := service + " " + string(kind)
 		sctx, span := tracer.Start(pctx, name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...))
-		sctx = activity.WithObserver(sctx, telemetry.Activities())
+		redact := d.redactText()
+		sctx = activity.WithObserver(sctx, telemetry.Activities(redact))
 		outs, err := h(sctx, in)
 		if tp := telemetry.TraceParent(sctx); tp != "" {
 			for i := range outs {
@@ -74,8 +74,7 @@ func (d *Deps) traceHandler(service string, h worker.Handler) worker.Handler {
 			}
 		}
 		if err != nil {
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
+			telemetry.RecordError(span, err, redact)
 		}
 		if held != nil {
 			span.AddEvent("redelivery", trace.WithAttributes(attribute.Int64("messaging.delivery_count", int64(deliveries))))

@@ -166,3 +166,114 @@ func TestPublishedEventsCarryTraceParent(t *testing.T) {
 		t.Fatalf("traceparent %s, librarian span %s, architect parent %s", tp[0], lib.SpanContext.SpanID(), arch.Parent.SpanID())
 	}
 }
+
+// TestSpansCarryNoSecrets: what a handling's spans say comes from the
+// model, the repository and the commands (a check's name, a command line,
+// an error): secrets in it are redacted on span names, attributes, events
+// and status as they are in events, logs and the history.
+func TestSpansCarryNoSecrets(t *testing.T) {
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	_, js := provisioned(t)
+	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := tracetest.NewInMemoryExporter()
+	d.Tracing = telemetry.NewWithExporter(exp, "test")
+	handled := make(chan struct{}, 1)
+	comps := []Component{
+		{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
+			return func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+				_, end := activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: "key " + secret, Detail: "curl -H 'X-Key: " + secret + "'"})
+				end(errors.New("exit 1: key " + secret + " rejected"))
+				_, end = activity.Begin(ctx, activity.Event{Kind: activity.Tool, Name: secret})
+				end(nil)
+				select {
+				case handled <- struct{}{}:
+				default:
+				}
+				return nil, worker.Permanent(errors.New("clone with token " + secret + " failed"))
+			}, nil
+		}},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
+	publish(t, js, requestedEvent(t, "secrets"))
+	select {
+	case <-handled:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the librarian handled nothing")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Tracing.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	spans := exp.GetSpans()
+	if len(spans) < 3 {
+		t.Fatalf("%d spans, want the handling's and two activities'", len(spans))
+	}
+	for _, s := range spans {
+		texts := []string{s.Name, s.Status.Description}
+		for _, a := range s.Attributes {
+			texts = append(texts, a.Value.String())
+		}
+		for _, e := range s.Events {
+			texts = append(texts, e.Name)
+			for _, a := range e.Attributes {
+				texts = append(texts, a.Value.String())
+			}
+		}
+		for _, text := range texts {
+			if strings.Contains(text, secret) {
+				t.Errorf("span %q carries the secret: %q", s.Name, text)
+			}
+		}
+	}
+}
+
+// TestFailedReasonIsRedacted: a phase's error ends the run with a failed
+// event whose reason is the error's text (a provider's error, a command's
+// output): agents read it, so it is redacted like every event.
+func TestFailedReasonIsRedacted(t *testing.T) {
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	_, js := provisioned(t)
+	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comps := []Component{
+		{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
+			return func(context.Context, events.Envelope) ([]events.Envelope, error) {
+				return nil, worker.Permanent(errors.New("401 from the model server: key " + secret + " is invalid"))
+			}, nil
+		}},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
+	publish(t, js, requestedEvent(t, "failsecret"))
+	st, err := js.Stream(testCtx(t), events.StreamWork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reason string
+	eventually(t, "the failed event", func() bool {
+		m, err := st.GetLastMsgForSubject(testCtx(t), events.KindFailed.Subject("failsecret"))
+		if err != nil {
+			return false
+		}
+		reason = string(m.Data)
+		return true
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(reason, secret) || !strings.Contains(reason, "401 from the model server") {
+		t.Fatalf("failed event: %s", reason)
+	}
+}

@@ -50,6 +50,11 @@ type record struct {
 	Outcome string `json:"outcome,omitempty"`
 	By      string `json:"by,omitempty"`
 	Seq     uint64 `json:"seq,omitempty"`
+	// From is the stream sequence of the message whose handling parked
+	// the run (0 when unknown): a decision that resumed the run and led
+	// to this park, redelivered, hands the park out again (its
+	// approval_requested may never have been published).
+	From uint64 `json:"from,omitempty"`
 }
 
 // Store reads and updates park records. It is safe for concurrent use.
@@ -123,16 +128,58 @@ func (s *Store) update(ctx context.Context, runID string, f func(r *record) (boo
 }
 
 // Park records park (an approval_requested event) as the run's current
-// park. A redelivered park (the same event id) keeps the decisions taken
-// since; any other replaces the record.
-func (s *Store) Park(ctx context.Context, park events.Envelope) error {
+// park, made while handling the message at stream sequence from (0 when
+// unknown). A redelivered park (the same event id) keeps the decisions
+// taken since; a park that comes before the current one (see before)
+// changes nothing; any other replaces the record.
+func (s *Store) Park(ctx context.Context, park events.Envelope, from uint64) error {
 	return s.update(ctx, park.RunID(), func(r *record) (bool, error) {
 		if r.Park.ID == park.ID {
 			return false, nil
 		}
-		*r = record{Park: park, Decisions: map[string]events.ApprovalDecidedData{}}
+		if r.Park.ID != "" && before(park, r.Park) {
+			// A redelivered handling parked where the run was before
+			// (its first park was decided and the run went on): the
+			// run's later park stays current.
+			return false, nil
+		}
+		*r = record{Park: park, Decisions: map[string]events.ApprovalDecidedData{}, From: from}
 		return true, nil
 	})
+}
+
+// before reports whether park a comes before park b in their run: an
+// earlier attempt, an earlier step of the tool loop, or, at the same
+// step, a budget park (made before the step's model call) before a park
+// of the step's tool calls. Parks whose keys do not say (a<attempt>-s<step>-…)
+// are not ordered.
+func before(a, b events.Envelope) bool {
+	pa, oka := position(a)
+	pb, okb := position(b)
+	if !oka || !okb {
+		return false
+	}
+	for i := range pa {
+		if pa[i] != pb[i] {
+			return pa[i] < pb[i]
+		}
+	}
+	return false
+}
+
+// position is a park's attempt, step and rank (0 for a budget park, 1
+// for tool calls), read from its key.
+func position(park events.Envelope) ([3]int, bool) {
+	var attempt, step int
+	key := events.KeyOf(park)
+	if _, err := fmt.Sscanf(key, "a%d-s%d-", &attempt, &step); err != nil || attempt != park.Attempt {
+		return [3]int{}, false
+	}
+	rank := 1
+	if events.IsBudgetCall(key) {
+		rank = 0
+	}
+	return [3]int{attempt, step, rank}, true
 }
 
 // Result is what a decision or a deadline did to the run's park.
@@ -145,6 +192,11 @@ type Result struct {
 	// that did, the same stream sequence, reports it again): the run
 	// resumes (Decide) or fails (Expire).
 	Settled bool
+	// Republish: the decision is a redelivery of the message that resumed
+	// the run into Park, which still waits; Park's approval_requested is
+	// to be published again (it may have been lost with the first
+	// handling).
+	Republish bool
 }
 
 // settledBy reports whether the message seq carrying the event id is the
@@ -170,9 +222,11 @@ func result(r *record) (Result, error) {
 // message at stream sequence seq) on the run's current park: the first
 // decision on a call stands; a decision for a call not parked now
 // (another attempt or park, or no park) changes nothing and returns a
-// zero Park. The decision that decides the park's last open call settles
-// it (OutcomeResumed), unless the deadline settled it first; only a
-// redelivery of that message reports Settled again.
+// zero Park, unless the message is the one whose handling stored the
+// current park (a redelivery of the decision that resumed the run into
+// it): then Republish is set. The decision that decides the park's last
+// open call settles it (OutcomeResumed), unless the deadline settled it
+// first; only a redelivery of that message reports Settled again.
 func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Result, error) {
 	var dd events.ApprovalDecidedData
 	if events.DecodeData(dec, &dd) != nil || dd.Validate() != nil {
@@ -187,6 +241,10 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Re
 		res, err := result(r)
 		if err != nil {
 			return false, err
+		}
+		if r.Outcome == "" && seq != 0 && r.From == seq {
+			out = Result{Park: res.Park, Republish: true}
+			return false, nil
 		}
 		if _, ok := res.Park.Data.Call(dd.Call); !ok || res.Park.Event.Attempt != dec.Attempt || events.KeyOf(dec) != dd.Call {
 			return false, nil

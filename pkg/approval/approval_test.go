@@ -68,7 +68,7 @@ func deadline(t *testing.T, p events.Envelope) events.Envelope {
 func TestDecisionsSettleTheParkOnce(t *testing.T) {
 	ctx, s := openStore(t)
 	p := park(t, "run1", 1, "a1-s1-c1", "a1-s1-c3")
-	if err := s.Park(ctx, p); err != nil {
+	if err := s.Park(ctx, p, 0); err != nil {
 		t.Fatal(err)
 	}
 	// seq numbers the messages carrying the events, as the work stream
@@ -92,7 +92,7 @@ func TestDecisionsSettleTheParkOnce(t *testing.T) {
 		t.Fatalf("first decision: %+v", r)
 	}
 	// A redelivered park keeps the decisions taken since.
-	if err := s.Park(ctx, p); err != nil {
+	if err := s.Park(ctx, p, 0); err != nil {
 		t.Fatal(err)
 	}
 	// Ignored: another attempt, a call not parked, a key that is not the
@@ -148,7 +148,7 @@ func TestDecisionsSettleTheParkOnce(t *testing.T) {
 	}
 	// A new park replaces the record; the old park's deadline is ignored.
 	p2 := park(t, "run1", 1, "a1-s4-c1")
-	if err := s.Park(ctx, p2); err != nil {
+	if err := s.Park(ctx, p2, 0); err != nil {
 		t.Fatal(err)
 	}
 	if r, err := s.Expire(ctx, deadline(t, p), 101); err != nil || r.Settled || r.Park.Event.ID != "" {
@@ -181,7 +181,7 @@ func TestDecisionRacingTheDeadlineSettlesOnce(t *testing.T) {
 	for i := range 40 {
 		run := fmt.Sprintf("race%d", i)
 		p := park(t, run, 1, "a1-s1-c1")
-		if err := s.Park(ctx, p); err != nil {
+		if err := s.Park(ctx, p, 0); err != nil {
 			t.Fatal(err)
 		}
 		dec, dl := decision(t, run, 1, "a1-s1-c1", "alice"), deadline(t, p)
@@ -198,5 +198,89 @@ func TestDecisionRacingTheDeadlineSettlesOnce(t *testing.T) {
 		if resumed.Settled == expired.Settled {
 			t.Fatalf("run %s: resumed %v, timed out %v: want exactly one", run, resumed.Settled, expired.Settled)
 		}
+	}
+}
+
+// TestRedeliveredResumeHandsOutTheNextPark: the decision (message 7) that
+// settled the first park resumed the run into a second park; only that
+// message, redelivered while the second park waits, asks for the second
+// park to be published again.
+func TestRedeliveredResumeHandsOutTheNextPark(t *testing.T) {
+	ctx, s := openStore(t)
+	if err := s.Park(ctx, park(t, "run3", 1, "a1-s1-c1"), 3); err != nil {
+		t.Fatal(err)
+	}
+	first := decision(t, "run3", 1, "a1-s1-c1", "alice")
+	if res, err := s.Decide(ctx, first, 7); err != nil || !res.Settled || res.Republish {
+		t.Fatalf("first decision: %+v, %v", res, err)
+	}
+	next := park(t, "run3", 1, "a1-s2-c1")
+	if err := s.Park(ctx, next, 7); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Decide(ctx, first, 7)
+	if err != nil || !res.Republish || res.Settled || res.Park.Event.ID != next.ID {
+		t.Fatalf("redelivered resuming decision: %+v, %v; want the second park to publish again", res, err)
+	}
+	if res, err := s.Decide(ctx, first, 8); err != nil || res.Republish || res.Park.Event.ID != "" {
+		t.Fatalf("the same decision published again: %+v, %v; want nothing", res, err)
+	}
+	if res, err := s.Decide(ctx, decision(t, "run3", 1, "a1-s2-c1", "bob"), 9); err != nil || !res.Settled {
+		t.Fatalf("decision on the second park: %+v, %v", res, err)
+	}
+	if res, err := s.Decide(ctx, first, 7); err != nil || res.Republish || res.Settled {
+		t.Fatalf("redelivery after the second park settled: %+v, %v; want nothing", res, err)
+	}
+}
+
+// TestAStaleParkDoesNotReplaceALaterOne: the plan of an attempt is
+// redelivered (its handling published the first park, but its
+// acknowledgement was lost) after the first park was decided and the run
+// parked again further on. The redelivered handling parks on the first
+// call again: the later park stays the run's current one, its decisions
+// and its deadline still count.
+func TestAStaleParkDoesNotReplaceALaterOne(t *testing.T) {
+	ctx, s := openStore(t)
+	first := park(t, "run4", 1, "a1-s1-c1")
+	if err := s.Park(ctx, first, 3); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Decide(ctx, decision(t, "run4", 1, "a1-s1-c1", "alice"), 5); err != nil || !res.Settled {
+		t.Fatalf("first decision: %+v, %v", res, err)
+	}
+	later := park(t, "run4", 1, "a1-s3-c1")
+	if err := s.Park(ctx, later, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Park(ctx, first, 3); err != nil { // the redelivered plan
+		t.Fatal(err)
+	}
+	res, err := s.Decide(ctx, decision(t, "run4", 1, "a1-s3-c1", "bob"), 9)
+	if err != nil || !res.Settled || res.Park.Event.ID != later.ID {
+		t.Fatalf("decision on the later park after a stale one: %+v, %v", res, err)
+	}
+	// At one step, the budget park (before the step's model call) comes
+	// before the park of the step's tool calls.
+	budget := park(t, "run4", 1, "a1-s4-budget")
+	if err := s.Park(ctx, budget, 10); err != nil {
+		t.Fatal(err)
+	}
+	tools := park(t, "run4", 1, "a1-s4-c1")
+	if err := s.Park(ctx, tools, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Park(ctx, budget, 10); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Decide(ctx, decision(t, "run4", 1, "a1-s4-c1", "bob"), 13); err != nil || !res.Settled || res.Park.Event.ID != tools.ID {
+		t.Fatalf("decision on the step's tool park after its budget park: %+v, %v", res, err)
+	}
+	// A park of a later attempt still replaces an earlier attempt's.
+	next := park(t, "run4", 2, "a2-s1-c1")
+	if err := s.Park(ctx, next, 11); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Decide(ctx, decision(t, "run4", 2, "a2-s1-c1", "bob"), 12); err != nil || !res.Settled {
+		t.Fatalf("decision on the next attempt's park: %+v, %v", res, err)
 	}
 }

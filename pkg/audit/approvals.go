@@ -66,8 +66,9 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 		return nil, err
 	}
 	var steps []Step
-	for _, c := range d.Calls {
+	for i, c := range d.Calls {
 		c := c
+		first := i == 0
 		a := Approval{Call: c.ID, Park: d.Park, Attempt: e.Attempt, Step: c.Step, Tool: c.Tool, Args: c.Args, Targets: c.Targets,
 			Warnings: c.Warnings, Requested: ts(e.Time), Deadline: ts(d.Deadline), Reason: d.Reason}
 		steps = append(steps, Step{
@@ -76,6 +77,10 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 				oneLine(strings.Join(c.Targets, " "), 80), c.ID, a.Deadline),
 			Mutate: func(s *State) {
 				s.Phase = events.ServiceBuilder
+				if first {
+					// The model calls of the handling that parked.
+					addModelCalls(s, e.Attempt, events.ServiceBuilder, d.Exchanges)
+				}
 				if len(d.Run.Spend) > 0 {
 					s.Spend = d.Run.Spend
 				}
@@ -105,7 +110,9 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 	}
 	var what string
 	switch {
-	case d.Extend != nil:
+	case d.Extend != nil && events.IsBudgetCall(d.Call):
+		// (An extension on a tool call's approval raises nothing: the
+		// builder runs the call as approved.)
 		what = fmt.Sprintf("budget extended (+%d tokens, +%g cost)", d.Extend.Tokens, d.Extend.Cost)
 	case len(d.EditedArgs) > 0:
 		what = "approved with edited arguments"

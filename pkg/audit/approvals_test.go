@@ -105,3 +105,41 @@ func TestFoldApprovalDeadline(t *testing.T) {
 		t.Error("a deadline naming no park request folded")
 	}
 }
+
+// The model calls of the handling that parked the run are referenced from
+// its approval_requested event: the history keeps them with the attempt,
+// once, so a parked run's recorded exchanges are complete.
+func TestFoldApprovalRequestKeepsItsModelCalls(t *testing.T) {
+	st := audit.NewState("r")
+	ref := events.ExchangeRef{Hash: strings.Repeat("a", 64), Step: 1, Ref: events.ArtifactRef{Bucket: events.BucketArtifacts, Name: "exchanges/x", Size: 1, SHA256: "x"}}
+	park := events.ApprovalRequestedData{Park: "a1-s1-c1", Deadline: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC), Calls: []events.ApprovalCall{
+		{ID: "a1-s1-c1", Step: 1, Tool: "write_file"}, {ID: "a1-s1-c2", Step: 1, Tool: "write_file"},
+	}}
+	e := keyed(t, events.KindApprovalRequested, "a1-s1-c1", "codali/builder", park)
+	e, err := events.WithExchanges(e, []events.ExchangeRef{ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyTo(t, &st, e)
+	if len(st.Attempts) != 1 || len(st.Attempts[0].ModelCalls) != 1 || st.Attempts[0].ModelCalls[0].Hash != ref.Hash ||
+		st.Attempts[0].ModelCalls[0].Phase != events.ServiceBuilder {
+		t.Fatalf("model calls after a park: %+v", st.Attempts)
+	}
+}
+
+// An extension on the approval of a tool call (not a budget park's call)
+// raises no budget: the builder runs the call as approved, and the
+// history says so rather than "budget extended".
+func TestExtensionOnAToolCallIsAnApproval(t *testing.T) {
+	ext := &events.Budget{Tokens: 1000}
+	steps, err := audit.Fold(keyed(t, events.KindApprovalDecided, "a1-s1-c1", "agent/x",
+		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "mallory", Extend: ext}))
+	if err != nil || len(steps) != 1 || !strings.Contains(steps[0].Summary, "approved by mallory") || strings.Contains(steps[0].Summary, "budget") {
+		t.Fatalf("tool call approved with an extension: %+v %v", steps, err)
+	}
+	steps, err = audit.Fold(keyed(t, events.KindApprovalDecided, "a1-s2-budget", "agent/x",
+		events.ApprovalDecidedData{Call: "a1-s2-budget", Decision: events.DecisionApprove, By: "alice", Extend: ext}))
+	if err != nil || len(steps) != 1 || !strings.Contains(steps[0].Summary, "budget extended (+1000 tokens") {
+		t.Fatalf("budget extension: %+v %v", steps, err)
+	}
+}

@@ -123,6 +123,9 @@ type ApprovalRequestedData struct {
 	// Deadline is when the run fails with approval_timeout if a call is
 	// still undecided.
 	Deadline time.Time `json:"deadline"`
+	// Exchanges are the model exchanges of the handling that parked the
+	// run, in call order.
+	Exchanges []ExchangeRef `json:"exchanges,omitempty"`
 }
 
 // Validate checks the park and call ids.
@@ -150,6 +153,18 @@ func (d ApprovalRequestedData) Call(id string) (ApprovalCall, bool) {
 	}
 	return ApprovalCall{}, false
 }
+
+// budgetCallSuffix ends the id of a budget park's call.
+const budgetCallSuffix = "-budget"
+
+// BudgetCallID names the pseudo call a run parks on when it reaches its
+// budget before the model call of a step of an attempt.
+func BudgetCallID(attempt, step int) string {
+	return fmt.Sprintf("a%d-s%d%s", attempt, step, budgetCallSuffix)
+}
+
+// IsBudgetCall reports whether a call id is a budget park's (BudgetCallID).
+func IsBudgetCall(id string) bool { return strings.HasSuffix(id, budgetCallSuffix) }
 
 // ApprovalDecidedData is the data of codali.run.<id>.approval_decided,
 // keyed by the call id: who decided what about one parked call, when. The

@@ -343,7 +343,7 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("builder could not bind the park store: %v", err)
 		}
-		if err := store.Park(ctx(t, 10*time.Second), park); err != nil {
+		if err := store.Park(ctx(t, 10*time.Second), park, 0); err != nil {
 			t.Fatalf("builder could not record the park: %v (errors %v)", err, b.errs)
 		}
 		sched := nats.NewMsg(events.TimerScheduleSubject("run1", "a1-s1-c1"))

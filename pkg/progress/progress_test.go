@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,6 +141,37 @@ func TestSlowReaderDoesNotSlowThePhase(t *testing.T) {
 			}
 		case <-deadline:
 			t.Fatalf("no phase end (dropped %d)", pub.Dropped())
+		}
+	}
+}
+
+// An activity's name is the model's or the plan's text (a tool name, a
+// check name): it is redacted like the detail, output and error.
+func TestActivityNamesAreRedacted(t *testing.T) {
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	srv := natstest.Start(t)
+	nc, _ := natstest.Connect(t, srv)
+	sub, _ := natstest.Connect(t, srv)
+	ch := make(chan *nats.Msg, 16)
+	s, err := sub.ChanSubscribe(progress.RunSubjects("run-2"), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Unsubscribe() //nolint:errcheck
+	if err := sub.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	redact := func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
+	pub := progress.NewPublisher(nc, 0, redact, nil)
+	defer pub.Close()
+	ctx, end := pub.Handling(context.Background(), "run-2", "critic", 1, "run-2.built.1")
+	actx, endCheck := activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: "check " + secret})
+	activity.Output(actx, "ok")
+	endCheck(nil)
+	end(nil)
+	for _, m := range receive(t, ch, 5) {
+		if raw, _ := json.Marshal(m); strings.Contains(string(raw), secret) {
+			t.Errorf("progress message carries the secret: %s", raw)
 		}
 	}
 }

@@ -155,6 +155,7 @@ func (h *handling) emit(m Message) {
 }
 
 func (h *handling) Begin(ctx context.Context, e activity.Event) (context.Context, func(error)) {
+	e.Name = clip(h.p.redact(e.Name))
 	h.emit(Message{Type: TypeStart, Activity: string(e.Kind), Name: e.Name, Detail: clip(h.p.redact(e.Detail)), Step: e.Step})
 	return ctx, func(err error) {
 		m := Message{Type: TypeEnd, Activity: string(e.Kind), Name: e.Name, Step: e.Step, OK: ok(err)}
@@ -166,7 +167,7 @@ func (h *handling) Begin(ctx context.Context, e activity.Event) (context.Context
 }
 
 func (h *handling) Output(_ context.Context, e activity.Event, text string) {
-	h.emit(Message{Type: TypeOutput, Activity: string(e.Kind), Name: e.Name, Step: e.Step, Text: clip(h.p.redact(text))})
+	h.emit(Message{Type: TypeOutput, Activity: string(e.Kind), Name: clip(h.p.redact(e.Name)), Step: e.Step, Text: clip(h.p.redact(text))})
 }
 
 func ok(err error) *bool {

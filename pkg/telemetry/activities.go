@@ -6,7 +6,6 @@ import (
 
 	"github.com/codali-dev/codali/pkg/activity"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -14,17 +13,20 @@ func isErr(err, target error) bool { return errors.Is(err, target) }
 
 // Activities is an activity observer that makes a span per activity (tool
 // calls, checks) under the span in the context, with that span's tracer
-// provider. Without a span in the context it does nothing.
-func Activities() activity.Observer { return activities{} }
+// provider. Without a span in the context it does nothing. Names, details
+// and errors pass through redact: a tool's name is the model's text, a
+// check's name and command the plan's.
+func Activities(redact Redact) activity.Observer { return activities{redact: redact} }
 
-type activities struct{}
+type activities struct{ redact Redact }
 
-func (activities) Begin(ctx context.Context, e activity.Event) (context.Context, func(error)) {
+func (a activities) Begin(ctx context.Context, e activity.Event) (context.Context, func(error)) {
 	parent := trace.SpanFromContext(ctx)
 	if !parent.SpanContext().IsValid() || e.Kind == activity.Model {
 		// Model calls have their GenAI span (TraceModel).
 		return ctx, func(error) {}
 	}
+	e.Name, e.Detail = a.redact.text(e.Name), a.redact.text(e.Detail)
 	attrs := []attribute.KeyValue{attribute.String("codali.activity", string(e.Kind))}
 	name := string(e.Kind) + " " + e.Name
 	switch e.Kind {
@@ -43,8 +45,7 @@ func (activities) Begin(ctx context.Context, e activity.Event) (context.Context,
 	ctx, span := parent.TracerProvider().Tracer(Instrumentation).Start(ctx, name, trace.WithAttributes(attrs...))
 	return ctx, func(err error) {
 		if err != nil {
-			span.RecordError(err)
-			span.SetStatus(codes.Error, err.Error())
+			RecordError(span, err, a.redact)
 		}
 		span.End()
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/codali-dev/codali/pkg/llm"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -28,16 +27,18 @@ const (
 type tracedModel struct {
 	inner    llm.Provider
 	provider string
+	redact   Redact
 }
 
 // TraceModel wraps a provider so every call made under a span is a child
 // span named "chat <model>" with the GenAI semantic conventions, made by
 // the parent span's tracer provider; providerName is the
 // gen_ai.provider.name (ollama, openai, or the provider type). Token
-// counts are set when the provider reports them. Calls without a span in
-// their context are not traced.
-func TraceModel(p llm.Provider, providerName string) llm.Provider {
-	return &tracedModel{inner: p, provider: providerName}
+// counts are set when the provider reports them; a call's error is
+// recorded through redact. Calls without a span in their context are not
+// traced.
+func TraceModel(p llm.Provider, providerName string, redact Redact) llm.Provider {
+	return &tracedModel{inner: p, provider: providerName, redact: redact}
 }
 
 func (m *tracedModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
@@ -67,8 +68,7 @@ func (m *tracedModel) Complete(ctx context.Context, req llm.Request) (llm.Respon
 	defer span.End()
 	resp, err := m.inner.Complete(ctx, req)
 	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
+		RecordError(span, err, m.redact)
 		span.SetAttributes(attribute.String(AttrErrorType, errorType(err)))
 		return resp, err
 	}

@@ -37,20 +37,20 @@ func TestModelSpansFollowGenAIConventions(t *testing.T) {
 		Messages: []llm.Message{{Role: "user", Content: "hi"}}}
 
 	// Without a span in the context nothing is traced.
-	ok := telemetry.TraceModel(answer{resp: llm.Response{Content: "x"}}, "openai")
+	ok := telemetry.TraceModel(answer{resp: llm.Response{Content: "x"}}, "openai", nil)
 	if _, err := ok.Complete(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	pctx, parent := tr.Tracer().Start(ctx, "builder plan")
-	ok = telemetry.TraceModel(answer{resp: llm.Response{Content: "x", Model: "gpt-x-2", ID: "chatcmpl-7", Usage: llm.Usage{PromptTokens: 11, CompletionTokens: 4}}}, "openai")
+	ok = telemetry.TraceModel(answer{resp: llm.Response{Content: "x", Model: "gpt-x-2", ID: "chatcmpl-7", Usage: llm.Usage{PromptTokens: 11, CompletionTokens: 4}}}, "openai", nil)
 	if _, err := ok.Complete(pctx, req); err != nil {
 		t.Fatal(err)
 	}
-	bad := telemetry.TraceModel(answer{err: errors.Join(llm.ErrUnavailable, errors.New("503"))}, "ollama")
+	bad := telemetry.TraceModel(answer{err: errors.Join(llm.ErrUnavailable, errors.New("503"))}, "ollama", nil)
 	if _, err := bad.Complete(pctx, req); err == nil {
 		t.Fatal("error lost")
 	}
-	actx, end := activity.Begin(activity.WithObserver(pctx, telemetry.Activities()), activity.Event{Kind: activity.Tool, Name: "read_file", Step: 2})
+	actx, end := activity.Begin(activity.WithObserver(pctx, telemetry.Activities(nil)), activity.Event{Kind: activity.Tool, Name: "read_file", Step: 2})
 	if !trace.SpanContextFromContext(actx).IsValid() {
 		t.Fatal("no tool span in the activity's context")
 	}

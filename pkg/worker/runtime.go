@@ -447,11 +447,19 @@ func (r *Runtime) fail(ctx context.Context, log *slog.Logger, d delivery, cause 
 
 // rejectMalformed handles an event that cannot be decoded: it ends the run
 // when a run id can be read from the subject, and dead-letters it otherwise.
+// A malformed decision, or a malformed request on a claimed run id, is
+// refused instead: agents publish those on any run's subject.
 func (r *Runtime) rejectMalformed(ctx context.Context, log *slog.Logger, d delivery, cause error) {
 	var de *events.DecodeError
 	runID := ""
 	if errors.As(cause, &de) {
 		runID = de.RunID
+	}
+	if _, kind, err := events.ParseSubject(d.msg.Subject()); err == nil && kind == events.KindApprovalDecided {
+		// Decisions are published by agents, on any run's subject: one
+		// that does not decode decides nothing and must not end the run.
+		r.refuse(ctx, log, d, fmt.Errorf("%w: a malformed decision on run %s decides nothing: %w", events.ErrConflict, runID, cause))
+		return
 	}
 	if runID != "" && r.cfg.Guard != nil {
 		if _, kind, err := events.ParseSubject(d.msg.Subject()); err == nil && kind == events.KindRequested {

@@ -76,11 +76,21 @@ func (x *executor) toPark(attempt, step, next int, calls []toolCall) []parkedCal
 	return out
 }
 
+// Bounds of a decision's name and note in what the builder records.
+const (
+	maxDeciderBytes      = 256
+	maxDecisionNoteBytes = 4096
+)
+
 // executeDecided runs a parked call under its decision: approved as asked,
 // approved with edited arguments (which pass the gate again), or rejected
 // (not run; the model is told who rejected it and why).
 func (x *executor) executeDecided(ctx context.Context, step int, c toolCall, id string, d events.ApprovalDecidedData) (events.ToolExecution, string) {
-	note := &events.ToolApproval{Call: id, Decision: d.Decision, By: x.redactor.String(d.By), At: d.At, Note: x.redactor.String(d.Note)}
+	// Any agent may decide, with a name and a note as long as an event
+	// allows: both are bounded here, where they are copied into the tool
+	// record, the built event and the model's conversation.
+	note := &events.ToolApproval{Call: id, Decision: d.Decision, By: clip(x.redactor.String(d.By), maxDeciderBytes), At: d.At,
+		Note: clip(x.redactor.String(d.Note), maxDecisionNoteBytes)}
 	if d.Decision == events.DecisionReject {
 		call, dec, _ := x.preview(c.Tool, c.Args)
 		rec := events.ToolExecution{Step: step, Tool: c.Tool, Args: x.recordArgs(c.Args), Call: x.recordCall(call), Approval: note}
@@ -155,7 +165,7 @@ func (s *Service) recordPark(ctx context.Context, park events.Envelope, data eve
 	if err != nil {
 		return err
 	}
-	if err := store.Park(ctx, park); err != nil {
+	if err := store.Park(ctx, park, streamSeq(ctx)); err != nil {
 		return err
 	}
 	dl, err := events.NewKeyed(park.RunID(), events.KindApprovalDeadline, park.Attempt, data.Park, events.SourceFor(events.ServiceBuilder), data.Deadline,
@@ -190,6 +200,11 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 	res, err := store.Decide(ctx, in, streamSeq(ctx))
 	if err != nil {
 		return nil, err
+	}
+	if res.Republish {
+		// The decision resumed the run into this park before: its
+		// approval_requested may have been lost with that handling.
+		return []events.Envelope{res.Park.Event}, nil
 	}
 	if res.Park.Event.ID == "" {
 		s.d.Log.Info("decision for a call not parked now; ignored", "run_id", in.RunID(), "event", in.ID)

@@ -23,7 +23,7 @@ type meter struct {
 	pricing llm.Pricing
 }
 
-func budgetCallID(attempt, step int) string { return fmt.Sprintf("a%d-s%d-budget", attempt, step) }
+func budgetCallID(attempt, step int) string { return events.BudgetCallID(attempt, step) }
 
 // check runs before each model call: with the run's spend (earlier phases
 // and attempts, plus this attempt's) at its budget, it parks the run on a

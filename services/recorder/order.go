@@ -97,7 +97,7 @@ func (o *streamOrder) predecessors(ctx context.Context, runID string, seq uint64
 		if err != nil {
 			continue
 		}
-		more, err := audit.Fold(env)
+		more, err := fold(env)
 		if err != nil {
 			continue
 		}

@@ -485,3 +485,40 @@ func TestComponent(t *testing.T) {
 		t.Fatalf("component %+v", c)
 	}
 }
+
+// TestMalformedDecisionIsRecordedAsRefused: any agent may publish a
+// decision on any run; one whose data is invalid (a reject without a
+// note, data naming another call than its id) decides nothing, and the
+// run's history records it as refused rather than dropping it.
+func TestMalformedDecisionIsRecordedAsRefused(t *testing.T) {
+	c := newCluster(t, `{}`)
+	h, _ := c.process(t)
+	evs := runEvents(t, "decided")[:1]
+	if err := handle(t, h, evs[0]); err != nil {
+		t.Fatal(err)
+	}
+	bad := []events.ApprovalDecidedData{
+		{Call: "a1-s1-c1", Decision: events.DecisionReject, By: "mallory"},
+		{Call: "a1-s1-c2", Decision: events.DecisionApprove, By: "mallory"},
+	}
+	for _, d := range bad {
+		e, err := events.NewKeyed("decided", events.KindApprovalDecided, 1, "a1-s1-c1", "agent/evil", t0, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := handle(t, h, e); err != nil {
+			t.Fatalf("Handle %+v: %v", d, err)
+		}
+	}
+	hist := c.history(t, "decided")
+	checkRun(t, hist, stepCount(t, evs)+len(bad))
+	refused := 0
+	for _, e := range hist {
+		if strings.HasPrefix(e.Summary, "refused decided.approval_decided.1.a1-s1-c1 from agent/evil") {
+			refused++
+		}
+	}
+	if refused != len(bad) {
+		t.Fatalf("%d refusals recorded, want %d:\n%+v", refused, len(bad), hist)
+	}
+}
