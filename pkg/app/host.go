@@ -81,6 +81,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			MaxEventBytes:   d.Config.Events.MaxEventBytes,
 			EndRunOnFailure: c.Name != events.ServiceRecorder,
 			CompleteFailure: d.completeFailure(c.Name),
+			Redact:          d.redactText(),
 			Concurrency:     concurrencyFor(c.Name),
 			Guard:           guard,
 		}, h, worker.WithLogger(d.Log), worker.WithMetrics(metrics), worker.WithClock(d.Now))

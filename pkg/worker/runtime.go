@@ -532,6 +532,9 @@ func (r *Runtime) publishDeadLetter(ctx context.Context, d delivery, reason stri
 	m := nats.NewMsg(events.DeadLetterSubject(r.cfg.Service))
 	m.Data = d.msg.Data()
 	m.Header.Set(events.HeaderMsgID, "dlq."+r.cfg.Service+"."+r.cfg.Stream+"."+strconv.FormatUint(d.streamSeq, 10))
+	if r.cfg.Redact != nil {
+		reason = r.cfg.Redact(reason)
+	}
 	m.Header.Set(events.HeaderDeadLetterReason, truncate(reason, 4096))
 	m.Header.Set(events.HeaderDeadLetterSubject, d.msg.Subject())
 	m.Header.Set(events.HeaderDeadLetterSequence, strconv.FormatUint(d.streamSeq, 10))

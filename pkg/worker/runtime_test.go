@@ -432,6 +432,28 @@ func TestRecorderPermanentErrorIsDeadLetteredNotFailed(t *testing.T) {
 	}
 }
 
+func TestDeadLetterReasonIsRedacted(t *testing.T) {
+	h := newHarness(t)
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	redact := func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
+	h.start(t, worker.Config{Service: events.ServiceRecorder, Redact: redact}, func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+		return nil, worker.Permanentf("provider said: key %s is not valid", secret)
+	})
+	h.publish(t, requested(t, "dlq-secret"))
+	var reason string
+	waitFor(t, "dead letter", func() bool {
+		dl := h.messages(t, events.StreamDeadLetter, events.DeadLetterSubject(events.ServiceRecorder))
+		if len(dl) != 1 {
+			return false
+		}
+		reason = dl[0].Header.Get(events.HeaderDeadLetterReason)
+		return true
+	})
+	if strings.Contains(reason, secret) || !strings.Contains(reason, "key [REDACTED] is not valid") {
+		t.Fatalf("dead-letter reason %q, want it redacted", reason)
+	}
+}
+
 func TestDrainFinishesInFlightHandlers(t *testing.T) {
 	h := newHarness(t)
 	started := make(chan struct{})
