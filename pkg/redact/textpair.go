@@ -231,15 +231,11 @@ func unquoteJSONText(content string) string {
 }
 
 // containsFold reports whether s contains the lower-case ASCII sub,
-// ignoring ASCII case.
+// ignoring ASCII case (sub's first byte too: "Value" holds "value").
 func containsFold(s, sub string) bool {
+	lo, up := sub[0], upper(sub[0])
 	for i := 0; i+len(sub) <= len(s); i++ {
-		j := strings.IndexByte(s[i:], sub[0])
-		if j < 0 || i+j+len(sub) > len(s) {
-			return false
-		}
-		i += j
-		if equalFoldTail(s[i:i+len(sub)], sub) {
+		if c := s[i]; (c == lo || c == up) && equalFoldTail(s[i:i+len(sub)], sub) {
 			return true
 		}
 	}

@@ -35,6 +35,8 @@ var textPairCases = []struct{ name, in, want string }{
 	{"python dict", "[{'name': 'DB_PASSWORD', 'value': 'hunter2'}]", "[{'name': 'DB_PASSWORD', 'value': '[REDACTED:credential]'}]"},
 	{"flow value first", "- {value: \"hunter2\", key: api_token}", "- {value: \"[REDACTED:credential]\", key: api_token}"},
 	{"flow ordinary name kept", "{name: LOG_LEVEL, value: hunter2}", "{name: LOG_LEVEL, value: hunter2}"},
+	{"boto3 tags", "[{'Key': 'db_password', 'Value': 'hunter2'}]", "[{'Key': 'db_password', 'Value': '[REDACTED:credential]'}]"},
+	{"capitalised flow mapping", "{Name: DB_PASSWORD, Value: hunter2}", "{Name: DB_PASSWORD, Value: [REDACTED:credential]}"},
 	{"json other object kept", `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`, `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`},
 }
 
@@ -96,6 +98,23 @@ func TestKubernetesSecretData(t *testing.T) {
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("ConfigMap changed: %q", got)
+		}
+	}
+}
+
+// TestContainsFold: the prefilter finds sub whatever the case of any of
+// its bytes, the first included.
+func TestContainsFold(t *testing.T) {
+	for _, tt := range []struct {
+		s, sub string
+		want   bool
+	}{
+		{"x Value: y", "value", true}, {"VALUE", "value", true}, {"vALUE", "value", true},
+		{"valu", "value", false}, {"VVVV", "value", false}, {`"Value"`, `"value"`, true},
+		{"Kind: Secret", "kind", true}, {"", "kind", false},
+	} {
+		if got := containsFold(tt.s, tt.sub); got != tt.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", tt.s, tt.sub, got, tt.want)
 		}
 	}
 }
