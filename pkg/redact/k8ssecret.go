@@ -40,19 +40,36 @@ func findK8sSecretData(s string) [][]int {
 		}
 	}
 	if jsonSecretKind.MatchString(s) {
-		for _, m := range jsonDataObject.FindAllStringIndex(s, -1) {
-			end := strings.IndexByte(s[m[1]:], '}')
-			if end < 0 {
-				end = len(s) - m[1]
-			}
-			for _, v := range jsonStringPair.FindAllStringSubmatchIndex(s[m[1]:m[1]+end], -1) {
+		for _, seg := range jsonDataSegments(s) {
+			for _, v := range jsonStringPair.FindAllStringSubmatchIndex(s[seg[0]:seg[1]], -1) {
 				if v[2] < v[3] {
-					locs = append(locs, []int{m[1] + v[2], m[1] + v[3]})
+					locs = append(locs, []int{seg[0] + v[2], seg[0] + v[3]})
 				}
 			}
 		}
 	}
 	return sortSpans(locs)
+}
+
+// jsonDataSegments returns the spans of the members of the data and
+// stringData objects in JSON text: from each object's "{" to the first "}" after it.
+// A data object opened before that "}" (nested, or inside a string) is
+// read with the first, so the spans never overlap: reading each one up to
+// the same "}" again would take time quadratic in the text.
+func jsonDataSegments(s string) [][2]int {
+	var segs [][2]int
+	end := 0
+	for _, m := range jsonDataObject.FindAllStringIndex(s, -1) {
+		if m[1] <= end {
+			continue
+		}
+		end = len(s)
+		if j := strings.IndexByte(s[m[1]:], '}'); j >= 0 {
+			end = m[1] + j
+		}
+		segs = append(segs, [2]int{m[1], end})
+	}
+	return segs
 }
 
 // yamlBlockValues returns the spans of the values in the block of lines

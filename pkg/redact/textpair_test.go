@@ -118,3 +118,25 @@ func TestContainsFold(t *testing.T) {
 		}
 	}
 }
+
+// TestKubernetesSecretNestedDataObjects: data objects opened inside
+// another's members are read once, with it (the spans never overlap, so
+// hostile text full of "data": { costs linear time), and their values are
+// still redacted.
+func TestKubernetesSecretNestedDataObjects(t *testing.T) {
+	s := `{"kind":"Secret",` + strings.Repeat(`"data":{"k":"hunter2",`, 50) + `"x":"hunter2"}`
+	segs := jsonDataSegments(s)
+	total := 0
+	for i, seg := range segs {
+		if i > 0 && seg[0] < segs[i-1][1] {
+			t.Fatalf("segments %v and %v overlap", segs[i-1], seg)
+		}
+		total += seg[1] - seg[0]
+	}
+	if total > len(s) || len(segs) != 1 {
+		t.Fatalf("%d segments of %d bytes in all for a text of %d", len(segs), total, len(s))
+	}
+	if got := (&Redactor{}).String(s); strings.Contains(got, "hunter2") {
+		t.Fatalf("nested data kept a value: %q", got)
+	}
+}
