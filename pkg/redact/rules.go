@@ -183,14 +183,17 @@ var defaultRules = []rule{
 		secretHints...), hasSecretAssignment),
 	// name: value and name = value lines (YAML, INI, .env, properties):
 	// the value runs to the end of the line (or a comment), so code such
-	// as "Password: req.Password," or "password := x" is left alone.
+	// as "Password: req.Password," or "password := x" is left alone. A
+	// YAML block scalar's indicator (password: |-) is kept: its lines are
+	// yamlSecretBlockRule's.
 	withPre(newRule("credential", regexp.MustCompile(
-		`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?`+secretName+`["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`),
+		`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?`+secretName+`["']?[\t ]*[:=][\t ]*["']?(?P<secret>(?:[^\s"'#(,=|>]|[|>][^\s"'#0-9+-])(?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`),
 		secretHints...), hasSecretAssignment),
 	// The value of a name/value pair whose name names a secret: a
 	// Kubernetes env entry in YAML (- name: DB_PASSWORD / value: …) and
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
 	yamlPairRule,
+	yamlSecretBlockRule,
 	jsonTextPairRule,
 	flowPairRule,
 	// A quoted value after a secret-like name anywhere in a line, in the

@@ -151,6 +151,32 @@ func findYAMLPairs(s string) [][]int {
 	return locs
 }
 
+// yamlSecretBlockRule redacts the lines of a YAML block scalar under a
+// secret-like name (password: |, client_secret: >-).
+var yamlSecretBlockRule = rule{label: "credential", find: findYAMLSecretBlocks, hints: secretHints, wholeText: true,
+	pre: hasSecretAssignment}
+
+// yamlSecretBlock matches a line holding a secret-like name and a block
+// scalar's indicator; its first group is the indentation before the name.
+var yamlSecretBlock = regexp.MustCompile(`(?im)^([\t ]*(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*[|>][0-9+-]*[\t ]*(?:#.*)?\r?$`)
+
+// findYAMLSecretBlocks returns the spans of the lines of the block
+// scalars under secret-like names. A name line inside a block already
+// found is part of it.
+func findYAMLSecretBlocks(s string) [][]int {
+	var locs [][]int
+	end := -1
+	for _, m := range yamlSecretBlock.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] <= end {
+			continue
+		}
+		var block [][]int
+		block, end = blockLines(s, m[1], m[3]-m[2])
+		locs = append(locs, block...)
+	}
+	return locs
+}
+
 // blockLines returns the spans of the non-blank lines of a block scalar,
 // the lines after s[end] ('\n' or the end of s) indented deeper than
 // col or blank, and the end of the last of them.

@@ -37,6 +37,11 @@ var textPairCases = []struct{ name, in, want string }{
 	{"flow ordinary name kept", "{name: LOG_LEVEL, value: hunter2}", "{name: LOG_LEVEL, value: hunter2}"},
 	{"boto3 tags", "[{'Key': 'db_password', 'Value': 'hunter2'}]", "[{'Key': 'db_password', 'Value': '[REDACTED:credential]'}]"},
 	{"capitalised flow mapping", "{Name: DB_PASSWORD, Value: hunter2}", "{Name: DB_PASSWORD, Value: [REDACTED:credential]}"},
+	{"block scalar under a secret name", "db:\n  password: |-\n    hunter2\n    line2\n  user: app\n",
+		"db:\n  password: |-\n    [REDACTED:credential]\n    [REDACTED:credential]\n  user: app\n"},
+	{"folded block in a list", "- client_secret: >  # prod\n    hunter2\n- port: 80\n", "- client_secret: >  # prod\n    [REDACTED:credential]\n- port: 80\n"},
+	{"nested secret blocks", "password: |\n  hunter2\n  password: |\n    hunter2\n", "password: |\n  [REDACTED:credential]\n  [REDACTED:credential]\n    [REDACTED:credential]\n"},
+	{"value after a bar kept as a value", "password: |x-hunter2", "password: [REDACTED:credential]"},
 	{"json other object kept", `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`, `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`},
 }
 
