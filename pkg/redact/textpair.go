@@ -154,7 +154,27 @@ func findYAMLPairs(s string) [][]int {
 // yamlSecretBlockRule redacts the lines of a YAML block scalar under a
 // secret-like name (password: |, client_secret: >-).
 var yamlSecretBlockRule = rule{label: "credential", find: findYAMLSecretBlocks, hints: secretHints, wholeText: true,
-	pre: hasSecretAssignment}
+	pre: func(s string) bool { return hasBlockIndicator(s) && hasSecretAssignment(s) }}
+
+// hasBlockIndicator reports whether s has a ":" followed, after spaces or
+// tabs, by "|" or ">": where a YAML block scalar may start.
+func hasBlockIndicator(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0; {
+		j := i + 1
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		if j < len(s) && (s[j] == '|' || s[j] == '>') {
+			return true
+		}
+		k := strings.IndexByte(s[j:], ':')
+		if k < 0 {
+			return false
+		}
+		i = j + k
+	}
+	return false
+}
 
 // yamlSecretBlock matches a line holding a secret-like name and a block
 // scalar's indicator; its first group is the indentation before the name.

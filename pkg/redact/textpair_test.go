@@ -145,3 +145,16 @@ func TestKubernetesSecretNestedDataObjects(t *testing.T) {
 		t.Fatalf("nested data kept a value: %q", got)
 	}
 }
+
+// TestHasBlockIndicator: the block rule's prefilter finds ": |" and ":>"
+// and nothing else.
+func TestHasBlockIndicator(t *testing.T) {
+	for s, want := range map[string]bool{
+		"password: |": true, "a:\t>-": true, "x:|": true, "a: b: |": true,
+		"password: x | y": false, "a > b": false, "": false, "a:": false, "::": false,
+	} {
+		if got := hasBlockIndicator(s); got != want {
+			t.Errorf("hasBlockIndicator(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
