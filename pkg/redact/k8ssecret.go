@@ -29,16 +29,11 @@ var (
 // findK8sSecretData returns the spans of the values of Secrets' data maps
 // in s, in order.
 func findK8sSecretData(s string) [][]int {
-	var locs [][]int
 	cols := map[int]bool{}
 	for _, m := range yamlSecretKind.FindAllStringSubmatchIndex(s, -1) {
 		cols[m[3]-m[2]] = true
 	}
-	for _, m := range yamlDataKey.FindAllStringSubmatchIndex(s, -1) {
-		if col := m[3] - m[2]; cols[col] {
-			locs = append(locs, yamlBlockValues(s, m[1], col)...)
-		}
-	}
+	locs, _ := yamlDataBlocks(s, cols)
 	if jsonSecretKind.MatchString(s) {
 		for _, seg := range jsonDataSegments(s) {
 			for _, v := range jsonStringPair.FindAllStringSubmatchIndex(s[seg[0]:seg[1]], -1) {
@@ -49,6 +44,25 @@ func findK8sSecretData(s string) [][]int {
 		}
 	}
 	return sortSpans(locs)
+}
+
+// yamlDataBlocks returns the spans of the values of the data and
+// stringData blocks in YAML text whose key column is one of cols, and
+// each block's extent, from its key line's end to its last line's end. A
+// data line inside a block already read is part of it (its values are
+// among that block's): reading each nested block again would take time
+// quadratic in the text.
+func yamlDataBlocks(s string, cols map[int]bool) (spans [][]int, blocks [][2]int) {
+	end := -1
+	for _, m := range yamlDataKey.FindAllStringSubmatchIndex(s, -1) {
+		if col := m[3] - m[2]; cols[col] && m[0] > end {
+			var block [][]int
+			block, end = yamlBlockValues(s, m[1], col)
+			spans = append(spans, block...)
+			blocks = append(blocks, [2]int{m[1], end})
+		}
+	}
+	return spans, blocks
 }
 
 // jsonDataSegments returns the spans of the members of the data and
@@ -75,8 +89,8 @@ func jsonDataSegments(s string) [][2]int {
 // yamlBlockValues returns the spans of the values in the block of lines
 // after s[end] indented deeper than col: an entry's value after its
 // "key:", and the whole content of the lines deeper than the entries (a
-// block scalar's lines).
-func yamlBlockValues(s string, end, col int) [][]int {
+// block scalar's lines); and the end of the block's last line.
+func yamlBlockValues(s string, end, col int) ([][]int, int) {
 	var spans [][]int
 	entry := -1 // the entries' indentation
 	for end < len(s) {
@@ -110,7 +124,7 @@ func yamlBlockValues(s string, end, col int) [][]int {
 			}
 		}
 	}
-	return spans
+	return spans, end
 }
 
 // sortSpans orders spans by start and drops any overlapping an earlier

@@ -158,3 +158,27 @@ func TestHasBlockIndicator(t *testing.T) {
 		}
 	}
 }
+
+// TestKubernetesSecretNestedYAMLBlocks: data blocks nested in another
+// (each under a kind: Secret of its column) are read once, with it: the
+// blocks never overlap, so such text costs linear time, and every value
+// is still redacted.
+func TestKubernetesSecretNestedYAMLBlocks(t *testing.T) {
+	var b strings.Builder
+	cols := map[int]bool{}
+	for i := range 30 {
+		ind := strings.Repeat(" ", i)
+		b.WriteString(ind + "kind: Secret\n" + ind + "data:\n" + ind + " k" + ind + ": hunter2\n")
+		cols[i] = true
+	}
+	s := b.String()
+	_, blocks := yamlDataBlocks(s, cols)
+	for i := 1; i < len(blocks); i++ {
+		if blocks[i][0] < blocks[i-1][1] {
+			t.Fatalf("blocks %v and %v overlap", blocks[i-1], blocks[i])
+		}
+	}
+	if got := (&Redactor{}).String(s); strings.Contains(got, "hunter2") {
+		t.Fatalf("a nested data value kept: %q", got)
+	}
+}
