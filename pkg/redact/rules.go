@@ -186,9 +186,7 @@ var defaultRules = []rule{
 	// as "Password: req.Password," or "password := x" is left alone. A
 	// YAML block scalar's indicator (password: |-) is kept: its lines are
 	// yamlSecretBlockRule's.
-	withPre(newRule("credential", regexp.MustCompile(
-		`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?`+secretName+`["']?[\t ]*[:=][\t ]*["']?(?P<secret>(?:[^\s"'#(,=|>]|[|>][^\s"'#0-9+-])(?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`),
-		secretHints...), hasSecretAssignment),
+	{label: "credential", find: findSecretLines, hints: secretHints, pre: hasSecretAssignment},
 	// The value of a name/value pair whose name names a secret: a
 	// Kubernetes env entry in YAML (- name: DB_PASSWORD / value: …) and
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
@@ -220,6 +218,34 @@ var defaultRules = []rule{
 		"_auth"),
 	base64PEMRule,
 	k8sSecretRule,
+}
+
+// secretLine matches a name: value or name = value line with a
+// secret-like name; the "secret" group is the value.
+var secretLine = regexp.MustCompile(
+	`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`)
+
+// findSecretLines returns the spans of the values secretLine finds, but
+// for the values that are only a YAML block scalar's indicator (|, >-,
+// |2+).
+func findSecretLines(s string) [][]int {
+	g := secretLine.SubexpIndex("secret")
+	var locs [][]int
+	for _, m := range secretLine.FindAllStringSubmatchIndex(s, -1) {
+		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) {
+			locs = append(locs, []int{m[2*g], m[2*g+1]})
+		}
+	}
+	return locs
+}
+
+// isBlockIndicator reports whether v is a YAML block scalar's header:
+// "|" or ">" and any indentation and chomping indicators.
+func isBlockIndicator(v string) bool {
+	if v == "" || v[0] != '|' && v[0] != '>' {
+		return false
+	}
+	return strings.Trim(v[1:], "0123456789+-") == ""
 }
 
 // marker returns the replacement text for a label.

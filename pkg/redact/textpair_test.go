@@ -42,6 +42,8 @@ var textPairCases = []struct{ name, in, want string }{
 	{"folded block in a list", "- client_secret: >  # prod\n    hunter2\n- port: 80\n", "- client_secret: >  # prod\n    [REDACTED:credential]\n- port: 80\n"},
 	{"nested secret blocks", "password: |\n  hunter2\n  password: |\n    hunter2\n", "password: |\n  [REDACTED:credential]\n  [REDACTED:credential]\n    [REDACTED:credential]\n"},
 	{"value after a bar kept as a value", "password: |x-hunter2", "password: [REDACTED:credential]"},
+	{"a value starting like an indicator", "PASSWORD=>-hunter2", "PASSWORD=[REDACTED:credential]"},
+	{"an empty block kept", "password: >+\nuser: app\n", "password: >+\nuser: app\n"},
 	{"json other object kept", `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`, `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`},
 }
 
