@@ -36,8 +36,8 @@ var yamlPairRule = rule{label: "credential", find: findYAMLPairs, hints: pairHin
 
 // jsonTextPairRule redacts the value member of a name/value pair in JSON
 // text.
-var jsonTextPairRule = rule{label: "credential", find: findJSONTextPairs, hints: pairHints, wholeText: true,
-	pre: func(s string) bool { return containsFold(s, `"value"`) }}
+var jsonTextPairRule = rule{label: "credential", find: findJSONTextPairs, hints: pairHints, wholeText: true, escapedQuotes: true,
+	pre: func(s string) bool { return containsFold(s, `"value"`) || containsFold(s, `value\"`) }}
 
 // yamlEntry is one "key: value" line of YAML.
 type yamlEntry struct {

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,12 @@ var textPairCases = []struct{ name, in, want string }{
 	{"value after a bar kept as a value", "password: |x-hunter2", "password: [REDACTED:credential]"},
 	{"a value starting like an indicator", "PASSWORD=>-hunter2", "PASSWORD=[REDACTED:credential]"},
 	{"an empty block kept", "password: >+\nuser: app\n", "password: >+\nuser: app\n"},
+	{"escaped json text", `"container_definitions": "[{\"environment\":[{\"name\":\"DB_PASSWORD\",\"value\":\"hunter2\"}]}]"`,
+		`"container_definitions": "[{\"environment\":[{\"name\":\"DB_PASSWORD\",\"value\":\"[REDACTED:credential]\"}]}]"`},
+	{"escaped json member", `{"msg":"{\"password\":\"hunter2\",\"pin_secret\": 1234,\"user\":\"app\"}"}`,
+		`{"msg":"{\"password\":\"[REDACTED:credential]\",\"pin_secret\": [REDACTED:credential],\"user\":\"app\"}"}`},
+	{"escaped docker auth", `{\"auths\":{\"ghcr.io\":{\"auth\":\"hunter2\"}}}`, `{\"auths\":{\"ghcr.io\":{\"auth\":\"[REDACTED:credential]\"}}}`},
+	{"escaped ordinary pair kept", `{\"name\":\"PORT\",\"value\":\"hunter2\"}`, `{\"name\":\"PORT\",\"value\":\"hunter2\"}`},
 	{"json other object kept", `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`, `[{"name": "DB_PASSWORD"}, {"value": "hunter2"}]`},
 }
 
@@ -58,6 +65,21 @@ func TestTextNameValuePairs(t *testing.T) {
 				t.Errorf("secret kept")
 			}
 		})
+	}
+}
+
+// TestEscapedJSONInJSONDocuments: a tool's output holding escaped JSON (a
+// Terraform state's container_definitions), as a JSON string value, is
+// redacted by JSON too.
+func TestEscapedJSONInJSONDocuments(t *testing.T) {
+	doc := `{"stdout":"{\"container_definitions\": \"[{\\\"environment\\\":[{\\\"name\\\":\\\"DB_PASSWORD\\\",\\\"value\\\":\\\"hunter2\\\"}]}]\"}"}`
+	var v struct{ Stdout string }
+	if err := json.Unmarshal([]byte(doc), &v); err != nil || !strings.Contains(v.Stdout, `\"value\":\"hunter2\"`) {
+		t.Fatalf("the test document is not what it means to be: %q, %v", v.Stdout, err)
+	}
+	got, err := (&Redactor{}).JSON([]byte(doc))
+	if err != nil || strings.Contains(string(got), "hunter2") {
+		t.Fatalf("JSON(%s) = %s, %v", doc, got, err)
 	}
 }
 
