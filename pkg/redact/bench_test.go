@@ -96,3 +96,30 @@ func BenchmarkJSONDeepPairs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStringHostile: text made to cost the rules the most, which
+// must stay linear: Kubernetes Secret data objects and blocks nested in
+// one another, and a long line of secret-like names before an "=".
+func BenchmarkStringHostile(b *testing.B) {
+	var nested strings.Builder
+	for i := range 200 {
+		ind := strings.Repeat(" ", i)
+		nested.WriteString(ind + "kind: Secret\n" + ind + "data:\n")
+	}
+	cases := []struct {
+		name string
+		in   string
+	}{
+		{name: "secret_json_data_objects_32KB", in: `"kind":"Secret",` + strings.Repeat(`"data":{"a":"b",`, 2000)},
+		{name: "secret_yaml_data_blocks_43KB", in: nested.String()},
+		{name: "secret_names_line_18KB", in: strings.Repeat("password_", 2000) + "=x"},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.in)))
+			for b.Loop() {
+				(&Redactor{}).String(c.in)
+			}
+		})
+	}
+}

@@ -66,6 +66,15 @@ func FuzzRedact(f *testing.F) {
 				v := secretOf(seed, 40, alnum)
 				return "-----BEGIN RSA PRIVATE KEY-----\n" + v, v
 			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "[{'Key': 'db_password', 'Value': '" + v + "'}]", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n  client_secret: |-\n    " + v + "\n", v
+			},
+			func() (string, string) { v := secretOf(seed, 12, alnum); return `"SecretString": "` + v + `"`, v },
 		}
 		text, secret := formats[int(kind)%len(formats)]()
 		if strings.Contains(prefix, secret) || strings.Contains(suffix, secret) {

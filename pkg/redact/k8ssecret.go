@@ -29,25 +29,16 @@ var (
 // findK8sSecretData returns the spans of the values of Secrets' data maps
 // in s, in order.
 func findK8sSecretData(s string) [][]int {
-	var locs [][]int
 	cols := map[int]bool{}
 	for _, m := range yamlSecretKind.FindAllStringSubmatchIndex(s, -1) {
 		cols[m[3]-m[2]] = true
 	}
-	for _, m := range yamlDataKey.FindAllStringSubmatchIndex(s, -1) {
-		if col := m[3] - m[2]; cols[col] {
-			locs = append(locs, yamlBlockValues(s, m[1], col)...)
-		}
-	}
+	locs, _ := yamlDataBlocks(s, cols)
 	if jsonSecretKind.MatchString(s) {
-		for _, m := range jsonDataObject.FindAllStringIndex(s, -1) {
-			end := strings.IndexByte(s[m[1]:], '}')
-			if end < 0 {
-				end = len(s) - m[1]
-			}
-			for _, v := range jsonStringPair.FindAllStringSubmatchIndex(s[m[1]:m[1]+end], -1) {
+		for _, seg := range jsonDataSegments(s) {
+			for _, v := range jsonStringPair.FindAllStringSubmatchIndex(s[seg[0]:seg[1]], -1) {
 				if v[2] < v[3] {
-					locs = append(locs, []int{m[1] + v[2], m[1] + v[3]})
+					locs = append(locs, []int{seg[0] + v[2], seg[0] + v[3]})
 				}
 			}
 		}
@@ -55,11 +46,51 @@ func findK8sSecretData(s string) [][]int {
 	return sortSpans(locs)
 }
 
+// yamlDataBlocks returns the spans of the values of the data and
+// stringData blocks in YAML text whose key column is one of cols, and
+// each block's extent, from its key line's end to its last line's end. A
+// data line inside a block already read is part of it (its values are
+// among that block's): reading each nested block again would take time
+// quadratic in the text.
+func yamlDataBlocks(s string, cols map[int]bool) (spans [][]int, blocks [][2]int) {
+	end := -1
+	for _, m := range yamlDataKey.FindAllStringSubmatchIndex(s, -1) {
+		if col := m[3] - m[2]; cols[col] && m[0] > end {
+			var block [][]int
+			block, end = yamlBlockValues(s, m[1], col)
+			spans = append(spans, block...)
+			blocks = append(blocks, [2]int{m[1], end})
+		}
+	}
+	return spans, blocks
+}
+
+// jsonDataSegments returns the spans of the members of the data and
+// stringData objects in JSON text: from each object's "{" to the first "}" after it.
+// A data object opened before that "}" (nested, or inside a string) is
+// read with the first, so the spans never overlap: reading each one up to
+// the same "}" again would take time quadratic in the text.
+func jsonDataSegments(s string) [][2]int {
+	var segs [][2]int
+	end := 0
+	for _, m := range jsonDataObject.FindAllStringIndex(s, -1) {
+		if m[1] <= end {
+			continue
+		}
+		end = len(s)
+		if j := strings.IndexByte(s[m[1]:], '}'); j >= 0 {
+			end = m[1] + j
+		}
+		segs = append(segs, [2]int{m[1], end})
+	}
+	return segs
+}
+
 // yamlBlockValues returns the spans of the values in the block of lines
 // after s[end] indented deeper than col: an entry's value after its
 // "key:", and the whole content of the lines deeper than the entries (a
-// block scalar's lines).
-func yamlBlockValues(s string, end, col int) [][]int {
+// block scalar's lines); and the end of the block's last line.
+func yamlBlockValues(s string, end, col int) ([][]int, int) {
 	var spans [][]int
 	entry := -1 // the entries' indentation
 	for end < len(s) {
@@ -93,7 +124,7 @@ func yamlBlockValues(s string, end, col int) [][]int {
 			}
 		}
 	}
-	return spans
+	return spans, end
 }
 
 // sortSpans orders spans by start and drops any overlapping an earlier

@@ -19,6 +19,7 @@ var secretSuffixes = []string{
 	"api_key", "api_keys", "access_key", "access_keys", "secret_key", "secret_keys", "secret_key_base",
 	"private_key", "private_keys", "signing_key", "signing_keys", "encryption_key", "encryption_keys",
 	"master_key", "master_keys", "credential", "credentials",
+	"secret_string", "secret_binary",
 }
 
 // passWord is the one secret word a key must end in as a whole word:
@@ -37,7 +38,8 @@ var secretNames = []string{"authorization", "proxy_authorization", "auth", "cook
 // text rules use (password(s), passwd, pwd, passphrase(s), secret(s),
 // token, access/auth/refresh/session/api_tokens, api_key(s),
 // access_key(s), secret_key(s), secret_key_base, private_key(s),
-// signing_key(s), encryption_key(s), master_key(s), credential(s)), ends
+// signing_key(s), encryption_key(s), master_key(s), credential(s),
+// secret_string and secret_binary, as AWS Secrets Manager names them), ends
 // in the word pass (after a separator or as the upper-case start of a
 // camel-case word: DB_PASS, dbPass), or is one of authorization,
 // proxy_authorization, auth, cookie(s), set_cookie and bearer. So

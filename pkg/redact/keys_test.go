@@ -199,3 +199,17 @@ func TestKeyTailCoversEveryName(t *testing.T) {
 		}
 	}
 }
+
+// TestAWSSecretsManagerKeys: get-secret-value's SecretString and
+// SecretBinary hold the secret itself, as a key and in text.
+func TestAWSSecretsManagerKeys(t *testing.T) {
+	for _, k := range []string{"SecretString", "SecretBinary", "secret_string"} {
+		if !IsSecretKey(k) {
+			t.Errorf("IsSecretKey(%q) = false", k)
+		}
+	}
+	in := `{"ARN": "arn:aws:secretsmanager:eu-west-1:1:secret:db", "Name": "prod/db", "SecretString": "hunter2", "VersionId": "v1"}`
+	if got := (&Redactor{}).String(in); strings.Contains(got, "hunter2") || !strings.Contains(got, `"Name": "prod/db"`) {
+		t.Errorf("String(%q) = %q", in, got)
+	}
+}

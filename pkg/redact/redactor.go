@@ -158,11 +158,9 @@ func (ru *rule) apply(s string, may bool) (string, bool) {
 	if !may || (ru.pre != nil && !ru.pre(s)) {
 		return s, false
 	}
-	var locs [][]int
-	if ru.find != nil {
-		locs = ru.find(s)
-	} else {
-		locs = ru.re.FindAllStringSubmatchIndex(s, -1)
+	locs := ru.spans(s)
+	if ru.escapedQuotes && strings.Contains(s, `\"`) {
+		locs = sortSpans(append(locs, ru.escapedSpans(s)...))
 	}
 	if locs == nil {
 		return s, false
@@ -171,7 +169,7 @@ func (ru *rule) apply(s string, may bool) (string, bool) {
 	var out strings.Builder
 	last, replaced := 0, false
 	for _, loc := range locs {
-		start, end := loc[2*ru.group], loc[2*ru.group+1]
+		start, end := loc[0], loc[1]
 		if start < 0 || start == end || strings.HasPrefix(s[start:end], "[REDACTED:") {
 			continue // the secret group did not take part, is empty or already redacted
 		}

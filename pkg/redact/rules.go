@@ -26,6 +26,17 @@ type rule struct {
 	// find, when set, replaces re: it returns the spans to replace, each
 	// as {start, end}, in order and not overlapping.
 	find func(string) [][]int
+	// escapedQuotes rules also run over the text with each \" read as "
+	// (JSON held in a JSON string written out: a Terraform state's
+	// container_definitions, a log line's message), their spans mapped
+	// back.
+	escapedQuotes bool
+}
+
+// withEscapedQuotes marks a rule to also run over escaped JSON.
+func withEscapedQuotes(r rule) rule {
+	r.escapedQuotes = true
+	return r
 }
 
 // withPre adds a fine prefilter to a rule.
@@ -173,24 +184,25 @@ var defaultRules = []rule{
 		`(?i)(?:^|[^A-Za-z0-9_.-])`+secretName+`=(?P<secret>[^\s&"',;<>=][^\s&"',;<>]*)`),
 		secretHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
-	withPre(newRule("credential", regexp.MustCompile(
+	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
 		`(?i)"`+secretName+`"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`),
-		secretHints...), hasSecretAssignment),
+		secretHints...), hasSecretAssignment)),
 	// "name": 1234 in JSON: a number under a secret-like name (a PIN, a
 	// numeric key), as JSON redacts it under a secret key.
-	withPre(newRule("credential", regexp.MustCompile(
+	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
 		`(?i)"`+secretName+`"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`),
-		secretHints...), hasSecretAssignment),
+		secretHints...), hasSecretAssignment)),
 	// name: value and name = value lines (YAML, INI, .env, properties):
 	// the value runs to the end of the line (or a comment), so code such
-	// as "Password: req.Password," or "password := x" is left alone.
-	withPre(newRule("credential", regexp.MustCompile(
-		`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?`+secretName+`["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`),
-		secretHints...), hasSecretAssignment),
+	// as "Password: req.Password," or "password := x" is left alone. A
+	// YAML block scalar's indicator (password: |-) is kept: its lines are
+	// yamlSecretBlockRule's.
+	{label: "credential", find: findSecretLines, hints: secretHints, pre: hasSecretAssignment},
 	// The value of a name/value pair whose name names a secret: a
 	// Kubernetes env entry in YAML (- name: DB_PASSWORD / value: …) and
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
 	yamlPairRule,
+	yamlSecretBlockRule,
 	jsonTextPairRule,
 	flowPairRule,
 	// A quoted value after a secret-like name anywhere in a line, in the
@@ -204,9 +216,9 @@ var defaultRules = []rule{
 		secretHints...), hasSecretAssignment),
 	// The names secret only as a whole, quoted, with a quoted value:
 	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
-	withPre(newRule("credential", regexp.MustCompile(
+	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
 		`(?i)["'][_.-]*(?:auth|cookies?|set[_.-]?cookie|bearer)[_.-]*["']\s*[:=]\s*["'](?P<secret>(?:[^"'\\\r\n]|\\.)+)["']`),
-		"auth", "cookie", "bearer"), hasSecretAssignment),
+		"auth", "cookie", "bearer"), hasSecretAssignment)),
 	// A Cookie or Set-Cookie header's name=value pairs.
 	newRule("credential", regexp.MustCompile(
 		`(?i)\b(?:set-)?cookie["']?[\t ]*:[\t ]*(?P<secret>[^\s=;"',]+=[^\r\n"']*)`),
@@ -219,19 +231,81 @@ var defaultRules = []rule{
 	k8sSecretRule,
 }
 
+// secretLine matches a name: value or name = value line with a
+// secret-like name; the "secret" group is the value.
+var secretLine = regexp.MustCompile(
+	`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`)
+
+// findSecretLines returns the spans of the values secretLine finds, but
+// for the values that are only a YAML block scalar's indicator (|, >-,
+// |2+).
+func findSecretLines(s string) [][]int {
+	g := secretLine.SubexpIndex("secret")
+	var locs [][]int
+	for _, m := range secretLine.FindAllStringSubmatchIndex(s, -1) {
+		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) {
+			locs = append(locs, []int{m[2*g], m[2*g+1]})
+		}
+	}
+	return locs
+}
+
+// isBlockIndicator reports whether v is a YAML block scalar's header:
+// "|" or ">" and any indentation and chomping indicators.
+func isBlockIndicator(v string) bool {
+	if v == "" || v[0] != '|' && v[0] != '>' {
+		return false
+	}
+	return strings.Trim(v[1:], "0123456789+-") == ""
+}
+
+// spans returns the spans the rule replaces in s, each as {start, end}
+// ({-1, -1} where the secret group did not take part), in order.
+func (ru *rule) spans(s string) [][]int {
+	if ru.find != nil {
+		return ru.find(s)
+	}
+	locs := ru.re.FindAllStringSubmatchIndex(s, -1)
+	for i, loc := range locs {
+		locs[i] = loc[2*ru.group : 2*ru.group+2]
+	}
+	return locs
+}
+
+// escapedSpans returns the spans the rule replaces in s read with each \"
+// as ", mapped back to s.
+func (ru *rule) escapedSpans(s string) [][]int {
+	u := make([]byte, 0, len(s))
+	at := make([]int, 0, len(s)) // at[i] is where u[i] is in s
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && s[i+1] == '"' {
+			i++
+		}
+		u = append(u, s[i])
+		at = append(at, i)
+	}
+	var locs [][]int
+	for _, l := range ru.spans(string(u)) {
+		if l[0] >= 0 && l[0] < l[1] {
+			locs = append(locs, []int{at[l[0]], at[l[1]-1] + 1})
+		}
+	}
+	return locs
+}
+
 // marker returns the replacement text for a label.
 func marker(label string) string { return "[REDACTED:" + label + "]" }
 
 // hasSecretAssignment reports whether s has a ":" or "=" preceded
-// (across optional quotes and spaces) by a name for which IsSecretKey
-// holds: every name secretName matches, and a few more.
+// (across optional quotes, backslashes and spaces) by a name for which
+// IsSecretKey holds: every name secretName matches, and a few more.
 func hasSecretAssignment(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] != ':' && s[i] != '=' {
 			continue
 		}
 		j := i
-		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '"' || s[j-1] == '\'') {
+		for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t' || s[j-1] == '"' || s[j-1] == '\'' || s[j-1] == '\\') {
 			j--
 		}
 		start := j

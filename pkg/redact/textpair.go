@@ -36,8 +36,8 @@ var yamlPairRule = rule{label: "credential", find: findYAMLPairs, hints: pairHin
 
 // jsonTextPairRule redacts the value member of a name/value pair in JSON
 // text.
-var jsonTextPairRule = rule{label: "credential", find: findJSONTextPairs, hints: pairHints, wholeText: true,
-	pre: func(s string) bool { return containsFold(s, `"value"`) }}
+var jsonTextPairRule = rule{label: "credential", find: findJSONTextPairs, hints: pairHints, wholeText: true, escapedQuotes: true,
+	pre: func(s string) bool { return containsFold(s, `"value"`) || containsFold(s, `value\"`) }}
 
 // yamlEntry is one "key: value" line of YAML.
 type yamlEntry struct {
@@ -151,6 +151,52 @@ func findYAMLPairs(s string) [][]int {
 	return locs
 }
 
+// yamlSecretBlockRule redacts the lines of a YAML block scalar under a
+// secret-like name (password: |, client_secret: >-).
+var yamlSecretBlockRule = rule{label: "credential", find: findYAMLSecretBlocks, hints: secretHints, wholeText: true,
+	pre: func(s string) bool { return hasBlockIndicator(s) && hasSecretAssignment(s) }}
+
+// hasBlockIndicator reports whether s has a ":" followed, after spaces or
+// tabs, by "|" or ">": where a YAML block scalar may start.
+func hasBlockIndicator(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0; {
+		j := i + 1
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+			j++
+		}
+		if j < len(s) && (s[j] == '|' || s[j] == '>') {
+			return true
+		}
+		k := strings.IndexByte(s[j:], ':')
+		if k < 0 {
+			return false
+		}
+		i = j + k
+	}
+	return false
+}
+
+// yamlSecretBlock matches a line holding a secret-like name and a block
+// scalar's indicator; its first group is the indentation before the name.
+var yamlSecretBlock = regexp.MustCompile(`(?im)^([\t ]*(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*[|>][0-9+-]*[\t ]*(?:#.*)?\r?$`)
+
+// findYAMLSecretBlocks returns the spans of the lines of the block
+// scalars under secret-like names. A name line inside a block already
+// found is part of it.
+func findYAMLSecretBlocks(s string) [][]int {
+	var locs [][]int
+	end := -1
+	for _, m := range yamlSecretBlock.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] <= end {
+			continue
+		}
+		var block [][]int
+		block, end = blockLines(s, m[1], m[3]-m[2])
+		locs = append(locs, block...)
+	}
+	return locs
+}
+
 // blockLines returns the spans of the non-blank lines of a block scalar,
 // the lines after s[end] ('\n' or the end of s) indented deeper than
 // col or blank, and the end of the last of them.
@@ -231,15 +277,11 @@ func unquoteJSONText(content string) string {
 }
 
 // containsFold reports whether s contains the lower-case ASCII sub,
-// ignoring ASCII case.
+// ignoring ASCII case (sub's first byte too: "Value" holds "value").
 func containsFold(s, sub string) bool {
+	lo, up := sub[0], upper(sub[0])
 	for i := 0; i+len(sub) <= len(s); i++ {
-		j := strings.IndexByte(s[i:], sub[0])
-		if j < 0 || i+j+len(sub) > len(s) {
-			return false
-		}
-		i += j
-		if equalFoldTail(s[i:i+len(sub)], sub) {
+		if c := s[i]; (c == lo || c == up) && equalFoldTail(s[i:i+len(sub)], sub) {
 			return true
 		}
 	}
