@@ -68,7 +68,7 @@ func (s *Store) firstDecision(ctx context.Context, dec events.Envelope, dd event
 			continue // unreadable (refused), or another call's
 		}
 		var d events.ApprovalDecidedData
-		if events.DecodeData(e, &d) != nil || d.Validate() != nil || d.Call != events.KeyOf(e) {
+		if events.DecodeData(e, &d) != nil || d.Call != events.KeyOf(e) {
 			continue // invalid: the history records it as refused
 		}
 		if s.admit != nil {
