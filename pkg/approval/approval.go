@@ -229,7 +229,11 @@ func result(r *record) (Result, error) {
 
 // Decide records a decision (an approval_decided event, carried by the
 // message at stream sequence seq) on the run's current park: the first
-// decision on a call stands; a decision for a call not parked now
+// valid decision on a call in work-stream order stands, whichever message
+// is handled first (an undecided call takes the first one stored after
+// the parking message and before seq, read from the stream, else this
+// one; see firstDecision); a decision stored before the message that
+// parked the run changes nothing; a decision for a call not parked now
 // (another attempt or park, or no park) changes nothing and returns a
 // zero Park, unless the message is the one whose handling stored the
 // current park (a redelivery of the decision that resumed the run into
