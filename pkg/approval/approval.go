@@ -60,15 +60,24 @@ type record struct {
 // Store reads and updates park records. It is safe for concurrent use.
 type Store struct {
 	kv jetstream.KeyValue
+	// js reads the work stream: a decision takes effect only when no
+	// earlier one on its call is stored there (see firstDecision).
+	js      jetstream.JetStream
+	decoder events.Decoder
+	admit   Admitter
 }
 
 // Open binds the codali-parks bucket (created by bus.Provision).
-func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
+func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, error) {
 	kv, err := js.KeyValue(ctx, events.BucketParks)
 	if err != nil {
 		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketParks, err)
 	}
-	return &Store{kv: kv}, nil
+	s := &Store{kv: kv, js: js}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // maxTries bounds the compare-and-set retries of one update.
@@ -220,7 +229,11 @@ func result(r *record) (Result, error) {
 
 // Decide records a decision (an approval_decided event, carried by the
 // message at stream sequence seq) on the run's current park: the first
-// decision on a call stands; a decision for a call not parked now
+// valid decision on a call in work-stream order stands, whichever message
+// is handled first (an undecided call takes the first one stored after
+// the parking message and before seq, read from the stream, else this
+// one; see firstDecision); a decision stored before the message that
+// parked the run changes nothing; a decision for a call not parked now
 // (another attempt or park, or no park) changes nothing and returns a
 // zero Park, unless the message is the one whose handling stored the
 // current park (a redelivery of the decision that resumed the run into
@@ -233,6 +246,9 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Re
 		return Result{}, nil // malformed: the recorder records it; it decides nothing
 	}
 	var out Result
+	// first is the call's first decision in stream order, read at most
+	// once per park position (the record's from) across retries.
+	first, scanned, scannedFrom := dd, false, uint64(0)
 	err := s.update(ctx, dec.RunID(), func(r *record) (bool, error) {
 		out = Result{}
 		if r.Park.ID == "" {
@@ -257,8 +273,23 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Re
 		if _, seen := r.Decisions[dd.Call]; seen {
 			return false, nil
 		}
-		r.Decisions[dd.Call] = dd
-		out.Decided[dd.Call] = Decision{Data: dd}
+		if seq != 0 && seq < r.From {
+			// Stored before the message whose handling parked the run,
+			// so before the park's approval_requested: the history
+			// records it as a decision on a call never parked.
+			out = Result{}
+			return false, nil
+		}
+		if seq != 0 && (!scanned || scannedFrom != r.From) {
+			// The first decision on the call in stream order stands,
+			// whichever message is handled first.
+			if first, err = s.firstDecision(ctx, dec, dd, r.From, seq); err != nil {
+				return false, err
+			}
+			scanned, scannedFrom = true, r.From
+		}
+		r.Decisions[dd.Call] = first
+		out.Decided[dd.Call] = Decision{Data: first}
 		if complete(res.Park, out.Decided) {
 			r.Outcome, r.By, r.Seq, out.Settled = OutcomeResumed, dec.ID, seq, true
 		}

@@ -97,9 +97,12 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 }
 
 // foldApprovalDecided records a decision as an override step. A second
-// decision on the same call is kept as a note: the first one stands. So
-// is a decision whose attempt is not the park's, which the builder
-// ignores.
+// decision on the same call is kept as a note: the first one stands (the
+// builder acts on the first in stream order too, the order in which the
+// recorder folds). So is a decision whose attempt is not the park's,
+// which the builder ignores. Decisions on one call share its id, so the
+// step's cause also names the decision's data: a second decision is
+// recorded, a redelivery of one is not.
 func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 	var d events.ApprovalDecidedData
 	if err := events.DecodeData(e, &d); err != nil {
@@ -132,7 +135,7 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 		summary += ": " + oneLine(d.Note, 100)
 	}
 	return []Step{{
-		Cause: e.ID, Kind: rao.KindOverride,
+		Cause: e.ID + "#" + dataTag(e), Kind: rao.KindOverride,
 		Summary: summary,
 		Mutate: func(s *State) {
 			for i := range s.Approvals {

@@ -40,19 +40,26 @@ func Refuse(e events.Envelope, reason error) Step {
 	ts := e.Time.UTC().Format("2006-01-02T15:04:05Z")
 	// The cause names the refused content, not only its id: a forged event
 	// may reuse the id of the run's own event, which must still be recorded.
-	sum := sha256.Sum256(e.Data)
 	return Step{
 		// A refusal is an event's only step, so like every event's first
 		// step it carries a check (it always belongs): a refused event
 		// before it in the same record must not take it for one of its own
 		// later steps, which are skipped.
 		Check: func(*State) error { return nil },
-		Cause: e.ID + "#refused-" + hex.EncodeToString(sum[:8]), Kind: rao.KindRun,
+		Cause: e.ID + "#refused-" + dataTag(e), Kind: rao.KindRun,
 		Summary: fmt.Sprintf("refused %s from %s: %s", e.ID, oneLine(e.Source, 60), oneLine(reason.Error(), 160)),
 		Mutate: func(s *State) {
 			s.Refused = append(s.Refused, Refusal{Event: e.ID, Source: e.Source, Reason: oneLine(reason.Error(), 300), TS: ts})
 		},
 	}
+}
+
+// dataTag names an event's data (a digest prefix), for the causes of
+// events whose id does not name one message: a refused event, a decision
+// (two decisions on one call share the call's id).
+func dataTag(e events.Envelope) string {
+	sum := sha256.Sum256(e.Data)
+	return hex.EncodeToString(sum[:8])
 }
 
 // belongs checks e against the run's recorded request: a request must be

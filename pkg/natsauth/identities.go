@@ -170,7 +170,11 @@ func Identities() []Identity {
 			[]string{runSubject(events.KindBuilt), runSubject(events.KindFailed), runSubject(events.KindApprovalRequested),
 				// Park deadlines: a schedule per park (the server fires it).
 				events.TimerScheduleSubject("*", "*")},
-			kvWrite(events.BucketParks), kvRead(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
+			kvWrite(events.BucketParks),
+			// A decision takes effect only when no earlier one on its
+			// call is stored in the work stream: it reads them there.
+			[]string{api + "STREAM.MSG.GET." + events.StreamWork},
+			kvRead(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
 		service(events.ServiceCritic, "verifies; publishes the verdict or a retry",
 			[]string{runSubject(events.KindPassed), runSubject(events.KindRetry), runSubject(events.KindFailed)},
 			kvWrite(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),

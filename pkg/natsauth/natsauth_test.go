@@ -246,6 +246,36 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 			if err := m.DoubleAck(ctx(t, 10*time.Second)); err != nil {
 				t.Fatalf("%s could not ack: %v", svc, err)
 			}
+			if svc == events.ServiceBuilder {
+				// A decision is recorded only after the earlier decisions
+				// on its call are read in the work stream.
+				parks, err := approval.Open(ctx(t, 10*time.Second), id.js)
+				if err != nil {
+					t.Fatalf("builder could not bind the parks: %v (errors %v)", err, id.errs)
+				}
+				call := "a1-s1-c1"
+				p, err := events.NewKeyed("run1", events.KindApprovalRequested, 1, call, "codali/builder", time.Now(),
+					events.ApprovalRequestedData{Run: run, Park: call, Calls: []events.ApprovalCall{{ID: call, Tool: "write_file"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dec, err := events.NewKeyed("run1", events.KindApprovalDecided, 1, call, "agent/ci", time.Now(),
+					events.ApprovalDecidedData{Call: call, Decision: events.DecisionApprove, By: "alice"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := parks.Park(ctx(t, 10*time.Second), p, 0); err != nil {
+					t.Fatalf("builder could not store a park: %v (errors %v)", err, id.errs)
+				}
+				md, err := m.Metadata()
+				if err != nil || md.Sequence.Stream < 2 {
+					t.Fatalf("the builder's input: %+v, %v", md, err)
+				}
+				// Handled as if it were a later message: the stream before it is read.
+				if r, err := parks.Decide(ctx(t, 10*time.Second), dec, md.Sequence.Stream+1); err != nil || !r.Settled {
+					t.Fatalf("builder could not decide: %+v, %v (errors %v)", r, err, id.errs)
+				}
+			}
 			if out, ok := outputs[svc]; ok {
 				subject, _ := out.NATSSubject()
 				if err := publish(id, subject, out)(ctx(t, 10*time.Second)); err != nil {

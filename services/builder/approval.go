@@ -193,7 +193,7 @@ func (s *Service) recordPark(ctx context.Context, park events.Envelope, data eve
 // workspace rebuilt from the park's diff. Any other decision is
 // acknowledged at once: nothing holds a parked run.
 func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
-	store, err := approval.Open(ctx, s.d.JS)
+	store, err := s.parks(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -274,6 +274,18 @@ func (s *Service) deadline(ctx context.Context, in events.Envelope) ([]events.En
 		return nil, worker.Permanent(err)
 	}
 	return []events.Envelope{out}, nil
+}
+
+// parks opens the park store. A decision takes effect only when no
+// earlier valid one on its call is stored in the work stream: the store
+// reads them with the worker's event bound and run guard, so it counts
+// the decisions the worker and the recorder admit.
+func (s *Service) parks(ctx context.Context) (*approval.Store, error) {
+	opts := []approval.Option{approval.WithMaxEventBytes(s.d.Config.Events.MaxEventBytes)}
+	if s.d.Claims != nil {
+		opts = append(opts, approval.WithAdmitter(s.d.Claims))
+	}
+	return approval.Open(ctx, s.d.JS, opts...)
 }
 
 // streamSeq is the stream sequence of the message being handled (0 when

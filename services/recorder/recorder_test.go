@@ -522,3 +522,72 @@ func TestMalformedDecisionIsRecordedAsRefused(t *testing.T) {
 		t.Fatalf("%d refusals recorded, want %d:\n%+v", refused, len(bad), hist)
 	}
 }
+
+// TestConflictingDecisionsAreBothRecorded: two decisions on one call
+// share their id (the call's), so a second one is stored when its
+// publisher sets another Nats-Msg-Id header, or publishes it after the
+// duplicate window. The history keeps the first as the call's decision
+// and records the second as a late decision that decides nothing (the
+// builder acts on the first too); a redelivery of either adds nothing.
+func TestConflictingDecisionsAreBothRecorded(t *testing.T) {
+	c := newCluster(t, `{}`)
+	h, _ := c.process(t)
+	evs := runEvents(t, "conflict")[:1]
+	var req events.Requested
+	if err := events.DecodeData(evs[0], &req); err != nil {
+		t.Fatal(err)
+	}
+	parked, err := events.NewKeyed("conflict", events.KindApprovalRequested, 1, "a1-s1-c1", "codali/builder", t0, events.ApprovalRequestedData{
+		Run: events.Run{Request: req, Project: helloProject}, Park: "a1-s1-c1", Deadline: t0.Add(time.Hour), Calls: []events.ApprovalCall{{ID: "a1-s1-c1", Step: 1, Tool: "write_file"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decide := func(d events.ApprovalDecidedData) events.Envelope {
+		d.Call, d.At = "a1-s1-c1", t0
+		e, err := events.NewKeyed("conflict", events.KindApprovalDecided, 1, "a1-s1-c1", "agent/ci", t0, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	approve := decide(events.ApprovalDecidedData{Decision: events.DecisionApprove, By: "alice"})
+	reject := decide(events.ApprovalDecidedData{Decision: events.DecisionReject, By: "mallory", Note: "no"})
+	for _, e := range append(evs, parked, approve, reject, approve, reject) {
+		if err := handle(t, h, e); err != nil {
+			t.Fatalf("Handle %s: %v", e.ID, err)
+		}
+	}
+	hist := c.history(t, "conflict")
+	checkRun(t, hist, stepCount(t, append(evs, parked, approve, reject)))
+	var decisions []string
+	for _, e := range hist {
+		if e.Kind == rao.KindOverride {
+			decisions = append(decisions, e.Summary)
+		}
+	}
+	if len(decisions) != 2 || !strings.HasPrefix(decisions[0], "call a1-s1-c1 approved by alice") || !strings.HasPrefix(decisions[1], "call a1-s1-c1 rejected by mallory") {
+		t.Fatalf("decisions recorded: %q, want alice's approve then mallory's reject", decisions)
+	}
+	st := c.state(t, "conflict")
+	if len(st.Approvals) != 1 || st.Approvals[0].Decision == nil || st.Approvals[0].Decision.By != "alice" {
+		t.Fatalf("approvals: %+v", st.Approvals)
+	}
+	if len(st.Notes) != 1 || !strings.Contains(st.Notes[0].Text, "late decision on call a1-s1-c1 (rejected): the first one stands") {
+		t.Fatalf("notes: %+v", st.Notes)
+	}
+}
+
+// state is the run's audit state at the end of its stored history.
+func (c cluster) state(t testing.TB, run string) audit.State {
+	t.Helper()
+	hist := c.history(t, run)
+	doc, err := rao.Replay(hist, hist[len(hist)-1].Seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := audit.DecodeState(run, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

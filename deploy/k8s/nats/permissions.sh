@@ -97,6 +97,7 @@ add_user builder \
   'codali.timer.*.schedule.*' \
   '$JS.API.DIRECT.GET.KV_codali-parks.>' \
   '$KV.codali-parks.>' \
+  '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
