@@ -8,9 +8,6 @@ import (
 	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/llm"
-	"github.com/codali-dev/codali/pkg/worker"
-	"github.com/codali-dev/codali/services/builder"
 	"github.com/nats-io/nats.go"
 )
 
@@ -46,25 +43,10 @@ func storeEvent(t *testing.T, ctx context.Context, d *app.Deps, e events.Envelop
 // concurrently, so the later one may be handled first; the history keeps
 // the first in stream order, and the run must act on that one too.
 func TestConflictingDecisionsFollowStreamOrder(t *testing.T) {
-	script, err := llm.ParseScript([]byte(`{"responses":[
-	  {"phase":"builder","step":1,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"go.mod","content":"module example.com/hello\n\ngo 1.23\n// one\n"}}]}},
-	  {"phase":"builder","step":2,"json":{"done":true,"summary":"done"}}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol := `{"never_touch":[".git/**"],"require_approval_for":{"paths":["go.mod"]}}`
-	d := apptest.Deps(t, `{}`, apptest.Options{Script: script, PolicyJSON: pol})
-	ctx := apptest.Ctx(t)
-	h, err := builder.New(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const run = "01jconflict00000000000000000"
-	repo := apptest.CopyHello(t)
-	plan := events.Plan{Summary: "p", Steps: []events.PlanStep{{ID: "s1", Description: "edit go.mod"}}, TargetFiles: []string{"go.mod"},
-		Verify: []events.VerifyCommand{{Name: "t", Command: []string{"test", "-f", "go.mod"}}}}
-	request := events.Requested{Request: "r", Repo: events.RepoRef{Path: repo}}
-	req, err := events.New(run, events.KindRequested, 1, "agent/ci", apptest.Now(), request)
+	p := newParking(t, run, 1)
+	d, ctx := p.d, apptest.Ctx(t)
+	req, err := events.New(run, events.KindRequested, 1, "agent/ci", apptest.Now(), p.request)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,25 +54,8 @@ func TestConflictingDecisionsFollowStreamOrder(t *testing.T) {
 	if err := d.Claims.Admit(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	in, err := events.New(run, events.KindPlan, 1, "codali/architect", apptest.Now(), events.PlanData{
-		Run:  events.Run{Request: request, Project: "hello", MaxRetries: 1},
-		Plan: plan, Bundle: &events.ContextBundle{},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	handle := func(e events.Envelope, seq uint64) ([]events.Envelope, error) {
-		return h(worker.ContextWithDelivery(ctx, worker.Delivery{StreamSeq: seq, Deliveries: 1}), e)
-	}
-	outs, err := handle(in, storeEvent(t, ctx, d, in, in.ID))
-	if err != nil || len(outs) != 1 || outs[0].Type != events.KindApprovalRequested.Type() {
-		t.Fatalf("want a park: %v %+v", err, outs)
-	}
-	var ad events.ApprovalRequestedData
-	if err := events.DecodeData(outs[0], &ad); err != nil {
-		t.Fatal(err)
-	}
-	call := ad.Calls[0].ID
+	handle := func(e events.Envelope, seq uint64) ([]events.Envelope, error) { return p.handle(e, seq, 1) }
+	call := p.parked(handle(p.plan, storeEvent(t, ctx, d, p.plan, p.plan.ID))).Calls[0].ID
 	decide := func(data events.ApprovalDecidedData) events.Envelope {
 		t.Helper()
 		data.Call, data.At = call, apptest.Now().Add(time.Minute)
@@ -121,7 +86,7 @@ func TestConflictingDecisionsFollowStreamOrder(t *testing.T) {
 	second := storeEvent(t, ctx, d, reject, reject.ID+"-mallory")
 
 	// The later decision's handler gets there first.
-	outs, err = handle(reject, second)
+	outs, err := handle(reject, second)
 	if err != nil {
 		t.Fatal(err)
 	}

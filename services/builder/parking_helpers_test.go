@@ -1,0 +1,77 @@
+package builder_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/codali-dev/codali/pkg/app"
+	"github.com/codali-dev/codali/pkg/apptest"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/worker"
+	"github.com/codali-dev/codali/services/builder"
+)
+
+// parking is a builder whose model writes go.mod, which its policy parks
+// for approval, once per edit, then says it is done; and the plan event
+// that starts a run of it on a copy of the hello repository.
+type parking struct {
+	t       *testing.T
+	h       worker.Handler
+	d       *app.Deps
+	request events.Requested
+	plan    events.Envelope
+}
+
+// newParking makes a parking builder for run whose model writes go.mod
+// edits times (each edit a park).
+func newParking(t *testing.T, run string, edits int) parking {
+	t.Helper()
+	var responses []string
+	for i := range edits {
+		responses = append(responses, `{"phase":"builder","step":`+strconv.Itoa(i+1)+`,"json":{"tool_calls":[{"tool":"write_file","args":{"path":"go.mod","content":"module example.com/hello\n\ngo 1.23\n// edit `+strconv.Itoa(i+1)+`\n"}}]}}`)
+	}
+	responses = append(responses, `{"phase":"builder","step":`+strconv.Itoa(edits+1)+`,"json":{"done":true,"summary":"done"}}`)
+	script, err := llm.ParseScript([]byte(`{"responses":[` + strings.Join(responses, ",") + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := `{"never_touch":[".git/**"],"require_approval_for":{"paths":["go.mod"]}}`
+	d := apptest.Deps(t, `{}`, apptest.Options{Script: script, PolicyJSON: pol})
+	h, err := builder.New(apptest.Ctx(t), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := events.Requested{Request: "r", Repo: events.RepoRef{Path: apptest.CopyHello(t)}}
+	plan := events.Plan{Summary: "p", Steps: []events.PlanStep{{ID: "s1", Description: "edit go.mod"}}, TargetFiles: []string{"go.mod"},
+		Verify: []events.VerifyCommand{{Name: "t", Command: []string{"test", "-f", "go.mod"}}}}
+	in, err := events.New(run, events.KindPlan, 1, "codali/architect", apptest.Now(), events.PlanData{
+		Run:  events.Run{Request: request, Project: "hello", MaxRetries: 1},
+		Plan: plan, Bundle: &events.ContextBundle{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parking{t: t, h: h, d: d, request: request, plan: in}
+}
+
+// handle hands e to the builder as the delivery of stream sequence seq.
+func (p parking) handle(e events.Envelope, seq, deliveries uint64) ([]events.Envelope, error) {
+	return p.h(worker.ContextWithDelivery(apptest.Ctx(p.t), worker.Delivery{StreamSeq: seq, Deliveries: deliveries}), e)
+}
+
+// parked fails the test unless outs is one approval_requested, and
+// returns its data.
+func (p parking) parked(outs []events.Envelope, err error) events.ApprovalRequestedData {
+	t := p.t
+	t.Helper()
+	if err != nil || len(outs) != 1 || outs[0].Type != events.KindApprovalRequested.Type() {
+		t.Fatalf("want one approval_requested, got %d events (err %v): %+v", len(outs), err, outs)
+	}
+	var ad events.ApprovalRequestedData
+	if err := events.DecodeData(outs[0], &ad); err != nil {
+		t.Fatal(err)
+	}
+	return ad
+}
