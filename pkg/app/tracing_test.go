@@ -11,6 +11,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/telemetry"
 	"github.com/codali-dev/codali/pkg/worker"
+	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
@@ -21,13 +22,7 @@ import (
 // redelivery. The architect's span continues the run's trace under the
 // first handling's span.
 func TestRedeliveryDoesNotDuplicatePublishedSpans(t *testing.T) {
-	_, js := provisioned(t)
-	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp := tracetest.NewInMemoryExporter()
-	d.Tracing = telemetry.NewWithExporter(exp, "test")
+	d, js, exp := tracedDeps(t)
 	var lib, arch seen
 	comps := []Component{
 		{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
@@ -55,18 +50,10 @@ func TestRedeliveryDoesNotDuplicatePublishedSpans(t *testing.T) {
 			}, nil
 		}},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
-	publish(t, js, requestedEvent(t, "redeliver"))
-	eventually(t, "the redelivery", func() bool { return lib.count("redeliver.requested.1") == 2 && arch.has("redeliver.context.1") })
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Tracing.ForceFlush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	runComponents(t, d, comps, func() {
+		publish(t, js, requestedEvent(t, "redeliver"))
+		eventually(t, "the redelivery", func() bool { return lib.count("redeliver.requested.1") == 2 && arch.has("redeliver.context.1") })
+	})
 
 	spans := exp.GetSpans()
 	byName := map[string][]tracetest.SpanStub{}
@@ -107,13 +94,7 @@ func TestRedeliveryDoesNotDuplicatePublishedSpans(t *testing.T) {
 // handling span's trace context in its envelope and in a traceparent NATS
 // header, and the next phase's span is its child.
 func TestPublishedEventsCarryTraceParent(t *testing.T) {
-	_, js := provisioned(t)
-	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp := tracetest.NewInMemoryExporter()
-	d.Tracing = telemetry.NewWithExporter(exp, "test")
+	d, js, exp := tracedDeps(t)
 	got := make(chan [2]string, 1)
 	comps := []Component{
 		{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
@@ -132,23 +113,15 @@ func TestPublishedEventsCarryTraceParent(t *testing.T) {
 			}, nil
 		}},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
-	publish(t, js, requestedEvent(t, "headers"))
 	var tp [2]string
-	select {
-	case tp = <-got:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the architect got nothing")
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Tracing.ForceFlush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	runComponents(t, d, comps, func() {
+		publish(t, js, requestedEvent(t, "headers"))
+		select {
+		case tp = <-got:
+		case <-time.After(60 * time.Second):
+			t.Fatal("the architect got nothing")
+		}
+	})
 	if tp[0] == "" || tp[0] != tp[1] {
 		t.Fatalf("envelope traceparent %q, header %q", tp[0], tp[1])
 	}
@@ -173,13 +146,7 @@ func TestPublishedEventsCarryTraceParent(t *testing.T) {
 // and status as they are in events, logs and the history.
 func TestSpansCarryNoSecrets(t *testing.T) {
 	const secret = "AKIAIOSFODNN7EXAMPLE"
-	_, js := provisioned(t)
-	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp := tracetest.NewInMemoryExporter()
-	d.Tracing = telemetry.NewWithExporter(exp, "test")
+	d, js, exp := tracedDeps(t)
 	handled := make(chan struct{}, 1)
 	comps := []Component{
 		{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
@@ -196,22 +163,14 @@ func TestSpansCarryNoSecrets(t *testing.T) {
 			}, nil
 		}},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
-	publish(t, js, requestedEvent(t, "secrets"))
-	select {
-	case <-handled:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the librarian handled nothing")
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Tracing.ForceFlush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	runComponents(t, d, comps, func() {
+		publish(t, js, requestedEvent(t, "secrets"))
+		select {
+		case <-handled:
+		case <-time.After(60 * time.Second):
+			t.Fatal("the librarian handled nothing")
+		}
+	})
 	spans := exp.GetSpans()
 	if len(spans) < 3 {
 		t.Fatalf("%d spans, want the handling's and two activities'", len(spans))
@@ -240,11 +199,7 @@ func TestSpansCarryNoSecrets(t *testing.T) {
 // output): agents read it, so it is redacted like every event.
 func TestFailedReasonIsRedacted(t *testing.T) {
 	const secret = "AKIAIOSFODNN7EXAMPLE"
-	_, js := provisioned(t)
-	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, js, _ := tracedDeps(t)
 	comps := []Component{
 		{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
 			return func(context.Context, events.Envelope) ([]events.Envelope, error) {
@@ -252,28 +207,54 @@ func TestFailedReasonIsRedacted(t *testing.T) {
 			}, nil
 		}},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
-	publish(t, js, requestedEvent(t, "failsecret"))
 	st, err := js.Stream(testCtx(t), events.StreamWork)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var reason string
-	eventually(t, "the failed event", func() bool {
-		m, err := st.GetLastMsgForSubject(testCtx(t), events.KindFailed.Subject("failsecret"))
-		if err != nil {
-			return false
-		}
-		reason = string(m.Data)
-		return true
+	runComponents(t, d, comps, func() {
+		publish(t, js, requestedEvent(t, "failsecret"))
+		eventually(t, "the failed event", func() bool {
+			m, err := st.GetLastMsgForSubject(testCtx(t), events.KindFailed.Subject("failsecret"))
+			if err != nil {
+				return false
+			}
+			reason = string(m.Data)
+			return true
+		})
 	})
+	if strings.Contains(reason, secret) || !strings.Contains(reason, "401 from the model server") {
+		t.Fatalf("failed event: %s", reason)
+	}
+}
+
+// tracedDeps are the Deps of a test on a provisioned server, their spans
+// exported to the returned in-memory exporter.
+func tracedDeps(t *testing.T) (*Deps, jetstream.JetStream, *tracetest.InMemoryExporter) {
+	t.Helper()
+	_, js := provisioned(t)
+	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, discard(), func() time.Time { return t0 }, noEnv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := tracetest.NewInMemoryExporter()
+	d.Tracing = telemetry.NewWithExporter(exp, "test")
+	return d, js, exp
+}
+
+// runComponents runs comps on d until during returns, stops them, and
+// flushes their spans.
+func runComponents(t *testing.T, d *Deps, comps []Component, during func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
+	during()
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(reason, secret) || !strings.Contains(reason, "401 from the model server") {
-		t.Fatalf("failed event: %s", reason)
+	if err := d.Tracing.ForceFlush(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
