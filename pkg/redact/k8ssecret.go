@@ -93,27 +93,13 @@ func jsonDataSegments(s string) [][2]int {
 func yamlBlockValues(s string, end, col int) ([][]int, int) {
 	var spans [][]int
 	entry := -1 // the entries' indentation
-	for end < len(s) {
-		start := end + 1
-		next := len(s)
-		if j := strings.IndexByte(s[start:], '\n'); j >= 0 {
-			next = start + j
-		}
-		line := strings.TrimRight(s[start:next], "\r \t")
-		indent := len(line) - len(strings.TrimLeft(line, " \t"))
-		if line != "" && indent <= col {
-			break
-		}
-		end = next
-		if line == "" {
-			continue
-		}
+	end = deeperLines(s, end, col, func(start, indent int, line string) {
 		if entry < 0 {
 			entry = indent
 		}
 		if indent > entry {
 			spans = append(spans, []int{start + indent, start + len(line)})
-			continue
+			return
 		}
 		if i := strings.Index(line, ":"); i >= 0 {
 			v := strings.TrimLeft(line[i+1:], " \t")
@@ -123,7 +109,7 @@ func yamlBlockValues(s string, end, col int) ([][]int, int) {
 				spans = append(spans, []int{vs, vs + len(v)})
 			}
 		}
-	}
+	})
 	return spans, end
 }
 

@@ -202,6 +202,17 @@ func findYAMLSecretBlocks(s string) [][]int {
 // col or blank, and the end of the last of them.
 func blockLines(s string, end, col int) ([][]int, int) {
 	var spans [][]int
+	end = deeperLines(s, end, col, func(start, indent int, line string) {
+		spans = append(spans, []int{start + indent, start + len(line)})
+	})
+	return spans, end
+}
+
+// deeperLines calls visit for each non-blank line after s[end] ('\n' or
+// the end of s), as long as the lines are indented deeper than col or
+// blank, with the line's start in s, its indentation and the line without
+// trailing space; it returns the end of the last of those lines.
+func deeperLines(s string, end, col int, visit func(start, indent int, line string)) int {
 	for end < len(s) {
 		start := end + 1
 		next := len(s)
@@ -214,11 +225,11 @@ func blockLines(s string, end, col int) ([][]int, int) {
 			break
 		}
 		if line != "" {
-			spans = append(spans, []int{start + indent, start + len(line)})
+			visit(start, indent, line)
 		}
 		end = next
 	}
-	return spans, end
+	return end
 }
 
 // jsonTextMember is a JSON member with a scalar value, in text.
