@@ -42,28 +42,6 @@ func openWith(t *testing.T, ctx context.Context, js jetstream.JetStream, opts ..
 	return s
 }
 
-// store publishes e into the work stream under its own Nats-Msg-Id
-// (msgID) and returns its stream sequence.
-func store(t *testing.T, ctx context.Context, js jetstream.JetStream, e events.Envelope, msgID string) uint64 {
-	t.Helper()
-	raw, err := e.Encode(1 << 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	subject, err := e.NATSSubject()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := nats.NewMsg(subject)
-	m.Data = raw
-	m.Header.Set(events.HeaderMsgID, msgID)
-	ack, err := js.PublishMsg(ctx, m)
-	if err != nil || ack.Duplicate {
-		t.Fatalf("store %s: %v (%+v)", e.ID, err, ack)
-	}
-	return ack.Sequence
-}
-
 func verdict(t *testing.T, run, call, decision, by, note string) events.Envelope {
 	t.Helper()
 	e, err := events.NewKeyed(run, events.KindApprovalDecided, 1, call, "test", t0,
@@ -89,8 +67,8 @@ func TestTheFirstDecisionInTheStreamStands(t *testing.T) {
 			}
 			approve := verdict(t, run, "a1-s1-c1", events.DecisionApprove, "alice", "")
 			reject := verdict(t, run, "a1-s1-c1", events.DecisionReject, "mallory", "no")
-			a := store(t, ctx, js, approve, approve.ID+"-a")
-			b := store(t, ctx, js, reject, reject.ID+"-b")
+			a := natstest.StoreEvent(t, ctx, js, approve, approve.ID+"-a")
+			b := natstest.StoreEvent(t, ctx, js, reject, reject.ID+"-b")
 			var results [2]approval.Result
 			var errs [2]error
 			decide := func(i int, e events.Envelope, seq uint64) {
@@ -142,10 +120,10 @@ func TestADecisionBeforeTheParkDecidesNothing(t *testing.T) {
 	ctx, js := workStream(t)
 	s := openWith(t, ctx, js)
 	early := verdict(t, "early", "a1-s1-c1", events.DecisionApprove, "eve", "")
-	seq := store(t, ctx, js, early, early.ID)
+	seq := natstest.StoreEvent(t, ctx, js, early, early.ID)
 	// The message whose handling parks the run (standing for its plan).
 	parking := verdict(t, "planner", "a1-s1-c1", events.DecisionApprove, "x", "")
-	if err := s.Park(ctx, park(t, "early", 1, "a1-s1-c1"), store(t, ctx, js, parking, parking.ID)); err != nil {
+	if err := s.Park(ctx, park(t, "early", 1, "a1-s1-c1"), natstest.StoreEvent(t, ctx, js, parking, parking.ID)); err != nil {
 		t.Fatal(err)
 	}
 	r, err := s.Decide(ctx, early, seq)
@@ -153,7 +131,7 @@ func TestADecisionBeforeTheParkDecidesNothing(t *testing.T) {
 		t.Fatalf("a decision stored before the park: %+v, %v", r, err)
 	}
 	late := verdict(t, "early", "a1-s1-c1", events.DecisionReject, "alice", "no")
-	r, err = s.Decide(ctx, late, store(t, ctx, js, late, late.ID+"-again"))
+	r, err = s.Decide(ctx, late, natstest.StoreEvent(t, ctx, js, late, late.ID+"-again"))
 	if err != nil || !r.Settled || r.Decided["a1-s1-c1"].Data.By != "alice" {
 		t.Fatalf("the decision after the park: %+v, %v", r, err)
 	}
@@ -187,15 +165,15 @@ func TestEarlierDecisionsThatDecideNothingAreSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	invalid := verdict(t, "skip", "a1-s1-c1", events.DecisionReject, "eve", "")
-	store(t, ctx, js, invalid, invalid.ID+"-eve")
-	store(t, ctx, js, refused, refused.ID+"-trudy")
+	natstest.StoreEvent(t, ctx, js, invalid, invalid.ID+"-eve")
+	natstest.StoreEvent(t, ctx, js, refused, refused.ID+"-trudy")
 	wrongKey := verdict(t, "skip", "a1-s1-c2", events.DecisionApprove, "oscar", "")
 	wrongKey.ID = invalid.ID // data naming another call than its id
-	store(t, ctx, js, wrongKey, wrongKey.ID+"-oscar")
+	natstest.StoreEvent(t, ctx, js, wrongKey, wrongKey.ID+"-oscar")
 	other := verdict(t, "skip", "a1-s1-c2", events.DecisionApprove, "bob", "")
-	store(t, ctx, js, other, other.ID)
+	natstest.StoreEvent(t, ctx, js, other, other.ID)
 	dec := verdict(t, "skip", "a1-s1-c1", events.DecisionReject, "alice", "no")
-	r, err := s.Decide(ctx, dec, store(t, ctx, js, dec, dec.ID+"-alice"))
+	r, err := s.Decide(ctx, dec, natstest.StoreEvent(t, ctx, js, dec, dec.ID+"-alice"))
 	if err != nil || !r.Settled {
 		t.Fatalf("%+v, %v", r, err)
 	}
@@ -211,11 +189,11 @@ func TestEarlierDecisionsThatDecideNothingAreSkipped(t *testing.T) {
 func TestDecideWithoutTheWorkStreamStaysOpen(t *testing.T) {
 	ctx, js := workStream(t)
 	earlier := verdict(t, "fail", "a1-s1-c1", events.DecisionApprove, "alice", "")
-	store(t, ctx, js, earlier, earlier.ID+"-a")
+	natstest.StoreEvent(t, ctx, js, earlier, earlier.ID+"-a")
 	second := verdict(t, "fail", "a1-s1-c1", events.DecisionApprove, "bob", "")
-	store(t, ctx, js, second, second.ID+"-b")
+	natstest.StoreEvent(t, ctx, js, second, second.ID+"-b")
 	dec := verdict(t, "fail", "a1-s1-c1", events.DecisionReject, "carol", "no")
-	seq := store(t, ctx, js, dec, dec.ID+"-c")
+	seq := natstest.StoreEvent(t, ctx, js, dec, dec.ID+"-c")
 	if err := openWith(t, ctx, js).Park(ctx, park(t, "fail", 1, "a1-s1-c1"), 0); err != nil {
 		t.Fatal(err)
 	}

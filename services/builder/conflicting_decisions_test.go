@@ -1,40 +1,14 @@
 package builder_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/codali-dev/codali/pkg/app"
 	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/nats-io/nats.go"
 )
-
-// storeEvent publishes e into the work stream under the Nats-Msg-Id
-// msgID and returns its stream sequence.
-func storeEvent(t *testing.T, ctx context.Context, d *app.Deps, e events.Envelope, msgID string) uint64 {
-	t.Helper()
-	raw, err := e.Encode(d.Config.Events.MaxEventBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	subject, err := e.NATSSubject()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := nats.NewMsg(subject)
-	m.Data = raw
-	m.Header.Set(events.HeaderMsgID, msgID)
-	ack, err := d.JS.PublishMsg(ctx, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ack.Duplicate {
-		t.Fatalf("%s under %s was de-duplicated", e.ID, msgID)
-	}
-	return ack.Sequence
-}
 
 // TestConflictingDecisionsFollowStreamOrder: two decisions on one parked
 // call, an approve then a reject, both stored in the work stream (their
@@ -50,12 +24,12 @@ func TestConflictingDecisionsFollowStreamOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storeEvent(t, ctx, d, req, req.ID)
+	natstest.StoreEvent(t, ctx, d.JS, req, req.ID)
 	if err := d.Claims.Admit(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	handle := func(e events.Envelope, seq uint64) ([]events.Envelope, error) { return p.handle(e, seq, 1) }
-	call := p.parked(handle(p.plan, storeEvent(t, ctx, d, p.plan, p.plan.ID))).Calls[0].ID
+	call := p.parked(handle(p.plan, natstest.StoreEvent(t, ctx, d.JS, p.plan, p.plan.ID))).Calls[0].ID
 	decide := func(data events.ApprovalDecidedData) events.Envelope {
 		t.Helper()
 		data.Call, data.At = call, apptest.Now().Add(time.Minute)
@@ -79,11 +53,11 @@ func TestConflictingDecisionsFollowStreamOrder(t *testing.T) {
 	if _, err := d.JS.PublishMsg(ctx, garbage); err != nil {
 		t.Fatal(err)
 	}
-	storeEvent(t, ctx, d, decide(events.ApprovalDecidedData{Decision: events.DecisionReject, By: "eve"}), approve.ID+"-eve")
-	storeEvent(t, ctx, d, decide(events.ApprovalDecidedData{Run: events.Run{Request: events.Requested{Request: "other", Repo: events.RepoRef{Path: "/x"}}},
+	natstest.StoreEvent(t, ctx, d.JS, decide(events.ApprovalDecidedData{Decision: events.DecisionReject, By: "eve"}), approve.ID+"-eve")
+	natstest.StoreEvent(t, ctx, d.JS, decide(events.ApprovalDecidedData{Run: events.Run{Request: events.Requested{Request: "other", Repo: events.RepoRef{Path: "/x"}}},
 		Decision: events.DecisionReject, By: "trudy", Note: "not yours"}), approve.ID+"-trudy")
-	first := storeEvent(t, ctx, d, approve, approve.ID+"-alice")
-	second := storeEvent(t, ctx, d, reject, reject.ID+"-mallory")
+	first := natstest.StoreEvent(t, ctx, d.JS, approve, approve.ID+"-alice")
+	second := natstest.StoreEvent(t, ctx, d.JS, reject, reject.ID+"-mallory")
 
 	// The later decision's handler gets there first.
 	outs, err := handle(reject, second)
