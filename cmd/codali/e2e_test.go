@@ -219,10 +219,7 @@ func TestExamplePassesAfterExactlyOneRetry(t *testing.T) {
 	}
 
 	runID := env.RunID()
-	eventually(t, "recorder to record the verdict", func() bool {
-		_, out, _ := p.run(t, "runs", "--json")
-		return strings.Contains(out, `"status": "passed"`)
-	})
+	p.recorded(t, "passed")
 	code, out, errOut = p.run(t, "rao", "replay", runID, "--json", "--simulate")
 	if code != exitOK {
 		t.Fatalf("rao replay: %d %s", code, errOut)
@@ -664,4 +661,14 @@ func TestCheckpointEveryOneReplaysIdentically(t *testing.T) {
 	if replays[0] != replays[1] {
 		t.Fatalf("replay differs with --checkpoint-every 1:\n--- every 1 ---\n%s\n--- default ---\n%s", replays[0], replays[1])
 	}
+}
+
+// recorded waits until `codali runs` lists a run with status (the
+// recorder has folded its verdict).
+func (p *pipeline) recorded(t *testing.T, status string) {
+	t.Helper()
+	eventually(t, "recorder to record the verdict", func() bool {
+		_, out, _ := p.run(t, "runs", "--json")
+		return strings.Contains(out, `"status": "`+status+`"`)
+	})
 }

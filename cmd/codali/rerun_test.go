@@ -38,10 +38,7 @@ func TestRerunOfTheExampleIsIdenticalAndAPromptChangeIsDrift(t *testing.T) {
 	}
 	env, _ := decodeTerminal(t, out)
 	runID := env.RunID()
-	eventually(t, "recorder to record the verdict", func() bool {
-		_, out, _ := p.run(t, "runs", "--json")
-		return strings.Contains(out, `"status": "passed"`)
-	})
+	p.recorded(t, "passed")
 
 	// The history references every model exchange.
 	_, raw, _ := p.run(t, "rao", "replay", runID, "--json")
@@ -116,23 +113,15 @@ func TestRerunOfTheExampleIsIdenticalAndAPromptChangeIsDrift(t *testing.T) {
 func TestRerunWithAStricterPolicy(t *testing.T) {
 	cfg := fastConfig(t)
 	p := startUp(t, cfg)
-	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", "write done.txt")
-	if code != exitOK {
-		t.Fatalf("submit: %d %s %s", code, out, errOut)
-	}
-	env, _ := decodeTerminal(t, out)
-	eventually(t, "recorder to record the verdict", func() bool {
-		_, out, _ := p.run(t, "runs", "--json")
-		return strings.Contains(out, `"status": "passed"`)
-	})
-	if code, out, errOut := p.run(t, "rao", "rerun", env.RunID(), "--config", cfg); code != exitOK || !strings.HasPrefix(out, "identical") {
+	run := p.passedRun(t)
+	if code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg); code != exitOK || !strings.HasPrefix(out, "identical") {
 		t.Fatalf("rerun with the recorded policy: %d %s %s", code, out, errOut)
 	}
 	strict := filepath.Join(t.TempDir(), "strict.json")
 	if err := os.WriteFile(strict, []byte(`{"never_touch":[".git/**"],"commands":{"allow":[]},"destructive":"block","max_changed_lines":100}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = p.run(t, "rao", "rerun", env.RunID(), "--config", cfg, "--policy", strict, "--json")
+	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg, "--policy", strict, "--json")
 	var res rerunResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("rerun --policy: %d %s %s", code, out, errOut)
@@ -150,16 +139,7 @@ func TestRerunWithAStricterPolicy(t *testing.T) {
 func TestRerunRefusesATamperedHistory(t *testing.T) {
 	cfg := fastConfig(t)
 	p := startUp(t, cfg)
-	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", "write done.txt")
-	if code != exitOK {
-		t.Fatalf("submit: %d %s %s", code, out, errOut)
-	}
-	env, _ := decodeTerminal(t, out)
-	run := env.RunID()
-	eventually(t, "recorder to record the verdict", func() bool {
-		_, out, _ := p.run(t, "runs", "--json")
-		return strings.Contains(out, `"status": "passed"`)
-	})
+	run := p.passedRun(t)
 	ctx := context.Background()
 	_, js := p.js(t)
 	s, err := js.Stream(ctx, events.StreamRAO)
@@ -194,7 +174,7 @@ func TestRerunRefusesATamperedHistory(t *testing.T) {
 	if code, out, _ := p.run(t, "rao", "verify", run); code != exitFailure {
 		t.Fatalf("verify of the rewritten history: %d %s", code, out)
 	}
-	code, out, errOut = p.run(t, "rao", "rerun", run, "--config", cfg)
+	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg)
 	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "does not verify") {
 		t.Fatalf("rerun of a tampered history exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
@@ -216,10 +196,7 @@ func TestRerunOfAnApprovedRun(t *testing.T) {
 	if env, _ := verdict(run); env.Type != events.KindPassed.Type() {
 		t.Fatalf("the approved run: %s", env.Type)
 	}
-	eventually(t, "recorder to record the verdict", func() bool {
-		_, out, _ := p.run(t, "runs", "--json")
-		return strings.Contains(out, `"status": "passed"`)
-	})
+	p.recorded(t, "passed")
 	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg, "--timeout", "2m")
 	if code != exitOK || !strings.HasPrefix(out, "identical") {
 		t.Fatalf("rerun of an approved run exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
@@ -235,4 +212,18 @@ func TestRerunOfAnApprovedRun(t *testing.T) {
 	if code != exitFailure || !strings.Contains(errOut, "parked for approval on call a1-s1-c2") || !strings.Contains(errOut, "no decision on") {
 		t.Fatalf("rerun parking on an undecided call exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
+}
+
+// passedRun submits a one-edit request ("write done.txt") on a copy of
+// the hello repository, fails the test unless it passes, waits until the
+// recorder has recorded its verdict and returns its run id.
+func (p *pipeline) passedRun(t *testing.T) string {
+	t.Helper()
+	code, out, errOut := p.run(t, "submit", "--repo", helloRepo(t), "--wait", "--json", "--timeout", "5m", "write done.txt")
+	if code != exitOK {
+		t.Fatalf("submit: %d %s %s", code, out, errOut)
+	}
+	env, _ := decodeTerminal(t, out)
+	p.recorded(t, "passed")
+	return env.RunID()
 }

@@ -34,10 +34,7 @@ func TestSpinningExampleEndsEarly(t *testing.T) {
 		t.Errorf("verdict warnings %v", v.Warnings)
 	}
 	// The run's exported analysis triggers hold what it raised.
-	eventually(t, "recorder to record the verdict", func() bool {
-		_, out, _ := p.run(t, "runs", "--json")
-		return strings.Contains(out, `"status": "failed"`)
-	})
+	p.recorded(t, "failed")
 	dir := t.TempDir()
 	if code, out, errOut := p.run(t, "context", "export", env.RunID(), dir); code != exitOK {
 		t.Fatalf("context export: %d %s %s", code, out, errOut)
