@@ -121,14 +121,10 @@ func concurrencyFor(service string) int {
 
 // completeFailure gives a failed event the runtime publishes the run's
 // RL4-CODEX payload at integrity red, so every terminal event carries a
-// decodable payload that reflects its verdict, and redacts its reason.
+// decodable payload that reflects its verdict (the runtime redacts its
+// reason: worker.Config.Redact).
 func (d *Deps) completeFailure(service string) func(runID string, attempt int, v *events.VerdictData) {
 	return func(runID string, attempt int, v *events.VerdictData) {
-		if redact := d.redactText(); redact != nil {
-			// The reason is an error's text (a provider's answer, a
-			// command's output): agents read it.
-			v.Reason = redact(v.Reason)
-		}
 		v.Exchanges = d.failedExchanges.take(service, runID, attempt)
 		payload, err := runcodex.Encode(runcodex.Facts{RunID: runID, Project: v.Run.Project, Phase: service, Attempt: attempt,
 			MaxRetries: v.Run.MaxRetries, Actions: []string{"fail"}, Failures: len(v.Run.Failures) + 1,

@@ -46,9 +46,11 @@ type Config struct {
 	// the runtime publishes (for instance with the run's RL4-CODEX payload
 	// at integrity red) before it is sent.
 	CompleteFailure func(runID string, attempt int, v *events.VerdictData)
-	// Redact, when set, redacts the reason a dead-lettered message carries
-	// (events.HeaderDeadLetterReason): it is an error's text, which may
-	// quote a model server's answer or a command's output.
+	// Redact, when set, redacts the reason of a `failed` event the runtime
+	// publishes and of a dead-lettered message
+	// (events.HeaderDeadLetterReason), before either is cut to its limit:
+	// it is an error's text, which may quote a model server's answer or a
+	// command's output.
 	Redact func(string) string
 	// Guard, when set, decides whether each event belongs to its run
 	// before the handler sees it (runclaim.Store). A refused event is

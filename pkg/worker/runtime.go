@@ -532,10 +532,7 @@ func (r *Runtime) publishDeadLetter(ctx context.Context, d delivery, reason stri
 	m := nats.NewMsg(events.DeadLetterSubject(r.cfg.Service))
 	m.Data = d.msg.Data()
 	m.Header.Set(events.HeaderMsgID, "dlq."+r.cfg.Service+"."+r.cfg.Stream+"."+strconv.FormatUint(d.streamSeq, 10))
-	if r.cfg.Redact != nil {
-		reason = r.cfg.Redact(reason)
-	}
-	m.Header.Set(events.HeaderDeadLetterReason, truncate(reason, 4096))
+	m.Header.Set(events.HeaderDeadLetterReason, truncate(r.redact(reason), 4096))
 	m.Header.Set(events.HeaderDeadLetterSubject, d.msg.Subject())
 	m.Header.Set(events.HeaderDeadLetterSequence, strconv.FormatUint(d.streamSeq, 10))
 	m.Header.Set(events.HeaderDeadLetterDeliveries, strconv.FormatUint(d.deliveries, 10))
@@ -553,7 +550,9 @@ func (r *Runtime) endRun(ctx context.Context, d delivery, runID, reason string, 
 		return nil
 	}
 	attempt := max(d.env.Attempt, 1)
-	v := events.FailedVerdict(d.env, r.cfg.Service, truncate(reason, 8192), attempt)
+	// Redacted before it is cut: a secret cut at the limit would no longer
+	// be recognised.
+	v := events.FailedVerdict(d.env, r.cfg.Service, truncate(r.redact(reason), 8192), attempt)
 	if len(usage) > 0 {
 		v.Run.Usage = events.MergeUsage(v.Run.Usage, usage...)
 		v.Usage, v.UsageTotal = usage, events.UsageTotalOf(v.Run)
@@ -592,6 +591,14 @@ func (r *Runtime) failure(class string) {
 	if r.metrics != nil {
 		r.metrics.failures.WithLabelValues(r.cfg.Service, class).Inc()
 	}
+}
+
+// redact is Config.Redact, or s as it is without one.
+func (r *Runtime) redact(s string) string {
+	if r.cfg.Redact == nil {
+		return s
+	}
+	return r.cfg.Redact(s)
 }
 
 func truncate(s string, n int) string {

@@ -454,6 +454,31 @@ func TestDeadLetterReasonIsRedacted(t *testing.T) {
 	}
 }
 
+// TestFailedReasonIsRedactedBeforeItIsCut: the reason of the failed event
+// is redacted, and before it is cut to its 8 KiB: a secret across the
+// limit, cut first, was no longer recognised and its first half was kept.
+func TestFailedReasonIsRedactedBeforeItIsCut(t *testing.T) {
+	h := newHarness(t)
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	redact := func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
+	h.start(t, worker.Config{Service: events.ServiceLibrarian, Redact: redact}, func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+		// The secret straddles the 8192 bytes kept of the reason:
+		// "librarian: " (11 bytes), 8170, " key " (5): the secret starts at
+		// 8186.
+		return nil, worker.Permanentf("%s key %s", strings.Repeat("x", 8170), secret)
+	})
+	h.publish(t, requested(t, "cut-secret"))
+	var failed []*jetstream.RawStreamMsg
+	waitFor(t, "failed event", func() bool {
+		failed = h.messages(t, events.StreamWork, events.KindFailed.Subject("cut-secret"))
+		return len(failed) == 1
+	})
+	v := decodeVerdict(t, failed[0])
+	if strings.Contains(v.Reason, "AKIA") || !strings.HasSuffix(v.Reason, "…(truncated)") {
+		t.Fatalf("failed reason ends %q, want the secret redacted, then the reason cut", v.Reason[len(v.Reason)-60:])
+	}
+}
+
 func TestDrainFinishesInFlightHandlers(t *testing.T) {
 	h := newHarness(t)
 	started := make(chan struct{})
