@@ -17,11 +17,7 @@ func (d *Deps) recordModel(p llm.Provider) llm.Provider {
 	if d.Artifacts == nil {
 		return p
 	}
-	var red func(string) string
-	if d.Redactor != nil {
-		red = d.Redactor.String
-	}
-	return exchange.NewRecorder(p, d.Artifacts, red, d.Log)
+	return exchange.NewRecorder(p, d.Artifacts, d.redactText(), d.Log)
 }
 
 // recordExchanges wraps a phase handler: the model exchanges it makes are
