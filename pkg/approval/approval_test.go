@@ -9,26 +9,15 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/approval"
-	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/natstest"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 func openStore(t *testing.T) (context.Context, *approval.Store) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	_, _, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	s, err := approval.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ctx, s
+	ctx, js := workStream(t)
+	return ctx, openWith(t, ctx, js)
 }
 
 func park(t *testing.T, run string, attempt int, calls ...string) events.Envelope {
