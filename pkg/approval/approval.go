@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
@@ -65,6 +66,9 @@ type Store struct {
 	js      jetstream.JetStream
 	decoder events.Decoder
 	admit   Admitter
+	// work is the work stream once bound (workStream).
+	workMu sync.Mutex
+	work   jetstream.Stream
 }
 
 // Open binds the codali-parks bucket (created by bus.Provision).

@@ -46,9 +46,9 @@ func (s *Store) firstDecision(ctx context.Context, dec events.Envelope, dd event
 	if from+1 >= seq {
 		return dd, nil
 	}
-	stream, err := s.js.Stream(ctx, events.StreamWork)
+	stream, err := s.workStream(ctx)
 	if err != nil {
-		return dd, fmt.Errorf("%w %s: %w", ErrStream, events.StreamWork, err)
+		return dd, err
 	}
 	subject := events.KindApprovalDecided.Subject(dec.RunID())
 	for next := from + 1; next < seq; {
@@ -81,4 +81,19 @@ func (s *Store) firstDecision(ctx context.Context, dec events.Envelope, dd event
 		return d, nil
 	}
 	return dd, nil
+}
+
+// workStream binds the work stream the first time it is needed and keeps
+// it (a failed lookup is tried again next time).
+func (s *Store) workStream(ctx context.Context) (jetstream.Stream, error) {
+	s.workMu.Lock()
+	defer s.workMu.Unlock()
+	if s.work == nil {
+		st, err := s.js.Stream(ctx, events.StreamWork)
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %w", ErrStream, events.StreamWork, err)
+		}
+		s.work = st
+	}
+	return s.work, nil
 }

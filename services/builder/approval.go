@@ -161,7 +161,7 @@ func (s *Service) park(ctx context.Context, in events.Envelope, pd events.PlanDa
 // before the park is published, so a decision always finds its park, and
 // nothing in any process waits for the deadline.
 func (s *Service) recordPark(ctx context.Context, park events.Envelope, data events.ApprovalRequestedData) error {
-	store, err := approval.Open(ctx, s.d.JS)
+	store, err := s.parks(ctx)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 // with approval_timeout. The park store settles each park once, so a
 // decision racing the deadline either resumes the run or loses.
 func (s *Service) deadline(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
-	store, err := approval.Open(ctx, s.d.JS)
+	store, err := s.parks(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -276,16 +276,27 @@ func (s *Service) deadline(ctx context.Context, in events.Envelope) ([]events.En
 	return []events.Envelope{out}, nil
 }
 
-// parks opens the park store. A decision takes effect only when no
-// earlier valid one on its call is stored in the work stream: the store
-// reads them with the worker's event bound and run guard, so it counts
-// the decisions the worker and the recorder admit.
+// parks returns the park store, opened the first time it is needed and
+// kept (a failed opening is tried again next time). A decision takes
+// effect only when no earlier valid one on its call is stored in the
+// work stream: the store reads them with the worker's event bound and run
+// guard, so it counts the decisions the worker and the recorder admit.
 func (s *Service) parks(ctx context.Context) (*approval.Store, error) {
+	s.parksMu.Lock()
+	defer s.parksMu.Unlock()
+	if s.parkStore != nil {
+		return s.parkStore, nil
+	}
 	opts := []approval.Option{approval.WithMaxEventBytes(s.d.Config.Events.MaxEventBytes)}
 	if s.d.Claims != nil {
 		opts = append(opts, approval.WithAdmitter(s.d.Claims))
 	}
-	return approval.Open(ctx, s.d.JS, opts...)
+	store, err := approval.Open(ctx, s.d.JS, opts...)
+	if err != nil {
+		return nil, err
+	}
+	s.parkStore = store
+	return store, nil
 }
 
 // streamSeq is the stream sequence of the message being handled (0 when

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/activity"
@@ -38,6 +39,9 @@ func Component() app.Component {
 // Service is the builder.
 type Service struct {
 	d *app.Deps
+	// parkStore is the park store once opened (parks).
+	parksMu   sync.Mutex
+	parkStore *approval.Store
 }
 
 // New returns the builder's handler.
