@@ -455,14 +455,15 @@ func (r *Runtime) rejectMalformed(ctx context.Context, log *slog.Logger, d deliv
 	if errors.As(cause, &de) {
 		runID = de.RunID
 	}
-	if _, kind, err := events.ParseSubject(d.msg.Subject()); err == nil && kind == events.KindApprovalDecided {
+	subjectRun, kind, subjectErr := events.ParseSubject(d.msg.Subject())
+	if subjectErr == nil && kind == events.KindApprovalDecided {
 		// Decisions are published by agents, on any run's subject: one
 		// that does not decode decides nothing and must not end the run.
-		r.refuse(ctx, log, d, fmt.Errorf("%w: a malformed decision on run %s decides nothing: %w", events.ErrConflict, runID, cause))
+		r.refuse(ctx, log, d, fmt.Errorf("%w: a malformed decision on the subject of run %s decides nothing: %w", events.ErrConflict, subjectRun, cause))
 		return
 	}
 	if runID != "" && r.cfg.Guard != nil {
-		if _, kind, err := events.ParseSubject(d.msg.Subject()); err == nil && kind == events.KindRequested {
+		if subjectErr == nil && kind == events.KindRequested {
 			claimed, err := r.cfg.Guard.Claimed(ctx, runID, d.streamSeq)
 			if err != nil {
 				r.retryLater(log, d, fmt.Errorf("could not check whether run %s has a request: %w", runID, err))
