@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/codali-dev/codali/pkg/approval"
 	"github.com/codali-dev/codali/pkg/bus"
@@ -24,13 +23,7 @@ func (f admitFunc) Admit(ctx context.Context, e events.Envelope) error { return 
 // consumer (so the stream keeps what is stored).
 func workStream(t *testing.T) (context.Context, jetstream.JetStream) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	_, _, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	return ctx, js
+	return natstest.StartProvisioned(t)
 }
 
 func openWith(t *testing.T, ctx context.Context, js jetstream.JetStream, opts ...approval.Option) *approval.Store {

@@ -4,7 +4,9 @@
 package natstest
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/nats-io/nats.go"
@@ -45,4 +47,18 @@ func StartJS(t testing.TB) (*bus.Embedded, *nats.Conn, jetstream.JetStream) {
 	srv := Start(t)
 	nc, js := Connect(t, srv)
 	return srv, nc, js
+}
+
+// StartProvisioned is StartJS with every stream, consumer and bucket
+// provisioned (bus.Provision, the default topology), and a context that
+// ends with the test (at most one minute).
+func StartProvisioned(t testing.TB) (context.Context, jetstream.JetStream) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	_, _, js := StartJS(t)
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatalf("provision: %v", err)
+	}
+	return ctx, js
 }

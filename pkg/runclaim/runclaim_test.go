@@ -17,12 +17,7 @@ import (
 // it; the context ends with the test (at most one minute).
 func openStore(t *testing.T, opts ...runclaim.Option) (context.Context, jetstream.JetStream, *runclaim.Store) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	_, _, js := natstest.StartJS(t)
-	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ctx, js := natstest.StartProvisioned(t)
 	s, err := runclaim.Open(ctx, js, opts...)
 	if err != nil {
 		t.Fatal(err)
