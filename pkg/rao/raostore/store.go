@@ -110,10 +110,19 @@ func (s *Store) load(ctx context.Context, runID string) ([]stored, uint64, error
 		return nil, 0, fmt.Errorf("could not read history of %s: %w", runID, err)
 	}
 	defer s.release(cons, it)
-	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
-		return nil, 0, nil // the subject was emptied (purge, expiry) meanwhile
-	}
+	// An ordered consumer of a replicated stream may be placed on a
+	// follower that has not yet applied the newest messages, so its
+	// NumPending can read 0 before the run's last event. Only the
+	// stream leader (LastSeq) tells an emptied or shortened subject from
+	// a lagging replica; on lag, Next waits for the replica to catch up.
 	var out []stored
+	if info := cons.CachedInfo(); info != nil && info.NumPending == 0 {
+		if now, err := s.LastSeq(ctx, runID); err != nil {
+			return nil, 0, fmt.Errorf("could not read the last event of %s: %w", runID, err)
+		} else if now == 0 {
+			return nil, 0, nil // the subject was emptied (purge, expiry) meanwhile
+		}
+	}
 	for {
 		m, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
@@ -135,14 +144,34 @@ func (s *Store) load(ctx context.Context, runID string) ([]stored, uint64, error
 			return nil, 0, &CorruptEventError{StreamSeq: seq, Err: err}
 		}
 		out = append(out, stored{ev: ev, streamSeq: seq})
-		if seq == last || md.NumPending == 0 {
-			// NumPending 0 before reaching last: the newest messages were
-			// removed meanwhile (expiry); this is now the last one.
-			last = seq
+		if seq == last {
 			break
 		}
+		if md.NumPending == 0 {
+			done, err := s.endsAt(ctx, runID, seq)
+			if err != nil {
+				return nil, 0, err
+			}
+			if done {
+				break // the newest messages were removed meanwhile (expiry)
+			}
+		}
 	}
-	return out, last, nil
+	if len(out) == 0 {
+		return nil, 0, nil
+	}
+	return out, out[len(out)-1].streamSeq, nil
+}
+
+// endsAt reports whether the run's history, as the stream leader sees it,
+// now ends at or before seq: the consumer's replica has nothing newer
+// because nothing newer exists, not because it lags.
+func (s *Store) endsAt(ctx context.Context, runID string, seq uint64) (bool, error) {
+	now, err := s.LastSeq(ctx, runID)
+	if err != nil {
+		return false, fmt.Errorf("could not read the last event of %s: %w", runID, err)
+	}
+	return now <= seq, nil
 }
 
 // loadTimeout bounds reading (or compacting) one run's history; every
