@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"sync"
 
@@ -46,6 +47,11 @@ func (d *Deps) recordExchanges(service string, h worker.Handler) worker.Handler 
 		d.failedExchanges.take(service, in.RunID(), in.Attempt)
 		for i, out := range outs {
 			with, werr := events.WithExchanges(out, refs)
+			if errors.Is(werr, events.ErrHasExchanges) {
+				// The handler referenced them itself (the builder's
+				// park, which it stores with them).
+				continue
+			}
 			if werr != nil || !with.Fits(d.Config.Events.MaxEventBytes) {
 				d.Log.Warn("model exchanges not referenced from the event", "run_id", in.RunID(), "event", out.ID, "exchanges", len(refs), "err", werr)
 				continue

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/codali-dev/codali/pkg/exchange"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/codali-dev/codali/pkg/syncbuf"
 )
 
 // modelCalls is a handler that makes n model calls through a recorder
@@ -87,5 +90,45 @@ func TestRecordExchangesFailsWhenARecordIsNotStored(t *testing.T) {
 	outs, err := h(testCtx(t), requestedEvent(t, "run-y"))
 	if !errors.Is(err, llm.ErrUnavailable) || len(outs) != 0 {
 		t.Fatalf("err %v with %d outputs, want llm.ErrUnavailable and none", err, len(outs))
+	}
+}
+
+// TestRecordExchangesKeepsAHandlersOwnReferences: an output that already
+// references exchanges (the builder's park, stored with them) is handed
+// on as it is, not given the handling's references a second time nor
+// stripped of its own, and without a warning that its exchanges are
+// not referenced.
+func TestRecordExchangesKeepsAHandlersOwnReferences(t *testing.T) {
+	_, js := provisioned(t)
+	var logs syncbuf.Buffer
+	d, err := NewDeps(testCtx(t), parseConfig(t, `{}`), js, slog.New(slog.NewTextHandler(&logs, nil)), time.Now, noEnv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := []events.ExchangeRef{{Hash: "own", Step: 9, Ref: events.ArtifactRef{Bucket: "b", Name: "exchanges/own", Size: 1, SHA256: "own"}}}
+	calls := modelCalls(t, d.Artifacts, 2)
+	h := d.recordExchanges("builder", func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+		outs, err := calls(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		outs[0], err = events.WithExchanges(outs[0], own)
+		return outs, err
+	})
+	outs, err := h(testCtx(t), requestedEvent(t, "run-z"))
+	if err != nil || len(outs) != 1 {
+		t.Fatalf("handler: %v, %d outputs", err, len(outs))
+	}
+	var data struct {
+		Exchanges []events.ExchangeRef `json:"exchanges"`
+	}
+	if err := events.DecodeData(outs[0], &data); err != nil {
+		t.Fatal(err)
+	}
+	if len(data.Exchanges) != 1 || data.Exchanges[0].Hash != "own" {
+		t.Fatalf("exchanges %+v, want the handler's own", data.Exchanges)
+	}
+	if strings.Contains(logs.String(), "not referenced") {
+		t.Fatalf("warned of exchanges the event references:\n%s", logs.String())
 	}
 }

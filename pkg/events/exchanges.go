@@ -3,14 +3,18 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
+
+// ErrHasExchanges: the event's data already has exchanges.
+var ErrHasExchanges = errors.New("data already has exchanges")
 
 // WithExchanges returns e with refs added to its data under "exchanges"
 // (the Exchanges field of every phase payload). The data's other bytes are
 // kept as they are. It returns e unchanged when refs is empty, and an error
 // wrapping ErrInvalidPayload when the data is not a JSON object or already
-// has exchanges.
+// has exchanges (then also ErrHasExchanges).
 func WithExchanges(e Envelope, refs []ExchangeRef) (Envelope, error) {
 	if len(refs) == 0 {
 		return e, nil
@@ -20,7 +24,7 @@ func WithExchanges(e Envelope, refs []ExchangeRef) (Envelope, error) {
 		return e, fmt.Errorf("%w: %s data is not a JSON object", ErrInvalidPayload, e.Type)
 	}
 	if _, ok := obj["exchanges"]; ok {
-		return e, fmt.Errorf("%w: %s data already has exchanges", ErrInvalidPayload, e.Type)
+		return e, fmt.Errorf("%w: %s %w", ErrInvalidPayload, e.Type, ErrHasExchanges)
 	}
 	list, err := json.Marshal(refs)
 	if err != nil {

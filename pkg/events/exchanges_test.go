@@ -43,7 +43,8 @@ func TestWithExchanges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := e
 			bad.Data = json.RawMessage(tc.data)
-			if _, err := WithExchanges(bad, refs); !errors.Is(err, ErrInvalidPayload) {
+			_, err := WithExchanges(bad, refs)
+			if !errors.Is(err, ErrInvalidPayload) || errors.Is(err, ErrHasExchanges) != (tc.name == "already") {
 				t.Fatalf("err = %v", err)
 			}
 		})

@@ -326,3 +326,27 @@ func unreachableStore(t *testing.T) *artifacts.Store {
 	nc.Close()
 	return s
 }
+
+// TestCollected: a handler reads the references collected so far under
+// its context, once their records are stored; none without a collector;
+// the error of a record that could not be stored.
+func TestCollected(t *testing.T) {
+	ctx := context.Background()
+	if refs, err := exchange.Collected(ctx); err != nil || refs != nil {
+		t.Fatalf("without a collector: %+v, %v", refs, err)
+	}
+	col := &exchange.Collector{Deferred: true}
+	cctx := exchange.WithCollector(ctx, col)
+	if _, err := exchange.NewRecorder(answers{}, store(t), nil, nil).Complete(cctx, req(1, "sys", "x")); err != nil {
+		t.Fatal(err)
+	}
+	if refs, err := exchange.Collected(cctx); err != nil || len(refs) != 1 || refs[0].Step != 1 {
+		t.Fatalf("collected %+v, %v", refs, err)
+	}
+	if _, err := exchange.NewRecorder(answers{}, unreachableStore(t), nil, nil).Complete(cctx, req(2, "sys", "x")); err != nil {
+		t.Fatal(err)
+	}
+	if refs, err := exchange.Collected(cctx); !errors.Is(err, llm.ErrUnavailable) || len(refs) != 1 {
+		t.Fatalf("collected %+v, %v; want the stored one and llm.ErrUnavailable", refs, err)
+	}
+}

@@ -105,6 +105,19 @@ func WithCollector(ctx context.Context, c *Collector) context.Context {
 	return context.WithValue(ctx, collectorKey{}, c)
 }
 
+// Collected waits for the records of the exchanges made so far under
+// ctx's collector (WithCollector) and returns their references, in call
+// order, with Wait's error; nil and no error when ctx has no collector.
+// A handler that hands references on before it returns (the builder
+// stores them with a park) calls it.
+func Collected(ctx context.Context) ([]events.ExchangeRef, error) {
+	c := collectorFrom(ctx)
+	if c == nil {
+		return nil, nil
+	}
+	return c.Wait()
+}
+
 func collectorFrom(ctx context.Context) *Collector {
 	c, _ := ctx.Value(collectorKey{}).(*Collector)
 	return c

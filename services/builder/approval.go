@@ -11,6 +11,7 @@ import (
 	"github.com/codali-dev/codali/pkg/approval"
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/exchange"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
@@ -149,10 +150,33 @@ func (s *Service) park(ctx context.Context, in events.Envelope, pd events.PlanDa
 		return nil, worker.Permanent(err)
 	}
 	out.TraceParent = in.TraceParent
+	if out, err = s.withExchanges(ctx, out); err != nil {
+		return nil, err
+	}
 	if err := s.recordPark(ctx, out, data); err != nil {
 		return nil, err
 	}
 	return []events.Envelope{out}, nil
+}
+
+// withExchanges returns park referencing the model exchanges of this
+// handling (exchange.Collected; none without a collector), once their
+// records are stored. The park is stored with them, so a park published
+// again from the store (a redelivered decision, see resume) references
+// the exchanges the lost one did, and the history keeps them. A park the
+// references would make too large is stored without them, as the
+// runtime's wrapper leaves them out of any event.
+func (s *Service) withExchanges(ctx context.Context, park events.Envelope) (events.Envelope, error) {
+	refs, err := exchange.Collected(ctx)
+	if err != nil {
+		return park, err
+	}
+	with, err := events.WithExchanges(park, refs)
+	if err != nil || !with.Fits(s.d.Config.Events.MaxEventBytes) {
+		s.d.Log.Warn("model exchanges not referenced from the park", "run_id", park.RunID(), "event", park.ID, "exchanges", len(refs), "err", err)
+		return park, nil
+	}
+	return with, nil
 }
 
 // recordPark makes park the run's current park in the park store and

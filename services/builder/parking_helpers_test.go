@@ -1,6 +1,7 @@
 package builder_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,7 +59,13 @@ func newParking(t *testing.T, run string, edits int) parking {
 
 // handle hands e to the builder as the delivery of stream sequence seq.
 func (p parking) handle(e events.Envelope, seq, deliveries uint64) ([]events.Envelope, error) {
-	return p.h(worker.ContextWithDelivery(apptest.Ctx(p.t), worker.Delivery{StreamSeq: seq, Deliveries: deliveries}), e)
+	return p.handleIn(apptest.Ctx(p.t), e, seq, deliveries)
+}
+
+// handleIn is handle under ctx (which may carry an exchange collector, as
+// the services' runtime gives every handling).
+func (p parking) handleIn(ctx context.Context, e events.Envelope, seq, deliveries uint64) ([]events.Envelope, error) {
+	return p.h(worker.ContextWithDelivery(ctx, worker.Delivery{StreamSeq: seq, Deliveries: deliveries}), e)
 }
 
 // parked fails the test unless outs is one approval_requested, and
