@@ -33,12 +33,28 @@ func (e *raoEnv) fork(ctx context.Context, pos []string, request, policyPath, by
 		return exitUsage
 	}
 	id := pos[0]
-	_, _, after, err := e.findEvent(ctx, id)
+	parent, seq, err := parseEventID(id)
 	if err != nil {
 		e.c.errorf("rao fork: %v", err)
 		return failCode(err)
 	}
-	parent := id[:strings.LastIndexByte(id, '.')]
+	_, evs, err := e.history(ctx, parent)
+	if err != nil {
+		e.c.errorf("rao fork: %v", err)
+		return failCode(err)
+	}
+	// A fork starts from what the history says the run did: an altered
+	// history is no ground to start from, and nothing is created
+	// (no run, no stored policy, no link in the parent's history).
+	if err := e.requireVerified(ctx, parent, evs); err != nil {
+		e.c.errorf("rao fork: %v", err)
+		return exitFailure
+	}
+	_, _, after, err := eventIn(evs, id, seq)
+	if err != nil {
+		e.c.errorf("rao fork: %v", err)
+		return failCode(err)
+	}
 	st, err := audit.DecodeState(parent, after)
 	if err != nil {
 		e.c.errorf("rao fork: %v", err)

@@ -228,3 +228,49 @@ func TestRunPolicyRefusals(t *testing.T) {
 		refused(submitAs(run, c.digest), c.want)
 	}
 }
+
+// TestForkRefusesATamperedHistory: a fork starts from what a run's
+// history says; from a history rewritten behind the recorder's back
+// (tamperHistory) it fails with the findings, exit 1, and creates
+// nothing: no request is published, no policy stored, no link appended
+// to the parent's history.
+func TestForkRefusesATamperedHistory(t *testing.T) {
+	dir := t.TempDir()
+	p := startUp(t, forkConfig(t, dir, true))
+	run := p.passedRun(t)
+	p.tamperHistory(t, run)
+	ctx := context.Background()
+	_, js := p.js(t)
+	lastSeq := func(stream string) uint64 {
+		t.Helper()
+		s, err := js.Stream(ctx, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.LastSeq
+	}
+	work, history := lastSeq(events.StreamWork), lastSeq(events.StreamRAO)
+	code, out, errOut := p.run(t, "rao", "fork", run+".2", "--policy", filepath.Join(dir, "policy.json"), "--by", "mallory")
+	if code != exitFailure || out != "" || !strings.Contains(errOut, "the history of run "+run+" does not verify") ||
+		!strings.Contains(errOut, "hash_mismatch") {
+		t.Fatalf("fork from a tampered history exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if w, h := lastSeq(events.StreamWork), lastSeq(events.StreamRAO); w != work || h != history {
+		t.Errorf("the refused fork stored messages: work stream %d -> %d, history stream %d -> %d", work, w, history, h)
+	}
+	kv, err := js.KeyValue(ctx, events.BucketPolicies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys, err := kv.ListKeys(ctx); err != nil {
+		t.Fatal(err)
+	} else {
+		for k := range keys.Keys() {
+			t.Errorf("the refused fork stored a policy: %s", k)
+		}
+	}
+}

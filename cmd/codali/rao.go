@@ -362,18 +362,33 @@ func abbrev(h string) string {
 // findEvent resolves <run>.<seq> to the event and the states before and
 // after it.
 func (e *raoEnv) findEvent(ctx context.Context, id string) (rao.Event, []byte, []byte, error) {
-	i := strings.LastIndexByte(id, '.')
-	if i <= 0 {
-		return rao.Event{}, nil, nil, fmt.Errorf("%w: %q is not an event id (<run>.<seq>)", errBadID, id)
-	}
-	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
-	if err != nil {
-		return rao.Event{}, nil, nil, fmt.Errorf("%w: %q is not an event id (<run>.<seq>)", errBadID, id)
-	}
-	_, evs, err := e.history(ctx, id[:i])
+	runID, seq, err := parseEventID(id)
 	if err != nil {
 		return rao.Event{}, nil, nil, err
 	}
+	_, evs, err := e.history(ctx, runID)
+	if err != nil {
+		return rao.Event{}, nil, nil, err
+	}
+	return eventIn(evs, id, seq)
+}
+
+// parseEventID splits an event id (<run>.<seq>) into its run and seq.
+func parseEventID(id string) (string, uint64, error) {
+	i := strings.LastIndexByte(id, '.')
+	if i <= 0 {
+		return "", 0, fmt.Errorf("%w: %q is not an event id (<run>.<seq>)", errBadID, id)
+	}
+	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
+	if err != nil {
+		return "", 0, fmt.Errorf("%w: %q is not an event id (<run>.<seq>)", errBadID, id)
+	}
+	return id[:i], seq, nil
+}
+
+// eventIn finds event id (seq) in a run's history and returns it with
+// the states before and after it.
+func eventIn(evs []rao.Event, id string, seq uint64) (rao.Event, []byte, []byte, error) {
 	states, err := rao.States(evs)
 	if err != nil {
 		return rao.Event{}, nil, nil, err
@@ -453,6 +468,29 @@ func (e *raoEnv) diff(ctx context.Context, pos []string) int {
 // (rao.Verify), and its head against the run's summary, kept outside the
 // history stream. ok is false when there is any finding but a compaction
 // note; the error is the summaries' when they cannot be read.
+// errUnverified: a run's history does not verify (requireVerified).
+var errUnverified = errors.New("does not verify")
+
+// requireVerified verifies a run's history as `codali rao verify` does
+// (hash chain, sequence, head against the run's summary) and returns an
+// error naming every finding when it does not verify (errUnverified) or
+// cannot be checked. Commands that start something from a history (a
+// rerun, a fork) call it first: an altered history is no reference.
+func (e *raoEnv) requireVerified(ctx context.Context, runID string, evs []rao.Event) error {
+	summaries, err := audit.OpenRuns(ctx, e.cl.js)
+	if err != nil {
+		return err
+	}
+	ok, findings, err := verifyHistory(ctx, summaries, runID, evs)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", runID, err)
+	}
+	if !ok {
+		return fmt.Errorf("the history of run %s %w (see codali rao verify %s): %s", runID, errUnverified, runID, strings.Join(findings, "; "))
+	}
+	return nil
+}
+
 func verifyHistory(ctx context.Context, summaries *audit.Runs, id string, evs []rao.Event) (ok bool, findings []string, err error) {
 	rep := rao.Verify(evs)
 	ok, findings = rep.OK(), []string{}

@@ -70,20 +70,10 @@ func (e *raoEnv) rerun(ctx context.Context, pos []string, o rerunOptions) int {
 		e.c.errorf("rao rerun: %v", err)
 		return failCode(err)
 	}
-	summaries, err := audit.OpenRuns(ctx, e.cl.js)
-	if err != nil {
+	// A rerun compares with the recording: one that was altered is no
+	// reference.
+	if err := e.requireVerified(ctx, runID, evs); err != nil {
 		e.c.errorf("rao rerun: %v", err)
-		return exitFailure
-	}
-	ok, findings, err := verifyHistory(ctx, summaries, runID, evs)
-	if err != nil {
-		e.c.errorf("rao rerun: run %s: %v", runID, err)
-		return exitFailure
-	}
-	if !ok {
-		// A rerun compares with the recording: one that was altered is no
-		// reference (`codali rao verify` lists every finding).
-		e.c.errorf("rao rerun: the history of run %s does not verify (see codali rao verify %s): %s", runID, runID, strings.Join(findings, "; "))
 		return exitFailure
 	}
 	st, err := stateOf(runID, evs)

@@ -133,13 +133,25 @@ func TestRerunWithAStricterPolicy(t *testing.T) {
 }
 
 // TestRerunRefusesATamperedHistory: a run's history rewritten behind the
-// recorder's back (every event republished, one summary changed, so the
-// sequence stays contiguous and the state replays) does not verify; rerun
-// says so and exits 1 instead of rerunning it and reporting identical.
+// recorder's back (tamperHistory) does not verify; rerun says so and
+// exits 1 instead of rerunning it and reporting identical.
 func TestRerunRefusesATamperedHistory(t *testing.T) {
 	cfg := fastConfig(t)
 	p := startUp(t, cfg)
 	run := p.passedRun(t)
+	p.tamperHistory(t, run)
+	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg)
+	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "does not verify") {
+		t.Fatalf("rerun of a tampered history exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// tamperHistory rewrites a run's history behind the recorder's back:
+// every event is published again, the second one's summary changed, so
+// the sequence stays contiguous and the state replays, but the hash
+// chain breaks. It fails the test unless `rao verify` then fails.
+func (p *pipeline) tamperHistory(t *testing.T, run string) {
+	t.Helper()
 	ctx := context.Background()
 	_, js := p.js(t)
 	s, err := js.Stream(ctx, events.StreamRAO)
@@ -173,10 +185,6 @@ func TestRerunRefusesATamperedHistory(t *testing.T) {
 	}
 	if code, out, _ := p.run(t, "rao", "verify", run); code != exitFailure {
 		t.Fatalf("verify of the rewritten history: %d %s", code, out)
-	}
-	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg)
-	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "does not verify") {
-		t.Fatalf("rerun of a tampered history exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }
 
