@@ -24,11 +24,20 @@ type Event struct {
 	Kind Kind
 	// Name is the tool, check or model name.
 	Name string
-	// Detail is a short, redacted description (a path, a command line).
+	// Detail is a short description (a path, a command line).
 	Detail string
 	// Step is the builder's step, when there is one.
 	Step int
+
+	// redacted: Begin passed Name and Detail through the context's
+	// redaction (WithRedaction).
+	redacted bool
 }
+
+// Redacted reports whether Begin redacted e's Name and Detail (see
+// WithRedaction): an observer takes them as they are. An observer given
+// an event that is not redacted redacts them itself. Only Begin sets it.
+func (e Event) Redacted() bool { return e.redacted }
 
 // Observer is told about activities. Implementations must be safe for
 // concurrent use and must not block: they run on the phase's path.
@@ -45,6 +54,21 @@ type Observer interface {
 type key struct{}
 
 type currentKey struct{}
+
+type redactKey struct{}
+
+// WithRedaction returns a context whose activities have their Name and
+// Detail (a tool's name is the model's text, a check's name and command
+// line the plan's) passed through redact once, by Begin, before any
+// observer sees them: every observer (spans, live progress) gets the same
+// redacted texts, and none redacts them again (Event.Redacted). A nil
+// redact changes nothing.
+func WithRedaction(ctx context.Context, redact func(string) string) context.Context {
+	if redact == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, redactKey{}, redact)
+}
 
 // Current returns the innermost activity begun in ctx.
 func Current(ctx context.Context) (Event, bool) {
@@ -72,6 +96,9 @@ func Begin(ctx context.Context, e Event) (context.Context, func(err error)) {
 	obs := observers(ctx)
 	if len(obs) == 0 {
 		return ctx, func(error) {}
+	}
+	if redact, ok := ctx.Value(redactKey{}).(func(string) string); ok {
+		e.Name, e.Detail, e.redacted = redact(e.Name), redact(e.Detail), true
 	}
 	ctx = context.WithValue(ctx, currentKey{}, e)
 	ends := make([]func(error), 0, len(obs))

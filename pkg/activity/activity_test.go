@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/activity"
@@ -63,5 +65,70 @@ func TestObserversInOrder(t *testing.T) {
 	want := []string{"a begin check go test", "b begin check go test", "a output go test ok", "b output go test ok", "b end exit 1", "a end exit 1"}
 	if !reflect.DeepEqual(log, want) || !activity.Enabled(ctx) {
 		t.Fatalf("log = %q", log)
+	}
+}
+
+// seen is an observer that keeps the events it is given.
+type seen struct {
+	mu     *sync.Mutex
+	events *[]activity.Event
+}
+
+func (s seen) Begin(ctx context.Context, e activity.Event) (context.Context, func(error)) {
+	s.mu.Lock()
+	*s.events = append(*s.events, e)
+	s.mu.Unlock()
+	return ctx, func(error) {}
+}
+
+func (s seen) Output(_ context.Context, e activity.Event, _ string) {
+	s.mu.Lock()
+	*s.events = append(*s.events, e)
+	s.mu.Unlock()
+}
+
+// TestRedactionOnce: with WithRedaction, Begin redacts an activity's name
+// and detail once, whatever the number of observers, and every observer
+// (Begin and Output) gets the redacted event, marked Redacted; without
+// it the event is handed on as it is, not marked.
+func TestRedactionOnce(t *testing.T) {
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	var calls atomic.Int64
+	redact := func(s string) string {
+		calls.Add(1)
+		return strings.ReplaceAll(s, secret, "[REDACTED]")
+	}
+	var mu sync.Mutex
+	var got []activity.Event
+	ctx := activity.WithObserver(activity.WithObserver(context.Background(), seen{&mu, &got}), seen{&mu, &got})
+	e := activity.Event{Kind: activity.Check, Name: "key " + secret, Detail: "curl -H 'X-Key: " + secret + "'"}
+
+	actx, end := activity.Begin(activity.WithRedaction(ctx, redact), e)
+	activity.Output(actx, "line")
+	end(nil)
+	if n := calls.Load(); n != 2 {
+		t.Fatalf("redact called %d times, want once for the name and once for the detail", n)
+	}
+	if len(got) != 4 {
+		t.Fatalf("observers saw %d events, want 4", len(got))
+	}
+	for _, g := range got {
+		if !g.Redacted() || g.Name != "key [REDACTED]" || g.Detail != "curl -H 'X-Key: [REDACTED]'" {
+			t.Errorf("observer saw %+v (redacted %v)", g, g.Redacted())
+		}
+	}
+
+	got = nil
+	_, end = activity.Begin(activity.WithRedaction(ctx, nil), e)
+	end(nil)
+	_, end = activity.Begin(ctx, e)
+	end(nil)
+	for _, g := range got {
+		if g.Redacted() || g.Name != e.Name || g.Detail != e.Detail {
+			t.Errorf("without a redaction an observer saw %+v (redacted %v)", g, g.Redacted())
+		}
+	}
+	if len(got) != 4 || calls.Load() != 2 {
+		t.Fatalf("%d events, %d redactions", len(got), calls.Load())
 	}
 }

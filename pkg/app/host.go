@@ -69,7 +69,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 		}
 		var guard worker.Guard
 		if c.Name != events.ServiceRecorder {
-			h = d.traceHandler(c.Name, progressHandler(pub, c.Name, skipEnded(runs, d.Log, c.Name, d.recordExchanges(c.Name, h))))
+			h = redactActivities(d.redactText(), d.traceHandler(c.Name, progressHandler(pub, c.Name, skipEnded(runs, d.Log, c.Name, d.recordExchanges(c.Name, h)))))
 			if d.Claims != nil {
 				guard = d.Claims // the recorder records refusals instead
 			}

@@ -21,6 +21,15 @@ func progressHandler(pub *progress.Publisher, service string, h worker.Handler) 
 	}
 }
 
+// redactActivities has the name and detail of every activity of a
+// handling redacted once, as it begins, for all its observers (the
+// handling's spans and its live progress): activity.WithRedaction.
+func redactActivities(redact func(string) string, h worker.Handler) worker.Handler {
+	return func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+		return h(activity.WithRedaction(ctx, redact), in)
+	}
+}
+
 // modelActivity announces every model call as an activity, so that
 // progress shows it and streamed output is attributed to it.
 type modelActivity struct{ inner llm.Provider }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,5 +174,67 @@ func TestActivityNamesAreRedacted(t *testing.T) {
 		if raw, _ := json.Marshal(m); strings.Contains(string(raw), secret) {
 			t.Errorf("progress message carries the secret: %s", raw)
 		}
+	}
+}
+
+// TestRedactedActivitiesAreNotRedactedAgain: an activity whose name and
+// detail Begin redacted (activity.WithRedaction, as the services have
+// it) is published as it is: the publisher redacts only the texts Begin
+// did not (the output); one Begin did not redact gets its name and
+// detail redacted here. Neither message carries the secret.
+func TestRedactedActivitiesAreNotRedactedAgain(t *testing.T) {
+	const secret = "AKIAIOSFODNN7EXAMPLE"
+	srv := natstest.Start(t)
+	nc, _ := natstest.Connect(t, srv)
+	sub, _ := natstest.Connect(t, srv)
+	var calls atomic.Int64
+	redact := func(s string) string {
+		calls.Add(1)
+		return strings.ReplaceAll(s, secret, "[REDACTED]")
+	}
+	pub := progress.NewPublisher(nc, 0, redact, nil)
+	defer pub.Close()
+	for i, tc := range []struct {
+		name  string
+		once  bool
+		calls int64
+	}{
+		{"redacted by Begin", true, 1},      // the output line
+		{"not redacted by Begin", false, 4}, // name, detail; name and line of the output
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := fmt.Sprintf("run-r%d", i)
+			ch := make(chan *nats.Msg, 16)
+			s, err := sub.ChanSubscribe(progress.RunSubjects(run), ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Unsubscribe() //nolint:errcheck
+			if err := sub.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			calls.Store(0)
+			ctx, end := pub.Handling(context.Background(), run, "critic", 1, run+".built.1")
+			if tc.once {
+				ctx = activity.WithRedaction(ctx, func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") })
+			}
+			actx, endCheck := activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: "check " + secret, Detail: "curl " + secret})
+			activity.Output(actx, "ok")
+			endCheck(nil)
+			n := calls.Load()
+			end(nil)
+			if n != tc.calls {
+				t.Errorf("the publisher redacted %d texts, want %d", n, tc.calls)
+			}
+			msgs := receive(t, ch, 5)
+			for _, m := range msgs {
+				if raw, _ := json.Marshal(m); strings.Contains(string(raw), secret) {
+					t.Errorf("progress message carries the secret: %s", raw)
+				}
+			}
+			if start := msgs[1]; start.Name != "check [REDACTED]" || start.Detail != "curl [REDACTED]" {
+				t.Errorf("activity start %+v", start)
+			}
+		})
 	}
 }

@@ -36,7 +36,8 @@ type outgoing struct {
 
 // NewPublisher starts a publisher on nc with room for buffer waiting
 // messages (<= 0: DefaultBuffer). redact (nil: none) is applied to every
-// text. Close stops it.
+// text (to an activity's name and detail unless Begin redacted them
+// already: activity.WithRedaction). Close stops it.
 func NewPublisher(nc *nats.Conn, buffer int, redact func(string) string, log *slog.Logger) *Publisher {
 	if buffer <= 0 {
 		buffer = DefaultBuffer
@@ -154,9 +155,20 @@ func (h *handling) emit(m Message) {
 	h.p.send(h.subject, m)
 }
 
+// names returns e's name and detail as a message carries them: redacted
+// (here, unless Begin redacted them already: activity.WithRedaction) and
+// clipped.
+func (h *handling) names(e activity.Event) (string, string) {
+	if !e.Redacted() {
+		e.Name, e.Detail = h.p.redact(e.Name), h.p.redact(e.Detail)
+	}
+	return clip(e.Name), clip(e.Detail)
+}
+
 func (h *handling) Begin(ctx context.Context, e activity.Event) (context.Context, func(error)) {
-	e.Name = clip(h.p.redact(e.Name))
-	h.emit(Message{Type: TypeStart, Activity: string(e.Kind), Name: e.Name, Detail: clip(h.p.redact(e.Detail)), Step: e.Step})
+	var detail string
+	e.Name, detail = h.names(e)
+	h.emit(Message{Type: TypeStart, Activity: string(e.Kind), Name: e.Name, Detail: detail, Step: e.Step})
 	return ctx, func(err error) {
 		m := Message{Type: TypeEnd, Activity: string(e.Kind), Name: e.Name, Step: e.Step, OK: ok(err)}
 		if err != nil {
@@ -167,7 +179,11 @@ func (h *handling) Begin(ctx context.Context, e activity.Event) (context.Context
 }
 
 func (h *handling) Output(_ context.Context, e activity.Event, text string) {
-	h.emit(Message{Type: TypeOutput, Activity: string(e.Kind), Name: clip(h.p.redact(e.Name)), Step: e.Step, Text: clip(h.p.redact(text))})
+	name := clip(e.Name)
+	if !e.Redacted() {
+		name = clip(h.p.redact(e.Name))
+	}
+	h.emit(Message{Type: TypeOutput, Activity: string(e.Kind), Name: name, Step: e.Step, Text: clip(h.p.redact(text))})
 }
 
 func ok(err error) *bool {

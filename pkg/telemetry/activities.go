@@ -13,9 +13,11 @@ func isErr(err, target error) bool { return errors.Is(err, target) }
 
 // Activities is an activity observer that makes a span per activity (tool
 // calls, checks) under the span in the context, with that span's tracer
-// provider. Without a span in the context it does nothing. Names, details
-// and errors pass through redact: a tool's name is the model's text, a
-// check's name and command the plan's.
+// provider. Without a span in the context it does nothing. Errors pass
+// through redact, and so do names and details unless Begin redacted them
+// already (activity.WithRedaction, which the services install: then they
+// are redacted once for every observer): a tool's name is the model's
+// text, a check's name and command the plan's.
 func Activities(redact Redact) activity.Observer { return activities{redact: redact} }
 
 type activities struct{ redact Redact }
@@ -26,7 +28,9 @@ func (a activities) Begin(ctx context.Context, e activity.Event) (context.Contex
 		// Model calls have their GenAI span (TraceModel).
 		return ctx, func(error) {}
 	}
-	e.Name, e.Detail = a.redact.text(e.Name), a.redact.text(e.Detail)
+	if !e.Redacted() {
+		e.Name, e.Detail = a.redact.text(e.Name), a.redact.text(e.Detail)
+	}
 	attrs := []attribute.KeyValue{attribute.String("codali.activity", string(e.Kind))}
 	name := string(e.Kind) + " " + e.Name
 	switch e.Kind {

@@ -227,7 +227,7 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 			}
 			timeout = min(timeout, left)
 		}
-		actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: v.Name, Detail: s.d.Redactor.String(strings.Join(v.Command, " "))})
+		actx, end := activity.Begin(ctx, activity.Event{Kind: activity.Check, Name: v.Name, Detail: strings.Join(v.Command, " ")})
 		res, err := run(actx, ws, v.Command, timeout, cfg.OutputBytes)
 		end(checkErr(res.ExitCode, err))
 		c.DurationMS = res.Duration.Milliseconds()
