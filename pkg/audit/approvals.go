@@ -103,13 +103,15 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 // which the builder ignores. Decisions on one call share its id, so the
 // step's cause also names the decision's data: a second decision is
 // recorded, a redelivery of one is not.
+//
+// A decision whose data is invalid (it does not decode, a reject without
+// a note, no decider, data naming another call than its id) is recorded
+// as refused (Refuse): agents publish decisions on any run, and such a
+// decision decides nothing, but the history keeps it.
 func foldApprovalDecided(e events.Envelope) ([]Step, error) {
-	var d events.ApprovalDecidedData
-	if err := events.DecodeData(e, &d); err != nil {
-		return nil, err
-	}
-	if key := events.KeyOf(e); key != d.Call {
-		return nil, fmt.Errorf("%w: decision for call %q in event keyed %q", events.ErrInvalidPayload, d.Call, key)
+	d, err := decodeDecision(e)
+	if err != nil {
+		return []Step{Refuse(e, fmt.Errorf("malformed decision, it decides nothing: %w", err))}, nil
 	}
 	var what string
 	switch {
@@ -161,6 +163,19 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 			s.Notes = append(s.Notes, Note{By: d.By, Text: "decision on call " + d.Call + " that was never parked (" + what + ")", TS: dec.At})
 		},
 	}}, nil
+}
+
+// decodeDecision decodes a decision's data, validated, and checks that
+// it names the call of the event's key.
+func decodeDecision(e events.Envelope) (events.ApprovalDecidedData, error) {
+	var d events.ApprovalDecidedData
+	if err := events.DecodeData(e, &d); err != nil {
+		return d, err
+	}
+	if key := events.KeyOf(e); key != d.Call {
+		return d, fmt.Errorf("%w: decision for call %q in event keyed %q", events.ErrInvalidPayload, d.Call, key)
+	}
+	return d, nil
 }
 
 // foldApprovalDeadline records that a park's deadline came. It changes no

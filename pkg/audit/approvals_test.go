@@ -82,9 +82,12 @@ func TestFoldApprovalRequestAndDecisions(t *testing.T) {
 		t.Fatalf("late decision: %+v %+v", st.Approvals[0].Decision, st.Notes)
 	}
 	// A decision whose data names another call than its id is refused.
-	if _, err := audit.Fold(keyed(t, events.KindApprovalDecided, "a1-s1-c3", "codali/cli",
-		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "x"})); err == nil {
-		t.Fatal("a decision keyed by another call was folded")
+	before := st.Approvals[1]
+	steps = applyTo(t, &st, keyed(t, events.KindApprovalDecided, "a1-s1-c3", "codali/cli",
+		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "x"}))
+	if len(steps) != 1 || !strings.HasPrefix(steps[0].Summary, "refused r.approval_decided.1.a1-s1-c3 from codali/cli: malformed decision, it decides nothing") ||
+		st.Approvals[1].Decision != before.Decision || len(st.Refused) != 1 {
+		t.Fatalf("a decision keyed by another call: steps %+v, approval %+v, refused %+v", steps, st.Approvals[1], st.Refused)
 	}
 	// Once the run ended nothing is pending.
 	st.Status = audit.StatusCancelled
@@ -141,5 +144,38 @@ func TestExtensionOnAToolCallIsAnApproval(t *testing.T) {
 		events.ApprovalDecidedData{Call: "a1-s2-budget", Decision: events.DecisionApprove, By: "alice", Extend: ext}))
 	if err != nil || len(steps) != 1 || !strings.Contains(steps[0].Summary, "budget extended (+1000 tokens") {
 		t.Fatalf("budget extension: %+v %v", steps, err)
+	}
+}
+
+// TestFoldRefusesMalformedDecisions: any agent may publish a decision on
+// any run; one whose data is invalid (a reject without a note, no
+// decider, an unknown decision, data naming another call than its id,
+// data that does not decode) folds into a refusal that decides nothing:
+// the history keeps it, the call stays pending, and the refusal belongs
+// to the run whatever its data says (its check passes).
+func TestFoldRefusesMalformedDecisions(t *testing.T) {
+	park := keyed(t, events.KindApprovalRequested, "a1-s1-c1", "codali/builder", events.ApprovalRequestedData{Park: "a1-s1-c1",
+		Deadline: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC), Calls: []events.ApprovalCall{{ID: "a1-s1-c1", Step: 1, Tool: "write_file"}}})
+	undecodable := keyed(t, events.KindApprovalDecided, "a1-s1-c1", "agent/evil", events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "x"})
+	undecodable.Data = json.RawMessage(`{"call":7}`)
+	for name, e := range map[string]events.Envelope{
+		"reject without a note": keyed(t, events.KindApprovalDecided, "a1-s1-c1", "agent/evil", events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionReject, By: "x"}),
+		"no decider":            keyed(t, events.KindApprovalDecided, "a1-s1-c1", "agent/evil", events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove}),
+		"unknown decision":      keyed(t, events.KindApprovalDecided, "a1-s1-c1", "agent/evil", events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: "maybe", By: "x"}),
+		"another call":          keyed(t, events.KindApprovalDecided, "a1-s1-c1", "agent/evil", events.ApprovalDecidedData{Call: "a1-s1-c2", Decision: events.DecisionApprove, By: "x"}),
+		"undecodable":           undecodable,
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := audit.NewState("r")
+			applyTo(t, &st, park)
+			steps := applyTo(t, &st, e)
+			if len(steps) != 1 || steps[0].Kind != rao.KindRun || steps[0].Check == nil || steps[0].Check(&st) != nil ||
+				!strings.HasPrefix(steps[0].Summary, "refused "+e.ID+" from agent/evil: malformed decision, it decides nothing") {
+				t.Fatalf("steps %+v", steps)
+			}
+			if p := st.Pending(); len(p) != 1 || len(st.Refused) != 1 || st.Refused[0].Event != e.ID {
+				t.Fatalf("pending %+v, refused %+v", p, st.Refused)
+			}
+		})
 	}
 }

@@ -86,7 +86,8 @@ const OperatorSource = "codali/operator"
 // becomes one `audit` step per tool call (with its gate decision) then a
 // `run` step for the change; a `failed` event from an operator becomes an
 // `override` step. It returns an error for an event whose data cannot be
-// decoded.
+// decoded, but for a decision: an invalid one folds into its refusal
+// (see foldApprovalDecided).
 //
 // The event's first step carries a check against the run's recorded
 // request (see Step.Check): a second request, a request with an attempt
@@ -96,6 +97,10 @@ func Fold(e events.Envelope) ([]Step, error) {
 	steps, req, err := fold(e)
 	if err != nil || len(steps) == 0 {
 		return steps, err
+	}
+	if steps[0].Check != nil {
+		// A refusal already (a malformed decision): it belongs.
+		return steps, nil
 	}
 	steps[0].Check = belongs(e, req)
 	steps[0].Refuse = func(reason error) Step { return Refuse(e, reason) }

@@ -97,7 +97,7 @@ func (o *streamOrder) predecessors(ctx context.Context, runID string, seq uint64
 		if err != nil {
 			continue
 		}
-		more, err := fold(env)
+		more, err := audit.Fold(env)
 		if err != nil {
 			continue
 		}

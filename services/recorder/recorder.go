@@ -80,7 +80,8 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 // transient: the event is redelivered and the steps already stored are
 // skipped.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
-	steps, err := fold(in)
+	// (A decision whose data is invalid folds into its refusal.)
+	steps, err := audit.Fold(in)
 	if err != nil {
 		return nil, worker.Permanent(fmt.Errorf("could not fold %s: %w", in.ID, err))
 	}
@@ -146,19 +147,4 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 		s.finished.WithLabelValues(st.Status, integrity).Inc()
 	}
 	return nil, nil
-}
-
-// fold is audit.Fold, except that a decision whose data is invalid (a
-// reject without a note, data naming another call than its id) is
-// recorded as refused: agents publish decisions on any run, and such a
-// decision decides nothing, but the history keeps it.
-func fold(in events.Envelope) ([]audit.Step, error) {
-	steps, err := audit.Fold(in)
-	if err != nil {
-		if kind, _ := in.Kind(); kind == events.KindApprovalDecided {
-			return []audit.Step{audit.Refuse(in, fmt.Errorf("malformed decision, it decides nothing: %w", err))}, nil
-		}
-		return nil, err
-	}
-	return steps, nil
 }
