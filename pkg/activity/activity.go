@@ -97,6 +97,9 @@ func Begin(ctx context.Context, e Event) (context.Context, func(err error)) {
 	if len(obs) == 0 {
 		return ctx, func(error) {}
 	}
+	// Only this Begin's redaction counts: an event copied from Current
+	// and changed is not taken for redacted.
+	e.redacted = false
 	if redact, ok := ctx.Value(redactKey{}).(func(string) string); ok {
 		e.Name, e.Detail, e.redacted = redact(e.Name), redact(e.Detail), true
 	}

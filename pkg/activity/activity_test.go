@@ -131,4 +131,18 @@ func TestRedactionOnce(t *testing.T) {
 	if len(got) != 4 || calls.Load() != 2 {
 		t.Fatalf("%d events, %d redactions", len(got), calls.Load())
 	}
+
+	// An event copied from a redacted activity and changed is not taken
+	// for redacted where Begin redacts nothing.
+	copied, ok := activity.Current(actx)
+	if !ok || !copied.Redacted() {
+		t.Fatalf("current activity %+v (redacted %v)", copied, copied.Redacted())
+	}
+	copied.Name = secret
+	got = nil
+	_, end = activity.Begin(ctx, copied)
+	end(nil)
+	if len(got) != 2 || got[0].Redacted() || got[1].Redacted() {
+		t.Fatalf("a changed copy of a redacted event: %+v", got)
+	}
 }
