@@ -8,6 +8,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/activity"
 	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/codali-dev/codali/pkg/rao/raostore"
@@ -41,11 +42,8 @@ func (d *Deps) traceHandler(service string, h worker.Handler) worker.Handler {
 		if parent == "" && header != nil {
 			parent = header.Get(worker.HeaderTraceParent)
 		}
-		pctx := telemetry.WithTraceParent(ctx, parent)
-		if !trace.SpanContextFromContext(pctx).IsValid() {
-			pctx = telemetry.WithRunTrace(ctx, in.RunID())
-		}
 		kind, _ := in.Kind()
+		pctx, start := d.traceParent(ctx, in.RunID(), kind, parent)
 		attrs := []attribute.KeyValue{
 			attribute.String("codali.service", service),
 			attribute.String("codali.run_id", in.RunID()),
@@ -64,7 +62,7 @@ func (d *Deps) traceHandler(service string, h worker.Handler) worker.Handler {
 			attrs = append(attrs, attribute.Bool("codali.redelivered", true))
 		}
 		name := service + " " + string(kind)
-		sctx, span := tracer.Start(pctx, name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...))
+		sctx, span := tracer.Start(pctx, name, append(start, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...))...)
 		redact := d.redactText()
 		sctx = activity.WithObserver(sctx, telemetry.Activities(redact))
 		outs, err := h(sctx, in)
@@ -85,8 +83,8 @@ func (d *Deps) traceHandler(service string, h worker.Handler) worker.Handler {
 		}
 		if err == nil && len(outs) > 0 && d.published(ctx, outs) {
 			held.Discard()
-			_, rs := t.Tracer().Start(pctx, name+" (redelivered)", trace.WithSpanKind(trace.SpanKindConsumer),
-				trace.WithAttributes(append(attrs, attribute.Bool("codali.outputs_already_published", true))...))
+			_, rs := t.Tracer().Start(pctx, name+" (redelivered)", append(start, trace.WithSpanKind(trace.SpanKindConsumer),
+				trace.WithAttributes(append(attrs, attribute.Bool("codali.outputs_already_published", true))...))...)
 			rs.AddEvent("redelivery: the outputs were already published; the work's spans are not repeated",
 				trace.WithAttributes(attribute.Int64("messaging.delivery_count", int64(deliveries))))
 			rs.End()
@@ -95,6 +93,31 @@ func (d *Deps) traceHandler(service string, h worker.Handler) worker.Handler {
 		held.Flush()
 		return outs, err
 	}
+}
+
+// traceParent is the context and the start options of a handling's span:
+// the child of the event's trace context (traceparent); without one, a
+// root span in the run's trace (telemetry.WithRunTrace). An event an
+// agent published (a request, a decision) carries the agent's trace
+// context: under tracing.agentTraceContext "link" its span is a new root
+// in the run's trace with a link to the agent's context instead, so an
+// agent cannot attach the run's spans to another trace it knows the id
+// of.
+func (d *Deps) traceParent(ctx context.Context, runID string, kind events.Kind, traceparent string) (context.Context, []trace.SpanStartOption) {
+	pctx := telemetry.WithTraceParent(ctx, traceparent)
+	remote := trace.SpanContextFromContext(pctx)
+	if kind.FromAgents() && d.Config.Tracing.AgentTraceContext == config.TraceContextLink {
+		var opts []trace.SpanStartOption
+		if remote.IsValid() {
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: remote,
+				Attributes: []attribute.KeyValue{attribute.String("codali.link", "agent trace context")}}))
+		}
+		return telemetry.WithRunTrace(ctx, runID), append(opts, trace.WithNewRoot())
+	}
+	if !remote.IsValid() {
+		return telemetry.WithRunTrace(ctx, runID), nil
+	}
+	return pctx, nil
 }
 
 // publishedCheckTimeout bounds the look-up of earlier outputs.

@@ -72,6 +72,9 @@ type Config struct {
 	Projects map[string][]string `json:"projects,omitempty"`
 	// Context configures the Cognitive Protocol's user and global scopes.
 	Context Context `json:"context"`
+	// Tracing says how handlings join traces (the exporter is configured
+	// by the OpenTelemetry environment).
+	Tracing Tracing `json:"tracing"`
 
 	dir string
 }
@@ -250,6 +253,23 @@ type Events struct {
 	ArtifactThresholdBytes int `json:"artifactThresholdBytes"`
 }
 
+// Tracing says how handlings join traces.
+type Tracing struct {
+	// AgentTraceContext is what the trace context (traceparent) of an
+	// event an agent publishes (a request, a decision) does to the span
+	// of its handling: TraceContextParent (the default) makes the span
+	// its child, so the run joins the agent's trace; TraceContextLink
+	// starts the span in the run's own trace, with a link to the agent's
+	// context. Events the services publish are always followed.
+	AgentTraceContext string `json:"agentTraceContext"`
+}
+
+// Values of Tracing.AgentTraceContext.
+const (
+	TraceContextParent = "parent"
+	TraceContextLink   = "link"
+)
+
 // Memory bounds the project's L1 memory.
 type Memory struct {
 	// MaxL1Entries keeps at most this many lessons. Default 32.
@@ -300,6 +320,9 @@ func (c *Config) setDefaults() {
 	def(&c.Memory.MaxGoldenExamples, 50)
 	if c.Workspace.Root == "" {
 		c.Workspace.Root = filepath.Join(os.TempDir(), "codali-workspaces")
+	}
+	if c.Tracing.AgentTraceContext == "" {
+		c.Tracing.AgentTraceContext = TraceContextParent
 	}
 }
 
@@ -463,6 +486,9 @@ func (c *Config) Validate() error {
 	}
 	positive("memory.lessonAfterFailures", c.Memory.LessonAfterFailures)
 	positive("memory.maxGoldenExamples", c.Memory.MaxGoldenExamples)
+	if t := c.Tracing.AgentTraceContext; t != TraceContextParent && t != TraceContextLink {
+		bad("tracing.agentTraceContext %q (want %q or %q)", t, TraceContextParent, TraceContextLink)
+	}
 	for i, r := range c.Workspace.AllowedRoots {
 		if r == "" {
 			bad("workspace.allowedRoots[%d] is empty", i)

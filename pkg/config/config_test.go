@@ -141,3 +141,19 @@ func TestRedactPatternMatchingEmptyIsRejected(t *testing.T) {
 		t.Fatalf("a pattern matching the empty string must fail validation, not start-up: %v", err)
 	}
 }
+
+// TestAgentTraceContext: an agent's trace context is followed by default
+// ("parent"); "link" is the other choice; anything else is refused.
+func TestAgentTraceContext(t *testing.T) {
+	if c := config.Default(); c.Tracing.AgentTraceContext != config.TraceContextParent {
+		t.Fatalf("default %q", c.Tracing.AgentTraceContext)
+	}
+	c, err := config.Parse([]byte(`{"tracing": {"agentTraceContext": "link"}}`))
+	if err != nil || c.Tracing.AgentTraceContext != config.TraceContextLink {
+		t.Fatalf("link: %v %+v", err, c)
+	}
+	_, err = config.Parse([]byte(`{"tracing": {"agentTraceContext": "trust"}}`))
+	if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), `tracing.agentTraceContext "trust" (want "parent" or "link")`) {
+		t.Fatalf("err = %v", err)
+	}
+}

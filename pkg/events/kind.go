@@ -2,6 +2,7 @@ package events
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -49,6 +50,16 @@ func ParseKind(s string) (Kind, error) {
 	}
 	return "", fmt.Errorf("%w: %q", ErrUnknownKind, s)
 }
+
+// AgentKinds are the kinds agents publish: a request and a decision on a
+// parked call. Codali's services publish every other kind (and an
+// approval_deadline comes from the builder's schedule).
+func AgentKinds() []Kind { return []Kind{KindRequested, KindApprovalDecided} }
+
+// FromAgents reports whether agents publish events of kind k (AgentKinds):
+// what such an event carries besides its data, its trace context among
+// it, is the agent's.
+func (k Kind) FromAgents() bool { return slices.Contains(AgentKinds(), k) }
 
 // Terminal reports whether the kind ends a run.
 func (k Kind) Terminal() bool { return k == KindPassed || k == KindFailed }
