@@ -65,11 +65,11 @@ func TestActivitySpansRedactOnce(t *testing.T) {
 			for _, s := range spans {
 				texts := []string{s.Name, s.Status.Description}
 				for _, a := range s.Attributes {
-					texts = append(texts, a.Value.Emit())
+					texts = append(texts, a.Value.String())
 				}
 				for _, ev := range s.Events {
 					for _, a := range ev.Attributes {
-						texts = append(texts, a.Value.Emit())
+						texts = append(texts, a.Value.String())
 					}
 				}
 				for _, text := range texts {
