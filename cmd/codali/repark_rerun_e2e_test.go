@@ -62,10 +62,11 @@ func TestRerunAfterARepublishedPark(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Workspace.Root = t.TempDir()
+	_, js := p.js(t)
+	// Stopped before its connection closes (cleanups run last first).
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	_, js := p.js(t)
 	d, err := app.NewDeps(ctx, cfg, js, slog.New(slog.DiscardHandler), time.Now, os.Getenv, nil)
 	if err != nil {
 		t.Fatal(err)
