@@ -79,7 +79,12 @@ func streamInfo() []string {
 	return out
 }
 
-func kvRead(bucket string) []string { return []string{api + "DIRECT.GET.KV_" + bucket + ".>"} }
+// kvRead reads a bucket's keys: by direct get (kv.Get, answered by any
+// replica) and by a message get, which only the bucket's stream leader
+// answers (bus.LeaderGet: a read that must see every acknowledged write).
+func kvRead(bucket string) []string {
+	return []string{api + "DIRECT.GET.KV_" + bucket + ".>", api + "STREAM.MSG.GET.KV_" + bucket}
+}
 
 func kvWrite(bucket string) []string {
 	return append(kvRead(bucket), "$KV."+bucket+".>")
