@@ -51,6 +51,9 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 // no-op.
 func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
 	ref := refOf(s.bucket, prefix, data)
+	// A replica that has not applied an object just stored says it is
+	// missing: the same bytes are stored again under the same name, which
+	// changes no reference.
 	ictx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 	info, err := s.obj.GetInfo(ictx, ref.Name)
 	cancel()

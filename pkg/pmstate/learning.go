@@ -165,7 +165,8 @@ func (s *Store) AddFailure(ctx context.Context, project string, f Failure, max i
 
 // updateLearning applies fn to the project's record with compare-and-set,
 // retrying on conflicts and one at a time per project in this Store, like
-// Update.
+// Update. It always writes, so a record read from a replica that lags
+// fails the compare-and-set and is read again.
 func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Learning)) error {
 	key, err := learnKey(project)
 	if err != nil {
