@@ -131,3 +131,50 @@ func TestLeaderGetAfterPutOnACluster(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaderGetRefusesMalformedAnswers: whatever answers the request (a
+// responder on another API prefix here), an answer that is not a stored
+// message is an error, never an entry; a limit marker (a key its TTL
+// removed) is a missing key.
+func TestLeaderGetRefusesMalformedAnswers(t *testing.T) {
+	_, nc, _ := natstest.StartJS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	answers := map[string]string{
+		"not json":      `{`,
+		"no message":    `{"type":"io.nats.jetstream.api.v1.stream_msg_get_response"}`,
+		"bad headers":   `{"message":{"subject":"$KV.b.k","seq":3,"hdrs":"bm90IGhlYWRlcnM=","data":"dg==","time":"2026-11-22T10:00:00Z"}}`,
+		"server error":  `{"error":{"code":500,"err_code":10001,"description":"boom"}}`,
+		"ttl marker":    `{"message":{"subject":"$KV.b.k","seq":4,"hdrs":"TkFUUy8xLjANCk5hdHMtTWFya2VyLVJlYXNvbjogTWF4QWdlDQoNCg==","time":"2026-11-22T10:00:00Z"}}`,
+		"stored, valid": `{"message":{"subject":"$KV.b.k","seq":3,"hdrs":"TkFUUy8xLjANCg0K","data":"dg==","time":"2026-11-22T10:00:00Z"}}`,
+	}
+	for name, answer := range answers {
+		t.Run(name, func(t *testing.T) {
+			sub, err := nc.Subscribe("fake.API.STREAM.MSG.GET.KV_b", func(m *nats.Msg) { _ = m.Respond([]byte(answer)) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = sub.Unsubscribe() }()
+			js, err := jetstream.NewWithAPIPrefix(nc, "fake.API")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := bus.LeaderGet(ctx, js, "b", "k")
+			if name == "ttl marker" {
+				if !errors.Is(err, jetstream.ErrKeyNotFound) {
+					t.Fatalf("a key removed by its TTL: %v %v, want ErrKeyNotFound", e, err)
+				}
+				return
+			}
+			if name == "stored, valid" {
+				if err != nil || string(e.Value()) != "v" || e.Revision() != 3 {
+					t.Fatalf("%v", err)
+				}
+				return
+			}
+			if err == nil || errors.Is(err, jetstream.ErrKeyNotFound) {
+				t.Fatalf("answer %s: entry %v, error %v", answer, e, err)
+			}
+		})
+	}
+}
