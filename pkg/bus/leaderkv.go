@@ -3,6 +3,7 @@ package bus
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -29,12 +30,34 @@ import (
 // LeaderGet returns the latest entry of key in bucket as the bucket's
 // stream leader has it, as kv.Get does (jetstream.ErrKeyNotFound for a
 // missing, deleted or purged key, jetstream.ErrInvalidKey for a key
-// kv.Get refuses). Errors of the request wrap the server's or the
-// connection's (IsTransient tells a leader election). A context without
-// a deadline is bounded by RequestTimeout.
+// kv.Get refuses). Other errors are LeaderLastMsg's.
 func LeaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) (jetstream.KeyValueEntry, error) {
 	if !validKey(key) {
 		return nil, jetstream.ErrInvalidKey
+	}
+	m, err := LeaderLastMsg(ctx, js, "KV_"+bucket, "$KV."+bucket+"."+key)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, jetstream.ErrKeyNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch op := m.Header.Get(kvOperation); {
+	case op == "DEL", op == "PURGE", m.Header.Get(jetstream.MarkerReasonHeader) != "":
+		return nil, jetstream.ErrKeyNotFound
+	}
+	return leaderEntry{bucket: bucket, key: key, value: m.Data, revision: m.Sequence, created: m.Time}, nil
+}
+
+// LeaderLastMsg returns the last message stored on subject (a literal
+// subject) in stream, as the stream's leader has it; jetstream's
+// ErrMsgNotFound when there is none. Errors of the request wrap the
+// server's or the connection's (IsTransient tells a leader election;
+// the request times out then). A context without a deadline is bounded
+// by RequestTimeout.
+func LeaderLastMsg(ctx context.Context, js jetstream.JetStream, stream, subject string) (*jetstream.RawStreamMsg, error) {
+	if subject == "" || strings.ContainsAny(subject, "*> \t\r\n") {
+		return nil, fmt.Errorf("%w: %q", jetstream.ErrInvalidSubject, subject)
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -43,13 +66,16 @@ func LeaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) 
 	}
 	req, err := json.Marshal(struct {
 		LastFor string `json:"last_by_subj"`
-	}{"$KV." + bucket + "." + key})
+	}{subject})
 	if err != nil {
 		return nil, err
 	}
-	reply, err := js.Conn().RequestWithContext(ctx, apiPrefix(js.Options())+"STREAM.MSG.GET.KV_"+bucket, req)
+	fail := func(err error) error {
+		return fmt.Errorf("could not read the last message on %s from the leader of stream %s: %w", subject, stream, err)
+	}
+	reply, err := js.Conn().RequestWithContext(ctx, apiPrefix(js.Options())+"STREAM.MSG.GET."+stream, req)
 	if err != nil {
-		return nil, fmt.Errorf("could not read %s from the leader of bucket %s: %w", key, bucket, err)
+		return nil, fail(err)
 	}
 	var resp struct {
 		Error   *jetstream.APIError `json:"error"`
@@ -62,34 +88,24 @@ func LeaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) 
 		} `json:"message"`
 	}
 	if err := json.Unmarshal(reply.Data, &resp); err != nil {
-		return nil, fmt.Errorf("could not read %s from the leader of bucket %s: %w: %w", key, bucket, jetstream.ErrInvalidJetStreamResponse, err)
+		return nil, fail(fmt.Errorf("%w: %w", jetstream.ErrInvalidJetStreamResponse, err))
 	}
 	switch {
 	case resp.Error != nil && resp.Error.ErrorCode == jetstream.JSErrCodeMessageNotFound:
-		return nil, jetstream.ErrKeyNotFound
+		return nil, jetstream.ErrMsgNotFound
 	case resp.Error != nil:
-		return nil, fmt.Errorf("could not read %s from the leader of bucket %s: %w", key, bucket, resp.Error)
+		return nil, fail(resp.Error)
 	case resp.Message == nil:
-		return nil, fmt.Errorf("could not read %s from the leader of bucket %s: %w", key, bucket, jetstream.ErrInvalidJetStreamResponse)
+		return nil, fail(jetstream.ErrInvalidJetStreamResponse)
 	}
 	m := resp.Message
-	op := jetstream.KeyValuePut
+	out := &jetstream.RawStreamMsg{Subject: m.Subject, Sequence: m.Sequence, Header: nats.Header{}, Data: m.Data, Time: m.Time}
 	if len(m.Header) > 0 {
-		hdr, err := nats.DecodeHeadersMsg(m.Header)
-		if err != nil {
-			return nil, fmt.Errorf("could not read %s from the leader of bucket %s: %w", key, bucket, err)
-		}
-		switch {
-		case hdr.Get(kvOperation) == "DEL":
-			op = jetstream.KeyValueDelete
-		case hdr.Get(kvOperation) == "PURGE" || hdr.Get(jetstream.MarkerReasonHeader) != "":
-			op = jetstream.KeyValuePurge
+		if out.Header, err = nats.DecodeHeadersMsg(m.Header); err != nil {
+			return nil, fail(err)
 		}
 	}
-	if op != jetstream.KeyValuePut {
-		return nil, jetstream.ErrKeyNotFound
-	}
-	return leaderEntry{bucket: bucket, key: key, value: m.Data, revision: m.Sequence, created: m.Time}, nil
+	return out, nil
 }
 
 // LeaderReads returns kv with Get answered by the bucket's leader

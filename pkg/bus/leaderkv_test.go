@@ -178,3 +178,37 @@ func TestLeaderGetRefusesMalformedAnswers(t *testing.T) {
 		})
 	}
 }
+
+func TestLeaderLastMsg(t *testing.T) {
+	_, _, js := natstest.StartJS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "S", Subjects: []string{"s.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	m := nats.NewMsg("s.a")
+	m.Header.Set("X-Test", "1")
+	m.Data = []byte("one")
+	if _, err := js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, "s.b", []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bus.LeaderLastMsg(ctx, js, "S", "s.a")
+	if err != nil || string(got.Data) != "one" || got.Header.Get("X-Test") != "1" || got.Sequence != 1 || got.Subject != "s.a" {
+		t.Fatalf("%+v, %v", got, err)
+	}
+	if got, err := bus.LeaderLastMsg(ctx, js, "S", "s.b"); err != nil || string(got.Data) != "two" || got.Header == nil {
+		t.Fatalf("no headers: %+v, %v", got, err)
+	}
+	if _, err := bus.LeaderLastMsg(ctx, js, "S", "s.c"); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Fatalf("nothing stored: %v", err)
+	}
+	// A wildcard would return another subject's last message.
+	for _, subject := range []string{"s.*", "s.>", "", "s. a"} {
+		if _, err := bus.LeaderLastMsg(ctx, js, "S", subject); !errors.Is(err, jetstream.ErrInvalidSubject) {
+			t.Errorf("%q: %v, want ErrInvalidSubject", subject, err)
+		}
+	}
+}

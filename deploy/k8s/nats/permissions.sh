@@ -33,6 +33,7 @@ add_user librarian \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-policies' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
   -- \
@@ -68,6 +69,7 @@ add_user architect \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-policies' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
@@ -114,6 +116,7 @@ add_user builder \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-policies' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
@@ -156,6 +159,7 @@ add_user critic \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-policies' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
@@ -287,6 +291,7 @@ add_user cli \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
