@@ -135,7 +135,7 @@ func (s *Store) update(ctx context.Context, runID string, f func(r *record) (boo
 		} else {
 			_, err = s.kv.Update(ctx, runID, raw, rev)
 		}
-		if errors.Is(err, jetstream.ErrKeyExists) {
+		if bus.IsConflict(err) {
 			continue // someone else wrote first: read again
 		}
 		if err != nil {

@@ -2,6 +2,7 @@ package approval_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/approval"
@@ -36,5 +37,39 @@ func TestDecideRightAfterTheParkOnACluster(t *testing.T) {
 	}
 	if missed > 0 {
 		t.Fatalf("%d of 100 decisions made right after their park found no park", missed)
+	}
+}
+
+// TestConcurrentDecisionsOnACluster: two builders decide the two calls of
+// one park at the same time. One compare-and-set loses and is retried: a
+// replicated bucket reports the conflict with another code than a single
+// server (10164, not 10071), and it must still be taken for a conflict,
+// not a failure. Fifty rounds on three servers.
+func TestConcurrentDecisionsOnACluster(t *testing.T) {
+	ctx, cl := natstest.StartProvisionedCluster(t, 3)
+	leader, follower := cl.Split(t, ctx, "KV_"+events.BucketParks)
+	a, b := openWith(t, ctx, leader), openWith(t, ctx, follower)
+	for i := range 50 {
+		run := fmt.Sprintf("run-race%d", i)
+		if err := a.Park(ctx, park(t, run, 1, "a1-s1-c1", "a1-s1-c2"), 0); err != nil {
+			t.Fatalf("Park: %v", err)
+		}
+		var wg sync.WaitGroup
+		res := make([]approval.Result, 2)
+		errs := make([]error, 2)
+		for j, s := range []*approval.Store{a, b} {
+			wg.Go(func() {
+				res[j], errs[j] = s.Decide(ctx, decision(t, run, 1, fmt.Sprintf("a1-s1-c%d", j+1), "ann"), 0)
+			})
+		}
+		wg.Wait()
+		for j, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d, decision %d: %v", i, j+1, err)
+			}
+		}
+		if res[0].Settled == res[1].Settled {
+			t.Fatalf("round %d: settled %v and %v, want exactly one", i, res[0].Settled, res[1].Settled)
+		}
 	}
 }

@@ -207,7 +207,7 @@ func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Lea
 		switch {
 		case err == nil:
 			s.lastLearning.wrote(key, newRev, l.clone())
-		case !isConflict(err):
+		case !bus.IsConflict(err):
 			return backoff.Permanent(err)
 		case onLast:
 			s.lastLearning.missed(key)
@@ -215,7 +215,7 @@ func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Lea
 		return err
 	}
 	if err := backoff.Retry(op, s.newBackoff(ctx)); err != nil {
-		if isConflict(err) {
+		if bus.IsConflict(err) {
 			return fmt.Errorf("%w: learning record of project %q: %w", ErrConflict, project, err)
 		}
 		return fmt.Errorf("could not update the learning record of project %q: %w", project, err)
