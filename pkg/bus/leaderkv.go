@@ -53,17 +53,15 @@ func LeaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) 
 // subject) in stream, as the stream's leader has it; jetstream's
 // ErrMsgNotFound when there is none. Errors of the request wrap the
 // server's or the connection's (IsTransient tells a leader election;
-// the request times out then). A context without a deadline is bounded
-// by RequestTimeout.
+// the request may time out then). The request is bounded by
+// RequestTimeout, or ctx's deadline when that is sooner: a handler's
+// context allows minutes.
 func LeaderLastMsg(ctx context.Context, js jetstream.JetStream, stream, subject string) (*jetstream.RawStreamMsg, error) {
 	if subject == "" || strings.ContainsAny(subject, "*> \t\r\n") {
 		return nil, fmt.Errorf("%w: %q", jetstream.ErrInvalidSubject, subject)
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, RequestTimeout)
-		defer cancel()
-	}
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
 	req, err := json.Marshal(struct {
 		LastFor string `json:"last_by_subj"`
 	}{subject})
