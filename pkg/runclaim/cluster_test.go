@@ -27,16 +27,17 @@ func TestAdmitRightAfterTheClaimOnACluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Another service's store; every run id is new to it, so none of its
+	// claims is cached.
+	checker, err := runclaim.Open(ctx, follower)
+	if err != nil {
+		t.Fatal(err)
+	}
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	req := events.Requested{Request: "fix it", Repo: events.RepoRef{Path: "/srv/own"}}
 	var refused, unclaimed []string
 	for i := range 100 {
 		run := fmt.Sprintf("run-lag%d", i)
-		// A fresh store per round, as another service: nothing cached.
-		checker, err := runclaim.Open(ctx, follower)
-		if err != nil {
-			t.Fatal(err)
-		}
 		r, err := events.New(run, events.KindRequested, 1, "agent/own", now, req)
 		if err != nil {
 			t.Fatal(err)
