@@ -93,7 +93,10 @@ func (c *cli) decide(ctx context.Context, verb string, args []string) int {
 		c.errorf("%s: %v (has the pipeline been started?)", verb, err)
 		return exitFailure
 	}
-	s, err := runs.Get(ctx, runID)
+	// The leader's summary: a call the operator just saw waiting (in
+	// `codali runs`, answered by another replica) must not be refused
+	// because a lagging replica still has the summary from before it.
+	s, err := runs.Latest(ctx, runID)
 	if err != nil {
 		c.errorf("%s: %v", verb, err)
 		return exitFailure

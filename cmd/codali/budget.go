@@ -49,7 +49,8 @@ func cmdBudget(ctx context.Context, c *cli, args []string) int {
 		c.errorf("budget: %v (has the pipeline been started?)", err)
 		return exitFailure
 	}
-	s, err := runs.Get(ctx, runID)
+	// The leader's summary, as approve reads it.
+	s, err := runs.Latest(ctx, runID)
 	if err != nil {
 		c.errorf("budget: %v", err)
 		return exitFailure

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/pmstate"
@@ -54,7 +55,9 @@ func (e *raoEnv) correct(ctx context.Context, pos []string, note, by string) int
 		e.c.errorf("rao correct: could not open bucket %s: %v", events.BucketPMState, err)
 		return exitFailure
 	}
-	pm, err := pmstate.New(kv, pmstate.WithMaxL1Entries(e.cfg.Memory.MaxL1Entries))
+	// Read through the leader, as the services read it: a lesson already
+	// stored is not written again, a decision no compare-and-set checks.
+	pm, err := pmstate.New(bus.LeaderReads(e.cl.js, kv), pmstate.WithMaxL1Entries(e.cfg.Memory.MaxL1Entries))
 	if err != nil {
 		e.c.errorf("rao correct: %v", err)
 		return exitFailure

@@ -127,7 +127,11 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	if err != nil {
 		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketPMState, err)
 	}
-	if d.PM, err = pmstate.New(kv, pmstate.WithMaxL1Entries(cfg.Memory.MaxL1Entries), pmstate.WithLogger(log)); err != nil {
+	// The project state is read through the bucket's leader: an update
+	// that finds nothing to change (the critic pruning the goal the
+	// architect just added) writes nothing, so a read from a replica
+	// that lags would go unchecked (see bus.LeaderGet).
+	if d.PM, err = pmstate.New(bus.LeaderReads(js, kv), pmstate.WithMaxL1Entries(cfg.Memory.MaxL1Entries), pmstate.WithLogger(log)); err != nil {
 		return nil, err
 	}
 	// Last, so a failed (and retried) start leaves no exporter running.

@@ -17,6 +17,10 @@ import (
 // the run ended drops its outputs instead of ending the run a second time.
 // The run summaries are kept by the recorder, so the check is as current as
 // the recorder; if a summary cannot be read the event is handled normally.
+// On a cluster a lagging replica may answer with an older summary: a run
+// only goes from running to ended, so that can only have an ended run's
+// event handled (as before the recorder saw the end), and the next poll
+// sees the end.
 func skipEnded(runs *audit.Runs, log *slog.Logger, service string, h worker.Handler) worker.Handler {
 	ended := func(ctx context.Context, in events.Envelope, when string) bool {
 		s, err := runs.Get(ctx, in.RunID())

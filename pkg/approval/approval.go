@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -77,7 +78,12 @@ func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, 
 	if err != nil {
 		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketParks, err)
 	}
-	s := &Store{kv: kv, js: js}
+	// Every read of a record is the leader's: a builder handles a
+	// decision (or a deadline) right after another parked the run, and
+	// a replica that has not applied the park yet would show no park, or
+	// the run's previous one, and the decision would be dropped without
+	// a write for the compare-and-set to catch (see bus.LeaderGet).
+	s := &Store{kv: bus.LeaderReads(js, kv), js: js}
 	for _, o := range opts {
 		o(s)
 	}
@@ -129,7 +135,7 @@ func (s *Store) update(ctx context.Context, runID string, f func(r *record) (boo
 		} else {
 			_, err = s.kv.Update(ctx, runID, raw, rev)
 		}
-		if errors.Is(err, jetstream.ErrKeyExists) {
+		if bus.IsConflict(err) {
 			continue // someone else wrote first: read again
 		}
 		if err != nil {

@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -23,6 +25,11 @@ var ErrCorrupt = errors.New("artifact does not match its reference")
 // ErrNotFound: the referenced artifact does not exist.
 var ErrNotFound = errors.New("artifact not found")
 
+// ErrNotReplicated: the artifact is stored, but the replica that answered
+// has not applied it yet (it is catching up); transient, unlike
+// ErrNotFound.
+var ErrNotReplicated = errors.New("artifact stored, but not yet on the replica that answered")
+
 // IsLost reports whether err means a referenced artifact is gone or
 // damaged: retrying cannot help, so callers treat it as permanent.
 func IsLost(err error) bool { return errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) }
@@ -30,8 +37,16 @@ func IsLost(err error) bool { return errors.Is(err, ErrNotFound) || errors.Is(er
 // Store puts and gets artifacts. Safe for concurrent use.
 type Store struct {
 	obj    jetstream.ObjectStore
+	js     jetstream.JetStream
 	bucket string
+	// lookAgain bounds how long Get looks again for a referenced object
+	// that is not found.
+	lookAgain time.Duration
 }
+
+// lookAgain is how long Get looks again for a referenced object that is
+// not found, and put retries a timed-out write.
+const lookAgain = 5 * time.Second
 
 // Open returns the store over the artifacts bucket, which must exist
 // (bus.Provision creates it).
@@ -40,7 +55,7 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not open object store %s: %w", events.BucketArtifacts, err)
 	}
-	return &Store{obj: obj, bucket: events.BucketArtifacts}, nil
+	return &Store{obj: obj, js: js, bucket: events.BucketArtifacts, lookAgain: lookAgain}, nil
 }
 
 // Put stores data content-addressed under prefix ("<prefix>/<sha256>")
@@ -51,6 +66,9 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 // no-op.
 func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
 	ref := refOf(s.bucket, prefix, data)
+	// A replica that has not applied an object just stored says it is
+	// missing: the same bytes are stored again under the same name, which
+	// changes no reference.
 	ictx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 	info, err := s.obj.GetInfo(ictx, ref.Name)
 	cancel()
@@ -80,7 +98,7 @@ func refOf(bucket, prefix string, data []byte) events.ArtifactRef {
 func (s *Store) put(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
 	// Storing the same content under its digest again is harmless, so a
 	// put that timed out while the bucket's leader changed is retried.
-	err := retryBriefly(ctx, bus.IsTransient, func() error {
+	err := retryBriefly(ctx, lookAgain, bus.IsTransient, func() error {
 		pctx, cancel := context.WithTimeout(ctx, objectTimeout)
 		defer cancel()
 		_, err := s.obj.PutBytes(pctx, ref.Name, data)
@@ -97,10 +115,10 @@ func (s *Store) put(ctx context.Context, ref events.ArtifactRef, data []byte) (e
 const objectTimeout = 30 * time.Second
 
 // retryBriefly calls op until it succeeds or fails with an error retry
-// does not accept, for at most about five seconds.
-func retryBriefly(ctx context.Context, retry func(error) bool, op func() error) error {
+// does not accept, for at most about within.
+func retryBriefly(ctx context.Context, within time.Duration, retry func(error) bool, op func() error) error {
 	delay := 50 * time.Millisecond
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(within)
 	for {
 		err := op()
 		if err == nil || !retry(err) || time.Now().After(deadline) {
@@ -126,7 +144,7 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 	// yet (reads may be served by any replica): look again briefly before
 	// calling the artifact lost.
 	var data []byte
-	err := retryBriefly(ctx, func(err error) bool {
+	err := retryBriefly(ctx, s.lookAgain, func(err error) bool {
 		return errors.Is(err, jetstream.ErrObjectNotFound) || bus.IsTransient(err)
 	}, func() error {
 		gctx, cancel := context.WithTimeout(ctx, objectTimeout)
@@ -136,7 +154,7 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 		return err
 	})
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, ref.Name)
+		return nil, s.notFound(ctx, ref.Name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("could not fetch artifact %s: %w", ref.Name, err)
@@ -146,4 +164,27 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 		return nil, fmt.Errorf("%w: %s", ErrCorrupt, ref.Name)
 	}
 	return data, nil
+}
+
+// notFound is the error for an object that is still not found after Get
+// looked again: a replica catching up (after a restart) can lag longer
+// than that, so only the bucket's stream leader says the object is
+// missing, or deleted (ErrNotFound, the run cannot go on); stored there,
+// it is ErrNotReplicated, and the event is handled again later.
+func (s *Store) notFound(ctx context.Context, name string) error {
+	meta := "$O." + s.bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(name))
+	m, err := bus.LeaderLastMsg(ctx, s.js, "OBJ_"+s.bucket, meta)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	case err != nil:
+		return fmt.Errorf("could not fetch artifact %s: %w", name, err)
+	}
+	var info struct {
+		Deleted bool `json:"deleted"`
+	}
+	if json.Unmarshal(m.Data, &info) == nil && info.Deleted {
+		return fmt.Errorf("%w: %s (deleted)", ErrNotFound, name)
+	}
+	return fmt.Errorf("could not fetch artifact %s: %w", name, ErrNotReplicated)
 }

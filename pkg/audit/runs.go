@@ -89,6 +89,8 @@ func summarize(st State, history []rao.Event, head func(rao.Event) (string, erro
 // Runs is the codali-runs bucket.
 type Runs struct {
 	kv jetstream.KeyValue
+	// leader is kv read through the bucket's leader (Latest).
+	leader jetstream.KeyValue
 
 	// written remembers, per run, the revision and LastSeq of the summary
 	// this process wrote last, so the next Put can write at that revision
@@ -112,7 +114,7 @@ func OpenRuns(ctx context.Context, js jetstream.JetStream) (*Runs, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketRuns, err)
 	}
-	return &Runs{kv: kv, written: map[string]writtenSummary{}}, nil
+	return &Runs{kv: kv, leader: bus.LeaderReads(js, kv), written: map[string]writtenSummary{}}, nil
 }
 
 // Put stores a summary unless the stored one is newer (a higher LastSeq),
@@ -143,6 +145,10 @@ func (r *Runs) Put(ctx context.Context, s Summary) error {
 		}
 	}
 	for try := 0; try < 10; try++ {
+		// Any replica may answer, and a lagging one shows an older
+		// summary (or none): the write below is compare-and-set at the
+		// revision read, so it fails and is tried again; an older
+		// summary never has a higher LastSeq, so none is kept wrongly.
 		cur, err := r.kv.Get(ctx, s.RunID)
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
@@ -187,11 +193,26 @@ func (r *Runs) wrote(s Summary, rev uint64) {
 // ErrUnknownRun: no summary for the run.
 var ErrUnknownRun = errors.New("unknown run")
 
-// Get returns a run's summary, or an error wrapping ErrUnknownRun.
+// Get returns a run's summary, or an error wrapping ErrUnknownRun. Any
+// replica of the bucket may answer, so on a cluster it can be an older
+// summary than the recorder's last (or none yet) for a moment: right for
+// showing a run, and for polling it; a decision taken on the summary
+// uses Latest.
 func (r *Runs) Get(ctx context.Context, runID string) (Summary, error) {
+	return r.get(ctx, r.kv, runID)
+}
+
+// Latest is Get answered by the bucket's leader: the summary the recorder
+// stored last, never an older one a lagging replica still has (see
+// bus.LeaderGet).
+func (r *Runs) Latest(ctx context.Context, runID string) (Summary, error) {
+	return r.get(ctx, r.leader, runID)
+}
+
+func (r *Runs) get(ctx context.Context, kv jetstream.KeyValue, runID string) (Summary, error) {
 	ctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 	defer cancel()
-	e, err := r.kv.Get(ctx, runID)
+	e, err := kv.Get(ctx, runID)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Summary{}, fmt.Errorf("%w: %s", ErrUnknownRun, runID)
 	}

@@ -21,3 +21,13 @@ func IsWrongLastSequence(err error) bool {
 		(apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
 }
+
+// IsConflict reports whether a KV write lost its compare-and-set: a
+// Create that found the key, or an Update that found another revision —
+// which a replicated bucket reports as ErrKeyRevisionMismatch with
+// another error code than a single server (10164, not 10071), so
+// ErrKeyExists alone misses it — or any publish whose expected last
+// sequence no longer holds.
+func IsConflict(err error) bool {
+	return errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) || IsWrongLastSequence(err)
+}

@@ -81,7 +81,11 @@ func (t Topology) Validate() error {
 // subject (its phase worker and the recorder) has acknowledged it. Duplicate
 // detection covers redelivered handlers that publish again. It sources the
 // park deadlines that fire in the timers stream, as
-// codali.run.<run_id>.approval_deadline.
+// codali.run.<run_id>.approval_deadline. It allows no direct gets, so a
+// message get is answered by the stream's leader: the recorder, the
+// approval store and the run claims read a run's earlier events by
+// sequence and decide on what they find, which a lagging replica could
+// miss.
 func (t Topology) WorkStream() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Sources: []*jetstream.StreamSource{{Name: events.StreamTimers, SubjectTransforms: []jetstream.SubjectTransformConfig{{
@@ -139,7 +143,8 @@ func (t Topology) DeadLetterStream() jetstream.StreamConfig {
 // retention (kept until the configured age or size), purge allowed for the
 // recorder's per-run compaction, message deletion denied, atomic batch
 // publish allowed (the steps of one run event are stored together, in one
-// round trip).
+// round trip). Like the work stream it allows no direct gets: a run's
+// last event (raostore's LastSeq) is the leader's.
 func (t Topology) RAOStream() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        events.StreamRAO,

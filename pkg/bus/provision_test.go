@@ -68,3 +68,25 @@ func TestProvisionRejectsBadTopology(t *testing.T) {
 		t.Fatalf("unknown service: %v", err)
 	}
 }
+
+// TestStreamsReadThroughTheirLeader: the work and history streams are read
+// by sequence and last subject by code that decides on what it finds, so
+// neither may allow direct gets (any replica, a lagging one too, would
+// answer them).
+func TestStreamsReadThroughTheirLeader(t *testing.T) {
+	_, _, js := natstest.StartJS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := bus.Provision(ctx, js, bus.Topology{Update: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{events.StreamWork, events.StreamRAO} {
+		s, err := js.Stream(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := s.CachedInfo().Config; c.AllowDirect || c.MirrorDirect {
+			t.Errorf("stream %s allows direct gets", name)
+		}
+	}
+}

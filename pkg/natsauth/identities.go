@@ -79,7 +79,12 @@ func streamInfo() []string {
 	return out
 }
 
-func kvRead(bucket string) []string { return []string{api + "DIRECT.GET.KV_" + bucket + ".>"} }
+// kvRead reads a bucket's keys: by direct get (kv.Get, answered by any
+// replica) and by a message get, which only the bucket's stream leader
+// answers (bus.LeaderGet: a read that must see every acknowledged write).
+func kvRead(bucket string) []string {
+	return []string{api + "DIRECT.GET.KV_" + bucket + ".>", api + "STREAM.MSG.GET.KV_" + bucket}
+}
 
 func kvWrite(bucket string) []string {
 	return append(kvRead(bucket), "$KV."+bucket+".>")
@@ -99,11 +104,13 @@ func claimWrite() []string {
 	return append(kvWrite(events.BucketRequests), api+"STREAM.MSG.GET."+events.StreamWork)
 }
 
-// artifactsRead reads objects: metadata by direct get, chunks through an
-// ephemeral ordered consumer with flow control.
+// artifactsRead reads objects: metadata by direct get (and by the
+// leader's message get, which tells an object a lagging replica lacks
+// from a lost one), chunks through an ephemeral ordered consumer with
+// flow control.
 func artifactsRead() []string {
 	s := "OBJ_" + events.BucketArtifacts
-	return []string{api + "DIRECT.GET." + s + ".>",
+	return []string{api + "DIRECT.GET." + s + ".>", api + "STREAM.MSG.GET." + s,
 		api + "CONSUMER.CREATE." + s, api + "CONSUMER.CREATE." + s + ".>",
 		api + "CONSUMER.DELETE." + s + ".>", api + "CONSUMER.INFO." + s + ".>",
 		"$JS.FC." + s + ".>", "$JS.FC.*.*." + s + ".>"}
@@ -113,7 +120,7 @@ func artifactsRead() []string {
 // chunks of a replaced object.
 func artifactsWrite() []string {
 	s := "OBJ_" + events.BucketArtifacts
-	return []string{api + "DIRECT.GET." + s + ".>", "$O." + events.BucketArtifacts + ".>", api + "STREAM.PURGE." + s}
+	return []string{api + "DIRECT.GET." + s + ".>", api + "STREAM.MSG.GET." + s, "$O." + events.BucketArtifacts + ".>", api + "STREAM.PURGE." + s}
 }
 
 // raoRead reads histories: the last entry of a run, or a replay through an

@@ -1,12 +1,14 @@
 package natstest
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
+	"github.com/nats-io/nats-server/v2/server"
 )
 
 // Cluster is a JetStream cluster of in-process nats-servers with routes on
@@ -109,4 +111,62 @@ func (c *Cluster) Running(i int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.members[i].srv != nil
+}
+
+// StartProvisionedCluster is StartCluster with every stream, consumer and
+// bucket provisioned at n replicas (bus.Provision), and a context that
+// ends with the test (at most two minutes).
+func StartProvisionedCluster(t testing.TB, n int) (context.Context, *Cluster) {
+	t.Helper()
+	c := StartCluster(t, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	_, js := c.Connect(t)
+	if err := bus.Provision(ctx, js, bus.Topology{Replicas: n}, nil); err != nil {
+		t.Fatalf("provision: %v", err)
+	}
+	return ctx, c
+}
+
+// WaitDirectGets waits (up to a minute) until every running member
+// answers direct gets of the stream (a KV bucket's is "KV_" and its
+// name): a follower joins the direct get queue group about two seconds
+// after it caught up, and from then on answers from its own replica,
+// which may lag the leader. Only then can a test see such a read.
+func (c *Cluster) WaitDirectGets(t testing.TB, stream string) {
+	t.Helper()
+	subject := "$JS.API.DIRECT.GET." + stream
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ready := true
+		c.mu.Lock()
+		for _, m := range c.members {
+			if m.srv != nil && !directGets(m.srv.Server(), subject) {
+				ready = false
+			}
+		}
+		c.mu.Unlock()
+		if ready {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stream %s: not every replica answers direct gets after a minute", stream)
+		}
+		time.Sleep(50 * time.Millisecond) // poll interval
+	}
+}
+
+// directGets reports whether the server's own replica of a stream
+// subscribes to its direct gets (subject, a queue subscription).
+func directGets(s *server.Server, subject string) bool {
+	sz, err := s.Subsz(&server.SubszOptions{Subscriptions: true, Account: server.DEFAULT_GLOBAL_ACCOUNT, Test: subject})
+	if err != nil {
+		return false
+	}
+	for _, sub := range sz.Subs {
+		if sub.Subject == subject && sub.Queue != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -85,6 +85,59 @@ func (l layout) Connect(t testing.TB) (*nats.Conn, jetstream.JetStream) {
 	return nc, js
 }
 
+// ConnectMember opens a client connection to member i alone (no other
+// member to fail over to) and a JetStream handle, closed by t.Cleanup: a
+// client of one chosen server, e.g. a follower of a stream.
+func (l layout) ConnectMember(t testing.TB, i int) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, err := bus.Connect(bus.ConnectOptions{URL: l.URL(i), Name: "natstest-" + l.Name(i)})
+	if err != nil {
+		t.Fatalf("connect to member %s: %v", l.Name(i), err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatalf("jetstream: %v", err)
+	}
+	return nc, js
+}
+
+// Follower returns a member that holds a replica of the stream but does
+// not lead it, or -1 when the stream has no leader or no follower. A KV
+// bucket's stream is "KV_" and the bucket's name.
+func (l layout) Follower(ctx context.Context, js jetstream.JetStream, stream string) int {
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return -1
+	}
+	info := s.CachedInfo()
+	if info.Cluster == nil || info.Cluster.Leader == "" {
+		return -1
+	}
+	for _, r := range info.Cluster.Replicas {
+		if i := l.Index(r.Name); i >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// Split connects a client to the leader of the stream and another to
+// one of its followers: what one writes, the other reads at once, as a
+// service reads what another just wrote. It fails the test when the
+// stream has no leader or no follower.
+func (l layout) Split(t testing.TB, ctx context.Context, stream string) (leader, follower jetstream.JetStream) {
+	t.Helper()
+	_, js := l.Connect(t)
+	li, fi := l.StreamLeader(ctx, js, stream), l.Follower(ctx, js, stream)
+	if li < 0 || fi < 0 {
+		t.Fatalf("stream %s: leader %d, follower %d", stream, li, fi)
+	}
+	_, leader = l.ConnectMember(t, li)
+	_, follower = l.ConnectMember(t, fi)
+	return leader, follower
+}
+
 // WaitJetStream waits (up to a minute) until the cluster answers
 // JetStream API requests, that is until it has a meta leader.
 func (l layout) WaitJetStream(t testing.TB) {

@@ -11,4 +11,11 @@
 // (one process) the updates of a key run one at a time, and one that
 // follows the Store's own write is written on top of it without reading
 // first, the compare-and-set catching any other writer.
+//
+// An update that changes nothing, or that its function refuses, writes
+// nothing, so no compare-and-set checks the state it was decided on. On
+// a cluster, where any replica of the bucket may answer a read and a
+// follower may not have applied a write just acknowledged, give New a
+// KeyValue whose reads are the leader's (bus.LeaderReads), as the
+// services do.
 package pmstate

@@ -165,7 +165,8 @@ func (s *Store) AddFailure(ctx context.Context, project string, f Failure, max i
 
 // updateLearning applies fn to the project's record with compare-and-set,
 // retrying on conflicts and one at a time per project in this Store, like
-// Update.
+// Update. It always writes, so a record read from a replica that lags
+// fails the compare-and-set and is read again.
 func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Learning)) error {
 	key, err := learnKey(project)
 	if err != nil {
@@ -206,7 +207,7 @@ func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Lea
 		switch {
 		case err == nil:
 			s.lastLearning.wrote(key, newRev, l.clone())
-		case !isConflict(err):
+		case !bus.IsConflict(err):
 			return backoff.Permanent(err)
 		case onLast:
 			s.lastLearning.missed(key)
@@ -214,7 +215,7 @@ func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Lea
 		return err
 	}
 	if err := backoff.Retry(op, s.newBackoff(ctx)); err != nil {
-		if isConflict(err) {
+		if bus.IsConflict(err) {
 			return fmt.Errorf("%w: learning record of project %q: %w", ErrConflict, project, err)
 		}
 		return fmt.Errorf("could not update the learning record of project %q: %w", project, err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/codali-dev/codali/pkg/cognition"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // UpdateFunc computes the patches to apply to cur, the project's current
@@ -87,7 +86,7 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 			switch {
 			case errors.Is(err, errUnconfirmed):
 				r, err = s.attempt(ctx, project, key, fn)
-			case isConflict(err):
+			case bus.IsConflict(err):
 				s.lastState.missed(key)
 			}
 		} else {
@@ -98,7 +97,7 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 			// (the write timed out or found no leader): read again and
 			// retry. The update functions are idempotent, so a write that
 			// did land before its reply was lost is not applied twice.
-			if isConflict(err) || bus.IsTransient(err) && ctx.Err() == nil {
+			if bus.IsConflict(err) || bus.IsTransient(err) && ctx.Err() == nil {
 				return err
 			}
 			return backoff.Permanent(err)
@@ -111,7 +110,7 @@ func (s *Store) Update(ctx context.Context, project string, fn UpdateFunc) (Resu
 			slog.String("project", project), slog.Int("attempt", attempts), slog.Duration("wait", wait), slog.Any("error", err))
 	}
 	if err := backoff.RetryNotify(op, s.newBackoff(ctx), notify); err != nil {
-		if isConflict(err) {
+		if bus.IsConflict(err) {
 			return Result{}, fmt.Errorf("%w: project %q, %d attempts: %w", ErrConflict, project, attempts, err)
 		}
 		return Result{}, fmt.Errorf("could not update cognition state of project %q: %w", project, err)
@@ -192,13 +191,4 @@ func (s *Store) newBackoff(ctx context.Context) backoff.BackOff {
 		backoff.WithMaxElapsedTime(0),
 	)
 	return backoff.WithContext(backoff.WithMaxRetries(exp, uint64(s.maxAttempts-1)), ctx)
-}
-
-// isConflict reports whether err is a lost compare-and-set: the key was
-// created by someone else, or its revision moved on.
-func isConflict(err error) bool {
-	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		return true
-	}
-	return bus.IsWrongLastSequence(err)
 }

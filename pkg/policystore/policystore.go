@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/nats-io/nats.go/jetstream"
@@ -113,7 +114,15 @@ func Get(ctx context.Context, js jetstream.JetStream, runID string, ref events.P
 	if err != nil {
 		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketPolicies, err)
 	}
-	e, err := kv.Get(ctx, key(runID, ref.Digest))
+	k := key(runID, ref.Digest)
+	e, err := kv.Get(ctx, k)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		// Any replica may answer a read, and the operator stores a run's
+		// policy right before its request: one that has not applied it
+		// yet must not end the run. Only the bucket's leader says it is
+		// missing (a stored document never changes: its key is its digest).
+		e, err = bus.LeaderGet(ctx, js, events.BucketPolicies, k)
+	}
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, fmt.Errorf("%w: %s for run %s", ErrMissing, ref.Digest, runID)
 	}

@@ -31,7 +31,10 @@ type Claim struct {
 
 // Store reads and writes claims. It is safe for concurrent use.
 type Store struct {
-	kv      jetstream.KeyValue
+	kv jetstream.KeyValue
+	// leader reads the bucket through its stream leader: an absent claim
+	// is confirmed there (see Get).
+	leader  jetstream.KeyValue
 	work    jetstream.Stream
 	project func(events.Requested) (string, error)
 	cache   *claimCache
@@ -67,7 +70,7 @@ func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, 
 	if err != nil {
 		return nil, fmt.Errorf("could not read bucket %s: %w", events.BucketRequests, err)
 	}
-	s := &Store{kv: kv, work: work, cache: newClaimCache(status.TTL()), now: time.Now}
+	s := &Store{kv: kv, leader: bus.LeaderReads(js, kv), work: work, cache: newClaimCache(status.TTL()), now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
@@ -76,7 +79,12 @@ func Open(ctx context.Context, js jetstream.JetStream, opts ...Option) (*Store, 
 
 // Get returns the claim of a run; ok is false when the run id is not
 // claimed. A claim read once is trusted for a while (see claimCacheFor)
-// without reading the bucket again; an absent one is always read again.
+// without reading the bucket again; an absent one is always read again,
+// and confirmed by the bucket's leader: any replica may answer a read,
+// and one that has not applied a claim just made (the run's next event
+// is handled at once, by another service) would have the event refused
+// for good. A claim, once made, never changes, so a claim read from any
+// replica is the claim.
 func (s *Store) Get(ctx context.Context, runID string) (Claim, bool, error) {
 	now := s.now()
 	if c, ok := s.cache.get(runID, now); ok {
@@ -87,6 +95,9 @@ func (s *Store) Get(ctx context.Context, runID string) (Claim, bool, error) {
 	rctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 	defer cancel()
 	e, err := s.kv.Get(rctx, runID)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		e, err = s.leader.Get(rctx, runID)
+	}
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Claim{}, false, nil
 	}

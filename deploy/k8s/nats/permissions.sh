@@ -21,14 +21,19 @@ add_user librarian \
   'codali.dlq.librarian' \
   'codali.progress.*.librarian' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
   'codali.run.*.context' \
   'codali.run.*.failed' \
   '$KV.codali-requests.>' \
   '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-pm' \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-policies' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
   -- \
@@ -53,13 +58,18 @@ add_user architect \
   'codali.dlq.architect' \
   'codali.progress.*.architect' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
   'codali.run.*.plan' \
   'codali.run.*.failed' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-pm' \
   '$KV.codali-pm.>' \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-policies' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
@@ -90,17 +100,23 @@ add_user builder \
   'codali.dlq.builder' \
   'codali.progress.*.builder' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
   'codali.run.*.built' \
   'codali.run.*.failed' \
   'codali.run.*.approval_requested' \
   'codali.timer.*.schedule.*' \
   '$JS.API.DIRECT.GET.KV_codali-parks.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-parks' \
   '$KV.codali-parks.>' \
   '$JS.API.STREAM.MSG.GET.CODALI' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-pm' \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-policies' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
@@ -131,14 +147,19 @@ add_user critic \
   'codali.dlq.critic' \
   'codali.progress.*.critic' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
   'codali.run.*.passed' \
   'codali.run.*.retry' \
   'codali.run.*.failed' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-pm' \
   '$KV.codali-pm.>' \
   '$JS.API.DIRECT.GET.KV_codali-policies.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-policies' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
@@ -169,7 +190,9 @@ add_user recorder \
   'codali.dlq.recorder' \
   'codali.progress.*.recorder' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
   'rao.>' \
   '$JS.API.STREAM.PURGE.RAO' \
   '$JS.API.STREAM.MSG.GET.RAO' \
@@ -258,6 +281,7 @@ add_user cli \
   '$JS.API.CONSUMER.DELETE.RAO.>' \
   '$JS.API.CONSUMER.INFO.RAO.>' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
   '$JS.API.CONSUMER.CREATE.KV_codali-runs' \
   '$JS.API.CONSUMER.CREATE.KV_codali-runs.>' \
   '$JS.API.CONSUMER.DELETE.KV_codali-runs.>' \
@@ -265,7 +289,9 @@ add_user cli \
   '$JS.FC.KV_codali-runs.>' \
   '$JS.FC.*.*.KV_codali-runs.>' \
   '$JS.API.DIRECT.GET.KV_codali-requests.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.OBJ_codali-artifacts.>' \
+  '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.CREATE.OBJ_codali-artifacts.>' \
   '$JS.API.CONSUMER.DELETE.OBJ_codali-artifacts.>' \
