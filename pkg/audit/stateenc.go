@@ -18,7 +18,9 @@ import (
 // under a secret key as a whole; object keys are kept. The one rule that
 // looks at siblings, a name/value pair ({"name": "DB_PASSWORD", "value":
 // …}: the "value" member is redacted), is reported by
-// redact.PairedMembers, and such an object is never split. So a value
+// redact.PairedMembers, and such an object is never split; nor is an
+// array of strings read as a command line whose arguments redact together
+// (["mysql", "-pSECRET"], see redact.JointElements). So a value
 // under a key with no secret key above it, in an object that is not a
 // pair, redacts the same inside the whole state as alone under that key
 // ({"key": value}, or {"key": [value]} for an array element), and the
@@ -90,9 +92,18 @@ func redactValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode
 		}
 		walk = false
 	}
+	if walk && raw[0] == '[' {
+		elems, err := raw.Elements()
+		if err != nil {
+			return nil, fmt.Errorf("could not redact state: %w", err)
+		}
+		// An argv whose arguments redact together: never split it.
+		if !redact.JointElements(elementSeq(elems)) {
+			return redactArrayValue(r, key, raw, elems, old, depth)
+		}
+		walk = false
+	}
 	switch {
-	case walk && raw[0] == '[':
-		return redactArrayValue(r, key, raw, old, depth)
 	case depth == 0:
 		out, err := r.JSON(raw)
 		if err != nil {
@@ -112,6 +123,17 @@ func memberSeq(members []rao.Member) iter.Seq2[string, []byte] {
 	return func(yield func(string, []byte) bool) {
 		for _, m := range members {
 			if !yield(m.Key, m.Raw) {
+				return
+			}
+		}
+	}
+}
+
+// elementSeq yields each element's raw value.
+func elementSeq(elems []rao.ValidJSON) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for _, e := range elems {
+			if !yield(e) {
 				return
 			}
 		}
@@ -143,11 +165,7 @@ func redactObjectValue(r *redact.Redactor, raw rao.ValidJSON, members []rao.Memb
 }
 
 // redactArrayValue walks an array; its elements are under the array's key.
-func redactArrayValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode, depth int) (*redNode, error) {
-	elems, err := raw.Elements()
-	if err != nil {
-		return nil, fmt.Errorf("could not redact state: %w", err)
-	}
+func redactArrayValue(r *redact.Redactor, key string, raw rao.ValidJSON, elems []rao.ValidJSON, old *redNode, depth int) (*redNode, error) {
 	n := &redNode{raw: raw, elems: make([]*redNode, len(elems))}
 	out := make([]byte, 0, len(raw))
 	out = append(out, '[')

@@ -347,3 +347,38 @@ func TestStateEncoderKeepsUsageCounters(t *testing.T) {
 		t.Fatalf("whole redaction lost input_tokens: %s", want)
 	}
 }
+
+// TestStateEncoderKeepsArgvTogether: an array of strings read as a
+// command line has its password redacted because of the command before
+// it; the encoder, which walks into large arrays at shallow depths, does
+// not split it (redact.JointElements), so the password goes.
+func TestStateEncoderKeepsArgvTogether(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("p", redactWholeBelow)
+	st := NewState("argv")
+	enc := &stateEncoder{}
+	for i, causes := range [][]string{
+		{"docker", "login", "-p", "argv-s3cret", pad},
+		{"mysql", "-uroot", "-pargv-s3cret", pad},
+		{"mysql", "-uroot", "-pargv-s3cret", pad, "more"},
+	} {
+		st.Causes = causes
+		got, err := enc.encode(r, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(got), "argv-s3cret") {
+			t.Fatalf("step %d: the password is in %s", i, got)
+		}
+		c, err := rao.CanonicalizeJSON(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wholeRedaction(t, r, st); string(c) != want {
+			t.Fatalf("step %d:\n got %s\nwant %s", i, c, want)
+		}
+	}
+}

@@ -133,14 +133,63 @@ func (s *jsonScanner) array(secret bool) {
 		s.pos++
 		return
 	}
-	for {
-		s.value(secret)
+	var argv []int // an argv's passwords (see command.go)
+	if !secret {
+		argv = arrayArgvSecrets(s.raw, s.pos)
+	}
+	for i := 0; ; i++ {
+		if argv != nil && argv[i] >= 0 {
+			s.skipSpace()
+			text, _, _ := s.readString()
+			s.out = appendJSONString(s.out, redactArg(string(text), argv[i]))
+		} else {
+			s.value(secret)
+		}
 		s.skipSpace()
 		c := s.raw[s.pos]
 		s.pos++
 		s.out = append(s.out, c)
 		if c == ']' {
 			return
+		}
+	}
+}
+
+// arrayArgvSecrets returns argvSecrets of the array whose first element
+// is at raw[i] (valid JSON), or nil if one of its elements is not a
+// string.
+func arrayArgvSecrets(raw []byte, i int) []int {
+	// Most arrays are not an argv: only those of strings naming a command
+	// (or escaping one) are decoded.
+	start := i
+	for raw[i] != ']' {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r', ',':
+			i++
+		case '"':
+			i = skipJSONString(raw, i)
+		default:
+			return nil
+		}
+	}
+	if !mayNameCommand(raw[start:i]) {
+		return nil
+	}
+	i = start
+	var args []string
+	for {
+		for raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r' || raw[i] == ',' {
+			i++
+		}
+		switch raw[i] {
+		case ']':
+			return argvSecrets(args)
+		case '"':
+			text, end := decodeJSONString(nil, raw, i+1)
+			args = append(args, string(text))
+			i = end
+		default:
+			return nil
 		}
 	}
 }

@@ -54,10 +54,32 @@ func (r *Redactor) jsonByTokens(raw []byte) ([]byte, error) {
 // jsonFrame is one open object or array.
 type jsonFrame struct {
 	object  bool
-	secret  bool // everything inside is redacted
-	first   bool // no member written yet
-	wantKey bool // objects: the next token is a key
-	paired  bool // objects: a name or key member names a secret
+	secret  bool  // everything inside is redacted
+	first   bool  // no member written yet
+	wantKey bool  // objects: the next token is a key
+	paired  bool  // objects: a name or key member names a secret
+	argv    []int // arrays: argvSecrets of the elements, or nil
+	elem    int   // arrays: the index of the element being written
+}
+
+// tokenArgvSecrets returns argvSecrets of the array whose elements start
+// toks, or nil if one of them is not a string.
+func tokenArgvSecrets(toks []json.Token) []int {
+	var args []string
+	for _, tok := range toks {
+		switch v := tok.(type) {
+		case string:
+			args = append(args, v)
+		case json.Delim:
+			if v == ']' {
+				return argvSecrets(args)
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // jsonWriter re-emits a token stream, redacting as it goes. The decoder
@@ -104,18 +126,26 @@ func (w *jsonWriter) token(i int) {
 	if top != nil && !top.object {
 		if !top.first {
 			w.out.WriteByte(',')
+			top.elem++
 		}
 		top.first = false
 	}
 	switch v := tok.(type) {
 	case json.Delim: // '{' or '['
 		w.out.WriteByte(byte(v))
-		w.stack = append(w.stack, jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{', paired: w.pairs[i]})
+		f := jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{', paired: w.pairs[i]}
+		if v == '[' && !secret {
+			f.argv = tokenArgvSecrets(w.toks[i+1:])
+		}
+		w.stack = append(w.stack, f)
 		return
 	case string:
-		if secret {
+		switch {
+		case secret:
 			v = marker(SecretLabel)
-		} else {
+		case top != nil && top.argv != nil && top.argv[top.elem] >= 0:
+			v = redactArg(v, top.argv[top.elem])
+		default:
 			v = w.r.String(v)
 		}
 		w.writeString(v)

@@ -173,6 +173,9 @@ var defaultRules = []rule{
 	newRule("password", regexp.MustCompile(
 		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
 		"-u", "--user"),
+	// Passwords in flags named for no secret: mysql -pSECRET, docker
+	// login -p SECRET (see command.go).
+	commandRule,
 	// A flag with a secret-like name and its value as the next argument
 	// (--password hunter2, --api-key …).
 	newRule("credential", regexp.MustCompile(

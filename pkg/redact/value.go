@@ -18,7 +18,8 @@ const UnencodableLabel = "unencodable"
 //     with each element redacted, and every string or number under a
 //     key for which IsSecretKey holds, or under the "value" key of a map
 //     whose "name" or "key" names a secret (as in JSON), becomes
-//     "[REDACTED:secret]";
+//     "[REDACTED:secret]"; a slice of strings read as a command line
+//     has the passwords of its arguments redacted (see JointElements);
 //   - nil, booleans and numbers are returned as they are;
 //   - values nested more than 1000 deep (for example a map that contains
 //     itself) become "[REDACTED:unencodable]";
@@ -76,14 +77,30 @@ func (r *Redactor) value(v any, secret bool, depth int) any {
 		}
 		return out
 	case []any:
+		var argv []int
+		if !secret {
+			argv = anyArgvSecrets(x)
+		}
 		out := make([]any, len(x))
 		for i, e := range x {
+			if argv != nil && argv[i] >= 0 {
+				out[i] = redactArg(e.(string), argv[i])
+				continue
+			}
 			out[i] = r.value(e, secret, depth)
 		}
 		return out
 	case []string:
+		var argv []int
+		if !secret {
+			argv = argvSecrets(x)
+		}
 		out := make([]string, len(x))
 		for i, e := range x {
+			if argv != nil && argv[i] >= 0 {
+				out[i] = redactArg(e, argv[i])
+				continue
+			}
 			out[i] = r.value(e, secret, depth).(string)
 		}
 		return out
@@ -131,4 +148,18 @@ func pairedMap[V any](m map[string]V) bool {
 		}
 	}
 	return false
+}
+
+// anyArgvSecrets returns argvSecrets of a slice of strings, or nil if one
+// of its elements is not a string.
+func anyArgvSecrets(x []any) []int {
+	args := make([]string, len(x))
+	for i, e := range x {
+		s, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		args[i] = s
+	}
+	return argvSecrets(args)
 }
