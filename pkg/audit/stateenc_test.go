@@ -195,7 +195,7 @@ func TestRedactValueRejectsBadJSON(t *testing.T) {
 	// the redactor, whatever the key.
 	for _, raw := range []string{`[1,`, `{"x":`, `"unterminated`} {
 		for _, key := range []string{"list", "password"} {
-			_, err := redactValue(r, key, rao.ValidJSON(raw), nil, 1)
+			_, err := redactValue(r, key, rao.ValidJSON(raw), nil, 1, nil)
 			if !errors.Is(err, redact.ErrInvalidJSON) {
 				t.Errorf("redactValue(%q, %s) = %v, want an invalid-JSON error", key, raw, err)
 			}
