@@ -26,6 +26,10 @@ type rule struct {
 	// find, when set, replaces re: it returns the spans to replace, each
 	// as {start, end}, in order and not overlapping.
 	find func(string) [][]int
+	// colonWords, for a rule without hints, says that it may match only
+	// where a word (a run without spaces, tabs, line breaks and quotes)
+	// holds four colons: the hint scanner tracks that instead of hints.
+	colonWords bool
 	// escapedQuotes rules also run over the text with each \" read as "
 	// (JSON held in a JSON string written out: a Terraform state's
 	// container_definitions, a log line's message), their spans mapped
@@ -173,6 +177,8 @@ var defaultRules = []rule{
 	newRule("password", regexp.MustCompile(
 		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
 		"-u", "--user"),
+	// A .pgpass line's password (see pgpass.go).
+	pgpassRule,
 	// Passwords in flags named for no secret: mysql -pSECRET, docker
 	// login -p SECRET (see command.go).
 	commandRule,
@@ -206,6 +212,7 @@ var defaultRules = []rule{
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
 	yamlPairRule,
 	yamlSecretBlockRule,
+	yamlSecretNextRule,
 	jsonTextPairRule,
 	flowPairRule,
 	// A quoted value after a secret-like name anywhere in a line, in the
@@ -246,16 +253,34 @@ func findSecretLines(s string) [][]int {
 	g := secretLine.SubexpIndex("secret")
 	var locs [][]int
 	for _, m := range secretLine.FindAllStringSubmatchIndex(s, -1) {
-		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) {
+		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) && !isSecretsKeyword(s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]) {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
 	}
 	return locs
 }
 
+// isSecretsKeyword reports whether a name: value line is GitHub Actions'
+// "secrets: inherit" (a reusable workflow's caller passing on all its
+// secrets): the value is a keyword, not a secret. head is the line up to
+// the value.
+func isSecretsKeyword(head, value string) bool {
+	if value != "inherit" {
+		return false
+	}
+	head = strings.TrimRight(head, " \t:=\"'")
+	return strings.EqualFold(strings.TrimLeft(head, " \t-\"'"), "secrets")
+}
+
 // isBlockIndicator reports whether v is a YAML block scalar's header:
-// "|" or ">" and any indentation and chomping indicators.
+// "|" or ">" and any indentation and chomping indicators, after an
+// optional tag (!vault |, Ansible's encrypted value).
 func isBlockIndicator(v string) bool {
+	if strings.HasPrefix(v, "!") {
+		if i := strings.IndexAny(v, " \t"); i >= 0 {
+			v = strings.TrimLeft(v[i:], " \t")
+		}
+	}
 	if v == "" || v[0] != '|' && v[0] != '>' {
 		return false
 	}

@@ -164,6 +164,14 @@ func hasBlockIndicator(s string) bool {
 		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
 			j++
 		}
+		if j < len(s) && s[j] == '!' { // a tag: !vault |
+			for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
+				j++
+			}
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
+			}
+		}
 		if j < len(s) && (s[j] == '|' || s[j] == '>') {
 			return true
 		}
@@ -178,7 +186,7 @@ func hasBlockIndicator(s string) bool {
 
 // yamlSecretBlock matches a line holding a secret-like name and a block
 // scalar's indicator; its first group is the indentation before the name.
-var yamlSecretBlock = regexp.MustCompile(`(?im)^([\t ]*(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*[|>][0-9+-]*[\t ]*(?:#.*)?\r?$`)
+var yamlSecretBlock = regexp.MustCompile(`(?im)^([\t ]*(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*(?:![^\s]*[\t ]+)?[|>][0-9+-]*[\t ]*(?:#.*)?\r?$`)
 
 // findYAMLSecretBlocks returns the spans of the lines of the block
 // scalars under secret-like names. A name line inside a block already
