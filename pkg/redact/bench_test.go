@@ -134,6 +134,8 @@ func BenchmarkStringPackedNames(b *testing.B) {
 		in   string
 	}{
 		{name: "password_36KB", in: strings.Repeat("password_", 4000)},
+		{name: "password_36KB_then_eq", in: strings.Repeat("password_", 4000) + "=x"},
+		{name: "password_eq_36KB", in: strings.Repeat("password=", 4000)},
 		{name: "token_eq_36KB", in: strings.Repeat("token=", 6000)},
 		{name: "secret_colon_36KB", in: strings.Repeat("secret:", 5150)},
 		{name: "quoted_password_36KB", in: strings.Repeat(`"password":`, 3300)},

@@ -184,23 +184,19 @@ var defaultRules = []rule{
 	commandRule,
 	// A flag with a secret-like name and its value as the next argument
 	// (--password hunter2, --api-key …).
-	newRule("credential", regexp.MustCompile(
-		`(?i)(?:^|\s)--?`+secretName+`\s+["']?(?P<secret>[^\s"'-][^\s"']*)`),
-		secretHints...),
+	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
+		splitRule{dash: true}, followedBy(false, "", reSpace), secretHints...),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…).
-	withPre(newRule("credential", regexp.MustCompile(
-		`(?i)(?:^|[^A-Za-z0-9_.-])`+secretName+`=(?P<secret>[^\s&"',;<>=][^\s&"',;<>]*)`),
-		secretHints...), hasSecretAssignment),
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=][^\s&"',;<>]*)`,
+		splitRule{}, followedBy(false, "", "="), secretHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
-	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
-		`(?i)"`+secretName+`"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`),
-		secretHints...), hasSecretAssignment)),
+	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
+		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
 	// "name": 1234 in JSON: a number under a secret-like name (a PIN, a
 	// numeric key), as JSON redacts it under a secret key.
-	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
-		`(?i)"`+secretName+`"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`),
-		secretHints...), hasSecretAssignment)),
+	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`,
+		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
 	// name: value and name = value lines (YAML, INI, .env, properties):
 	// the value runs to the end of the line (or a comment), so code such
 	// as "Password: req.Password," or "password := x" is left alone. A
@@ -218,12 +214,10 @@ var defaultRules = []rule{
 	// A quoted value after a secret-like name anywhere in a line, in the
 	// forms code and data use: password: "…", password := "…",
 	// password => '…', {'password': '…'}, env PASSWORD="…" cmd.
-	withPre(newRule("credential", regexp.MustCompile(
-		`(?i)(?:^|[^A-Za-z0-9_.-])["']?`+secretName+`["']?[\t ]*(?::=|=>|[:=])[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`),
-		secretHints...), hasSecretAssignment),
-	withPre(newRule("credential", regexp.MustCompile(
-		`(?i)(?:^|[^A-Za-z0-9_.-])["']?`+secretName+`["']?[\t ]*(?::=|=>|[:=])[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`),
-		secretHints...), hasSecretAssignment),
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `["']?[\t ]*(?::=|=>|[:=])[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`,
+		splitRule{}, followedBy(true, " \t", ":="), secretHints...), hasSecretAssignment),
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `["']?[\t ]*(?::=|=>|[:=])[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`,
+		splitRule{}, followedBy(true, " \t", ":="), secretHints...), hasSecretAssignment),
 	// The names secret only as a whole, quoted, with a quoted value:
 	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
 	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
@@ -243,8 +237,19 @@ var defaultRules = []rule{
 
 // secretLine matches a name: value or name = value line with a
 // secret-like name; the "secret" group is the value.
-var secretLine = regexp.MustCompile(
-	`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`)
+var secretLine = regexp.MustCompile(secretLinePattern)
+
+// secretLinePattern is secretLine's expression, also found by
+// secretLineFinder.
+var secretLinePattern = `(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`
+
+var secretLineFinder = newNameFinder(secretLinePattern, followedBy(true, " \t", ":="))
+
+// jsonNameFollows tests what follows a name in the JSON member rules:
+// the closing quote, spaces and the colon.
+func jsonNameFollows(s string, e int) bool {
+	return e < len(s) && s[e] == '"' && followedBy(false, reSpace, ":")(s, e+1)
+}
 
 // findSecretLines returns the spans of the values secretLine finds, but
 // for the values that are only a YAML block scalar's indicator (|, >-,
@@ -252,11 +257,11 @@ var secretLine = regexp.MustCompile(
 func findSecretLines(s string) [][]int {
 	g := secretLine.SubexpIndex("secret")
 	var locs [][]int
-	for _, m := range secretLine.FindAllStringSubmatchIndex(s, -1) {
+	secretLineFinder.each(s, func(m []int) {
 		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) && !isSecretsKeyword(s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]) {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
-	}
+	})
 	return locs
 }
 

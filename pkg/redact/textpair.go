@@ -186,7 +186,11 @@ func hasBlockIndicator(s string) bool {
 
 // yamlSecretBlock matches a line holding a secret-like name and a block
 // scalar's indicator; its first group is the indentation before the name.
-var yamlSecretBlock = regexp.MustCompile(`(?im)^([\t ]*(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*(?:![^\s]*[\t ]+)?[|>][0-9+-]*[\t ]*(?:#.*)?\r?$`)
+var (
+	yamlSecretBlockPattern = `(?im)^([\t ]*(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*(?:![^\s]*[\t ]+)?[|>][0-9+-]*[\t ]*(?:#.*)?\r?$`
+	yamlSecretBlock        = regexp.MustCompile(yamlSecretBlockPattern)
+	yamlSecretBlockFinder  = newNameFinder(yamlSecretBlockPattern, followedBy(true, " \t", ":"))
+)
 
 // findYAMLSecretBlocks returns the spans of the lines of the block
 // scalars under secret-like names. A name line inside a block already
@@ -194,14 +198,14 @@ var yamlSecretBlock = regexp.MustCompile(`(?im)^([\t ]*(?:-[\t ]+)?)["']?` + sec
 func findYAMLSecretBlocks(s string) [][]int {
 	var locs [][]int
 	end := -1
-	for _, m := range yamlSecretBlock.FindAllStringSubmatchIndex(s, -1) {
+	yamlSecretBlockFinder.each(s, func(m []int) {
 		if m[0] <= end {
-			continue
+			return
 		}
 		var block [][]int
 		block, end = blockLines(s, m[1], m[3]-m[2])
 		locs = append(locs, block...)
-	}
+	})
 	return locs
 }
 
