@@ -184,7 +184,7 @@ func lineWords(line string) []textWord {
 
 // findCommandSecrets returns the spans of the command-line passwords in a
 // line. A password that opens a quote runs to its closing quote, across
-// spaces.
+// spaces; one that does not ends at a shell operator (|, ;, &, <, >).
 func findCommandSecrets(line string) [][]int {
 	words := lineWords(line)
 	var locs [][]int
@@ -209,10 +209,9 @@ func findCommandSecrets(line string) [][]int {
 			q = line[start-1]
 		}
 		if q != 0 {
-			stop = len(line)
-			if j := strings.IndexByte(line[start:], q); j >= 0 {
-				stop = start + j
-			}
+			stop = closingQuote(line, start, q)
+		} else if j := strings.IndexAny(line[start:stop], "|;&<>"); j >= 0 {
+			stop = start + j // a shell operator glued to the password ends it
 		}
 		if stop > start {
 			locs = append(locs, []int{start, stop})
@@ -267,4 +266,19 @@ func JointElements(elems iter.Seq[[]byte]) bool {
 		args = append(args, string(text))
 	}
 	return argvSecrets(args) != nil
+}
+
+// closingQuote returns the index of the quote q closing a string that
+// starts at line[start] (inside double quotes a backslash escapes the
+// next character), or the end of the line.
+func closingQuote(line string, start int, q byte) int {
+	for i := start; i < len(line); i++ {
+		switch {
+		case line[i] == q:
+			return i
+		case line[i] == '\\' && q == '"':
+			i++
+		}
+	}
+	return len(line)
 }

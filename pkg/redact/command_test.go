@@ -34,6 +34,9 @@ var commandCases = []struct{ name, in, want string }{
 	{"sshpass", "sshpass -p SECRET ssh deploy@host", "sshpass -p [REDACTED:password] ssh deploy@host"},
 	{"sshpass attached", "sshpass -pSECRET ssh deploy@host", "sshpass -p[REDACTED:password] ssh deploy@host"},
 	{"redis-cli", "redis-cli -h cache -a SECRET ping", "redis-cli -h cache -a [REDACTED:password] ping"},
+	{"escaped quote inside", `mysql -uroot -p"SE\"CRET" db`, `mysql -uroot -p"[REDACTED:password]" db`},
+	{"pipe glued to the password", "mysql -uroot -pSECRET|grep x", "mysql -uroot -p[REDACTED:password]|grep x"},
+	{"semicolon glued to the password", "mysql -uroot -pSECRET;ls", "mysql -uroot -p[REDACTED:password];ls"},
 	{"two commands", "mysql -pONE db; docker login -p TWO r", "mysql -p[REDACTED:password] db; docker login -p [REDACTED:password] r"},
 }
 

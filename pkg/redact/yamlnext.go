@@ -14,12 +14,13 @@ import (
 //	  hunter2
 //
 // The value is the lines indented deeper than the name, comments and
-// blank lines skipped, up to a mapping entry ("key: value") or a list
-// item ("- x"); when the first of them is one, the name is over settings
-// (password: / min_length: 12) or a list (a Compose service's secrets: /
-// - db_password) and holds no secret itself: the rule keeps the lines. A
-// line indented with a tab is no YAML (a Makefile target's recipe): the
-// rule stops there too.
+// blank lines skipped, up to a mapping entry ("key: value"), or the
+// scalars of a list's items (passwords: / - hunter2). When the first line
+// is a mapping entry or an item holding one, the name is over settings
+// (password: / min_length: 12) and holds no secret itself: the rule keeps
+// the lines; so it does for a list under "secrets" (a Compose service's
+// secrets: / - db_password names its secrets). A line indented with a
+// tab is no YAML (a Makefile target's recipe): the rule stops there too.
 var yamlSecretNextRule = rule{label: "credential", find: findYAMLSecretNext, hints: secretHints, wholeText: true, pre: hasSecretAssignment}
 
 // yamlSecretEmpty matches a line holding a secret-like name, a colon and
@@ -41,9 +42,16 @@ func findYAMLSecretNext(s string) [][]int {
 			return
 		}
 		var spans [][]int
-		structure, done := false, false
+		structure, done, list := false, false, false
+		names := isSecretsName(s[m[3]:m[1]])
 		end = deeperLines(s, m[1], m[3]-m[2], func(start, indent int, line string) {
 			content := line[indent:]
+			if item := strings.TrimLeft(strings.TrimPrefix(content, "-"), " \t"); !names && len(item) < len(content) &&
+				item != "" && item[0] != '#' && (len(spans) == 0 || list) && !isYAMLStructure(item) {
+				// A list of secrets (passwords: / - hunter2): each item's
+				// scalar, as if on its own line.
+				list, indent, content = true, indent+len(content)-len(item), item
+			}
 			quoted := (content[0] == '"' || content[0] == '\'') && len(content) >= 2 && content[len(content)-1] == content[0]
 			switch {
 			case structure || done || content[0] == '#':
@@ -68,6 +76,14 @@ func findYAMLSecretNext(s string) [][]int {
 		}
 	})
 	return locs
+}
+
+// isSecretsName reports whether a YAML name (the text from the name to
+// its colon) is "secrets", whose list holds the names of secrets (a
+// Compose service's secrets: / - db_password), not secrets.
+func isSecretsName(head string) bool {
+	name := strings.Trim(head[:strings.IndexByte(head, ':')], " \t\"'")
+	return strings.EqualFold(name, "secrets")
 }
 
 // isYAMLStructure reports whether a line's content (after its
