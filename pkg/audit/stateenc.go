@@ -111,10 +111,8 @@ func redactValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode
 		if !redact.JointElements(elementSeq(elems)) {
 			return redactArrayValue(r, key, raw, elems, old, depth, g.elemGuide())
 		}
-		walk = false
 	}
-	switch {
-	case depth == 0:
+	if depth == 0 {
 		out, err := r.JSON(raw)
 		if err != nil {
 			return nil, fmt.Errorf("could not redact state: %w", err)
