@@ -35,7 +35,7 @@ func TestLogValuesOfAnyKindAreRedacted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	secrets := []string{aws, "hunter2-struct", "hunter2-map", "hunter2-key", "hunter2-valuer", "hunter2-group", "482913"}
+	secrets := []string{aws, "hunter2-struct", "hunter2-map", "hunter2-key", "hunter2-valuer", "hunter2-group", "482913", "hunter2-argv"}
 	for _, handler := range []string{"json", "text"} {
 		t.Run(handler, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -51,6 +51,7 @@ func TestLogValuesOfAnyKindAreRedacted(t *testing.T) {
 				}{"hunter2-struct", "curl -H 'Authorization: Bearer " + aws + "'"},
 				"map", map[string]string{"db_password": "hunter2-map", "user": "app"},
 				"bytes", []byte("key "+aws),
+				"argv", []string{"docker", "login", "-p", "hunter2-argv", "ghcr.io"},
 				"stringer", stringer{},
 				"valuer", valuer{},
 				"password", "hunter2-key",
