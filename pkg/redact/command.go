@@ -255,13 +255,22 @@ func redactArg(arg string, from int) string {
 // elements are all strings and read as a command line give a password as
 // an argument (["mysql", "-pSECRET"], ["docker", "login", "-p",
 // "SECRET"]). Otherwise each element redacts inside the array exactly as
-// alone.
+// alone. It may read elems twice; an array naming no command is read
+// without decoding its strings.
 func JointElements(elems iter.Seq[[]byte]) bool {
-	var args []string
+	// Most arrays name no command: they are read without decoding.
+	may := false
 	for raw := range elems {
 		if len(raw) == 0 || raw[0] != '"' {
 			return false
 		}
+		may = may || mayNameCommand(raw)
+	}
+	if !may {
+		return false
+	}
+	var args []string
+	for raw := range elems {
 		text, _ := decodeJSONString(nil, raw, 1)
 		args = append(args, string(text))
 	}
