@@ -59,7 +59,7 @@ func mayNameCommand(raw []byte) bool {
 		return true
 	}
 	for _, h := range commandHints {
-		if bytes.Contains(raw, []byte(h)) {
+		if containsFold(raw, h) {
 			return true
 		}
 	}
@@ -67,12 +67,12 @@ func mayNameCommand(raw []byte) bool {
 }
 
 // commandOf returns the spec of the command a word names (its last path
-// element, without ".exe"), or nil.
+// element, without ".exe", ignoring case: MYSQL.EXE), or nil.
 func commandOf(w string) *commandSpec {
 	if i := strings.LastIndexAny(w, `/\`); i >= 0 {
 		w = w[i+1:]
 	}
-	w = strings.TrimSuffix(w, ".exe")
+	w = strings.TrimSuffix(strings.ToLower(w), ".exe")
 	for _, family := range []string{"mysql", "mariadb"} {
 		if rest, ok := strings.CutPrefix(w, family); ok && strings.Trim(rest, "abcdefghijklmnopqrstuvwxyz_-") == "" {
 			return mysqlSpec // mysql, mysqldump, mariadb-dump, mysql_upgrade, not mysql:8.0
@@ -210,6 +210,14 @@ func findCommandSecrets(line string) [][]int {
 		}
 		if q != 0 {
 			stop = closingQuote(line, start, q)
+			// A quoted part glued to more of the word ('SEC'"RET"): to the
+			// word's end.
+			if c := stop + 1; c < len(line) && !isShellSpace(line[c]) {
+				stop = len(strings.TrimRight(line, "\r\n"))
+				if j := strings.IndexFunc(line[c:], func(r rune) bool { return r < 0x80 && isShellSpace(byte(r)) }); j >= 0 {
+					stop = c + j
+				}
+			}
 		} else if j := strings.IndexAny(line[start:stop], "|;&<>"); j >= 0 {
 			stop = start + j // a shell operator glued to the password ends it
 		}
@@ -290,4 +298,9 @@ func closingQuote(line string, start int, q byte) int {
 		}
 	}
 	return len(line)
+}
+
+// isShellSpace reports whether c separates shell words.
+func isShellSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n'
 }

@@ -37,6 +37,8 @@ var commandCases = []struct{ name, in, want string }{
 	{"escaped quote inside", `mysql -uroot -p"SE\"CRET" db`, `mysql -uroot -p"[REDACTED:password]" db`},
 	{"pipe glued to the password", "mysql -uroot -pSECRET|grep x", "mysql -uroot -p[REDACTED:password]|grep x"},
 	{"semicolon glued to the password", "mysql -uroot -pSECRET;ls", "mysql -uroot -p[REDACTED:password];ls"},
+	{"quoted parts glued", `mysql -uroot -p'SEC'"RET" db`, `mysql -uroot -p'[REDACTED:password] db`},
+	{"upper-case windows command", `C:\mysql\bin\MYSQL.EXE -uroot -pSECRET`, `C:\mysql\bin\MYSQL.EXE -uroot -p[REDACTED:password]`},
 	{"two commands", "mysql -pONE db; docker login -p TWO r", "mysql -p[REDACTED:password] db; docker login -p [REDACTED:password] r"},
 }
 
@@ -89,6 +91,7 @@ func TestCommandArgvInJSON(t *testing.T) {
 		{`["mysql","-p",1,"SECRET"]`, `["mysql","-p",1,"SECRET"]`},
 		{`["docker","run","-p","8080:80"]`, `["docker","run","-p","8080:80"]`},
 		{`["mysql","-p","app"]`, `["mysql","-p","app"]`},
+		{`["MySQL","-pSECRET"]`, `["MySQL","-p[REDACTED:password]"]`},
 	}
 	for _, c := range cases {
 		got, err := r.JSON([]byte(c.in))

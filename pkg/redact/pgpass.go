@@ -1,6 +1,9 @@
 package redact
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // pgpassRule redacts the password of a PostgreSQL password file line,
 // hostname:port:database:username:password, in a file's content or a
@@ -11,7 +14,9 @@ import "regexp"
 // space or a quote; a port of one to five digits or "*"; a host that is
 // "*" or holds a letter, dot, "-" or "_" besides digits (so a timestamp
 // 2024:01:02:03:04 is no host); non-empty fields without spaces or
-// quotes. A password with spaces keeps what follows its first space.
+// quotes. A password with a space runs to the end of the line when the
+// line is the .pgpass line (only spaces before it); elsewhere (echo
+// '…' >> ~/.pgpass) it ends at the space.
 var pgpassRule = rule{label: "password", find: findPgpass, colonWords: true}
 
 // pgpassLine matches a candidate; the character after it is checked by
@@ -25,11 +30,31 @@ var pgpassLine = regexp.MustCompile(`(?:^|[\s"'=(])` +
 // findPgpass returns the spans of the passwords of .pgpass lines.
 func findPgpass(s string) [][]int {
 	var locs [][]int
+	last := 0
 	for _, m := range pgpassLine.FindAllStringSubmatchIndex(s, -1) {
-		if end := m[3]; end < len(s) && s[end] != ' ' && s[end] != '\t' && s[end] != '\r' && s[end] != '\n' && s[end] != '"' && s[end] != '\'' {
+		if m[2] < last {
+			continue // inside a password already extended to its line's end
+		}
+		end := m[3]
+		if end < len(s) && s[end] != ' ' && s[end] != '\t' && s[end] != '\r' && s[end] != '\n' && s[end] != '"' && s[end] != '\'' {
 			continue // a sixth field, or more text: not a .pgpass line
 		}
-		locs = append(locs, []int{m[2], m[3]})
+		hostStart := m[0]
+		if strings.IndexByte(" \t\r\n\f\v\"'=(", s[hostStart]) >= 0 {
+			hostStart++ // the boundary before the host
+		}
+		lineStart := strings.LastIndexByte(s[:hostStart], '\n') + 1
+		if strings.Trim(s[lineStart:hostStart], " \t") == "" {
+			// The line is the .pgpass line (the file's content): its
+			// password runs to the line's end, spaces included.
+			lineEnd := len(s)
+			if j := strings.IndexByte(s[end:], '\n'); j >= 0 {
+				lineEnd = end + j
+			}
+			end = max(end, len(strings.TrimRight(s[:lineEnd], " \t\r")))
+		}
+		locs = append(locs, []int{m[2], end})
+		last = end
 	}
 	return locs
 }

@@ -301,7 +301,7 @@ func unquoteJSONText(content string) string {
 
 // containsFold reports whether s contains the lower-case ASCII sub,
 // ignoring ASCII case (sub's first byte too: "Value" holds "value").
-func containsFold(s, sub string) bool {
+func containsFold[T string | []byte](s T, sub string) bool {
 	lo, up := sub[0], upper(sub[0])
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if c := s[i]; (c == lo || c == up) && equalFoldTail(s[i:i+len(sub)], sub) {

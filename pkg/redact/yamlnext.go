@@ -24,10 +24,10 @@ import (
 var yamlSecretNextRule = rule{label: "credential", find: findYAMLSecretNext, hints: secretHints, wholeText: true, pre: hasSecretAssignment}
 
 // yamlSecretEmpty matches a line holding a secret-like name, a colon and
-// nothing else but a comment; its first group is the indentation before
-// the name.
+// nothing else but tags, anchors (!!str, &pw) and a comment; its first
+// group is the indentation before the name.
 var (
-	yamlSecretEmptyPattern = `(?im)^((?: *)(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*(?:#.*)?\r?$`
+	yamlSecretEmptyPattern = `(?im)^((?: *)(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*(?:[!&][^\s#]*[\t ]*)*(?:#.*)?\r?$`
 	yamlSecretEmpty        = regexp.MustCompile(yamlSecretEmptyPattern)
 	yamlSecretEmptyFinder  = newNameFinder(yamlSecretEmptyPattern, followedBy(true, " \t", ":"))
 )

@@ -19,6 +19,9 @@ var laterLineCases = []struct{ name, in, want string }{
 	{"list of secrets", "spec:\n  passwords:\n    - hunter2\n    - \"s3 cret\"\n  user: x\n", "spec:\n  passwords:\n    - [REDACTED:credential]\n    - \"[REDACTED:credential]\"\n  user: x\n"},
 	{"pgpass line", "db.example.com:5432:app:alice:s3cr3t\n", "db.example.com:5432:app:alice:[REDACTED:password]\n"},
 	{"pgpass wildcards", "*:*:*:postgres:pa\\:ss\n", "*:*:*:postgres:[REDACTED:password]\n"},
+	{"pgpass password with a space", "db:5432:app:alice:two words\r\n", "db:5432:app:alice:[REDACTED:password]\r\n"},
+	{"tagged name line", "password: !!str\n  hunter2\n", "password: [REDACTED:credential]\n  [REDACTED:credential]\n"},
+	{"anchored name line", "password: &pw # shared\n  hunter2\n", "password: [REDACTED:credential] # shared\n  [REDACTED:credential]\n"},
 	{"pgpass in a command", "echo 'localhost:5432:*:app:hunter2' >> ~/.pgpass", "echo 'localhost:5432:*:app:[REDACTED:password]' >> ~/.pgpass"},
 	{"pgpass in cat output", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:Zx9!q\r\n", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:[REDACTED:password]\r\n"},
 }
