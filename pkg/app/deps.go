@@ -102,7 +102,7 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, fmt.Errorf("could not compile redaction patterns: %w", err)
 	}
 	// What the services log passes through the redaction too.
-	log = redactedLogger(log, red.String)
+	log = redactedLogger(log, red)
 	d := &Deps{Config: cfg, JS: js, Log: log, Now: now, Getenv: getenv, Bundled: bundled, Redactor: red, models: map[string]llm.Provider{}}
 	d.Workspaces = &workspace.Manager{Root: cfg.Workspace.Root, Keep: cfg.Workspace.Keep, AllowedRoots: cfg.Workspace.AllowedRoots,
 		MaxBases: cfg.Workspace.MaxBases, AllowedHosts: cfg.Workspace.AllowedHosts, Spares: cfg.Workspace.SpareCount(), Log: log}

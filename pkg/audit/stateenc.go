@@ -14,11 +14,17 @@ import (
 // parts that changed since the previous state it encoded. An encoder
 // belongs to one run's cache entry and is dropped with it.
 //
-// That is exact: redact.JSON redacts every string by itself, and a value
+// That is redact.JSON over the whole state but for one difference: the
+// input of a state.set entry of the builder's Cognitive Protocol record,
+// {"section": …, "key": <a plan step's id>, "value": …}, is not read as a
+// name/value pair (see stateguide.go), so each of its members redacts as
+// alone. Otherwise it is exact: redact.JSON redacts every string by itself, and a value
 // under a secret key as a whole; object keys are kept. The one rule that
 // looks at siblings, a name/value pair ({"name": "DB_PASSWORD", "value":
 // …}: the "value" member is redacted), is reported by
-// redact.PairedMembers, and such an object is never split. So a value
+// redact.PairedMembers, and such an object is never split; nor is an
+// array of strings read as a command line whose arguments redact together
+// (["mysql", "-pSECRET"], see redact.JointElements). So a value
 // under a key with no secret key above it, in an object that is not a
 // pair, redacts the same inside the whole state as alone under that key
 // ({"key": value}, or {"key": [value]} for an array element), and the
@@ -37,6 +43,9 @@ type redNode struct {
 	raw, out []byte
 	members  map[string]*redNode
 	elems    []*redNode
+	// g is the guide the value was redacted under: a state.set input
+	// redacts otherwise than the same object elsewhere.
+	g *guide
 }
 
 // The encoder walks into changed objects and arrays down to maxRedactDepth
@@ -64,7 +73,7 @@ func (e *stateEncoder) encode(r *redact.Redactor, st State) ([]byte, error) {
 		return raw, nil
 	}
 	// json.Marshal writes exactly one valid JSON value.
-	root, err := redactValue(r, "", rao.ValidJSON(raw), e.root, 0)
+	root, err := redactValue(r, "", rao.ValidJSON(raw), e.root, 0, stateGuide)
 	if err != nil {
 		return nil, err
 	}
@@ -73,38 +82,48 @@ func (e *stateEncoder) encode(r *redact.Redactor, st State) ([]byte, error) {
 }
 
 // redactValue redacts raw, the value of key (with no secret key above it;
-// "" for the whole state), reusing old where raw is unchanged.
-func redactValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode, depth int) (*redNode, error) {
-	if old != nil && bytes.Equal(old.raw, raw) {
+// "" for the whole state), reusing old where raw is unchanged; g guides
+// the walk to the state.set inputs (see stateguide.go).
+func redactValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode, depth int, g *guide) (*redNode, error) {
+	if old != nil && old.g == g && bytes.Equal(old.raw, raw) {
 		return old, nil
 	}
-	walk := len(raw) > 0 && (depth == 0 || len(raw) >= redactWholeBelow && depth < maxRedactDepth && !redact.IsSecretKey(key))
+	walk := len(raw) > 0 && (depth == 0 || g != nil || len(raw) >= redactWholeBelow && depth < maxRedactDepth) && !redact.IsSecretKey(key)
 	if walk && raw[0] == '{' {
 		members, err := raw.Members()
 		if err != nil {
 			return nil, fmt.Errorf("could not redact state: %w", err)
 		}
-		// A name/value pair's members redact together: never split it.
-		if !redact.PairedMembers(memberSeq(members)) {
-			return redactObjectValue(r, raw, members, old, depth)
+		// A name/value pair's members redact together: never split it,
+		// but for a state.set input, whose key is an identifier of
+		// Codali's own state.
+		if g != nil && g.unpaired || !redact.PairedMembers(memberSeq(members)) {
+			return redactObjectValue(r, raw, members, old, depth, g)
 		}
 		walk = false
 	}
-	switch {
-	case walk && raw[0] == '[':
-		return redactArrayValue(r, key, raw, old, depth)
-	case depth == 0:
+	if walk && raw[0] == '[' {
+		elems, err := raw.Elements()
+		if err != nil {
+			return nil, fmt.Errorf("could not redact state: %w", err)
+		}
+		// An argv whose arguments redact together: never split it.
+		if !redact.JointElements(elementSeq(elems)) {
+			return redactArrayValue(r, key, raw, elems, old, depth, g.elemGuide())
+		}
+	}
+	if depth == 0 {
 		out, err := r.JSON(raw)
 		if err != nil {
 			return nil, fmt.Errorf("could not redact state: %w", err)
 		}
-		return &redNode{raw: raw, out: out}, nil
+		return &redNode{raw: raw, out: out, g: g}, nil
 	}
 	out, err := redactUnder(r, key, raw)
 	if err != nil {
 		return nil, err
 	}
-	return &redNode{raw: raw, out: out}, nil
+	return &redNode{raw: raw, out: out, g: g}, nil
 }
 
 // memberSeq yields each member's key and raw value.
@@ -118,8 +137,19 @@ func memberSeq(members []rao.Member) iter.Seq2[string, []byte] {
 	}
 }
 
-func redactObjectValue(r *redact.Redactor, raw rao.ValidJSON, members []rao.Member, old *redNode, depth int) (*redNode, error) {
-	n := &redNode{raw: raw, members: make(map[string]*redNode, len(members))}
+// elementSeq yields each element's raw value.
+func elementSeq(elems []rao.ValidJSON) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for _, e := range elems {
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+func redactObjectValue(r *redact.Redactor, raw rao.ValidJSON, members []rao.Member, old *redNode, depth int, g *guide) (*redNode, error) {
+	n := &redNode{raw: raw, members: make(map[string]*redNode, len(members)), g: g}
 	out := make([]byte, 0, len(raw))
 	out = append(out, '{')
 	for i, m := range members {
@@ -127,7 +157,7 @@ func redactObjectValue(r *redact.Redactor, raw rao.ValidJSON, members []rao.Memb
 		if old != nil {
 			prev = old.members[m.Key]
 		}
-		child, err := redactValue(r, m.Key, m.Raw, prev, depth+1)
+		child, err := redactValue(r, m.Key, m.Raw, prev, depth+1, g.memberGuide(m.Key, members))
 		if err != nil {
 			return nil, err
 		}
@@ -143,12 +173,8 @@ func redactObjectValue(r *redact.Redactor, raw rao.ValidJSON, members []rao.Memb
 }
 
 // redactArrayValue walks an array; its elements are under the array's key.
-func redactArrayValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *redNode, depth int) (*redNode, error) {
-	elems, err := raw.Elements()
-	if err != nil {
-		return nil, fmt.Errorf("could not redact state: %w", err)
-	}
-	n := &redNode{raw: raw, elems: make([]*redNode, len(elems))}
+func redactArrayValue(r *redact.Redactor, key string, raw rao.ValidJSON, elems []rao.ValidJSON, old *redNode, depth int, g *guide) (*redNode, error) {
+	n := &redNode{raw: raw, elems: make([]*redNode, len(elems)), g: g}
 	out := make([]byte, 0, len(raw))
 	out = append(out, '[')
 	for i, el := range elems {
@@ -156,7 +182,7 @@ func redactArrayValue(r *redact.Redactor, key string, raw rao.ValidJSON, old *re
 		if old != nil && i < len(old.elems) {
 			prev = old.elems[i]
 		}
-		child, err := redactValue(r, key, el, prev, depth+1)
+		child, err := redactValue(r, key, el, prev, depth+1, g)
 		if err != nil {
 			return nil, err
 		}

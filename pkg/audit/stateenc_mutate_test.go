@@ -63,14 +63,14 @@ func (n *jnode) all(out []*jnode) []*jnode {
 
 // mutationKeys are pair roles in several spellings, secret keys and
 // ordinary keys, few enough that objects get duplicate keys.
-var mutationKeys = []string{"name", "Name", "KEY", "n_a_m_e", "value", "Value", "VALUE", "password", "list", "pad", "x"}
+var mutationKeys = []string{"name", "Name", "KEY", "n_a_m_e", "value", "Value", "VALUE", "password", "list", "pad", "x", "kind", "data", "stringData"}
 
 // mutationScalars are secret and ordinary names, secrets in text, and
 // strings around the encoder's size threshold.
 func mutationScalar(rng *rand.Rand) string {
 	switch rng.IntN(8) {
 	case 0, 1:
-		return strconv.Quote([]string{"DB_PASSWORD", "PORT", "api_token", "dbPass", "max_tokens", "bypass", "client_secret", "LOG_LEVEL"}[rng.IntN(8)])
+		return strconv.Quote([]string{"DB_PASSWORD", "PORT", "api_token", "dbPass", "max_tokens", "bypass", "client_secret", "LOG_LEVEL", "Secret", "mysql", "-pS3CRET"}[rng.IntN(11)])
 	case 2:
 		return `"DB_PASS\u0057ORD"`
 	case 3:

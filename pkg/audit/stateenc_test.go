@@ -195,7 +195,7 @@ func TestRedactValueRejectsBadJSON(t *testing.T) {
 	// the redactor, whatever the key.
 	for _, raw := range []string{`[1,`, `{"x":`, `"unterminated`} {
 		for _, key := range []string{"list", "password"} {
-			_, err := redactValue(r, key, rao.ValidJSON(raw), nil, 1)
+			_, err := redactValue(r, key, rao.ValidJSON(raw), nil, 1, nil)
 			if !errors.Is(err, redact.ErrInvalidJSON) {
 				t.Errorf("redactValue(%q, %s) = %v, want an invalid-JSON error", key, raw, err)
 			}
@@ -345,5 +345,40 @@ func TestStateEncoderKeepsUsageCounters(t *testing.T) {
 	}
 	if want := wholeRedaction(t, r, st); !strings.Contains(want, `"input_tokens":1234`) {
 		t.Fatalf("whole redaction lost input_tokens: %s", want)
+	}
+}
+
+// TestStateEncoderKeepsArgvTogether: an array of strings read as a
+// command line has its password redacted because of the command before
+// it; the encoder, which walks into large arrays at shallow depths, does
+// not split it (redact.JointElements), so the password goes.
+func TestStateEncoderKeepsArgvTogether(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("p", redactWholeBelow)
+	st := NewState("argv")
+	enc := &stateEncoder{}
+	for i, causes := range [][]string{
+		{"docker", "login", "-p", "argv-s3cret", pad},
+		{"mysql", "-uroot", "-pargv-s3cret", pad},
+		{"mysql", "-uroot", "-pargv-s3cret", pad, "more"},
+	} {
+		st.Causes = causes
+		got, err := enc.encode(r, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(got), "argv-s3cret") {
+			t.Fatalf("step %d: the password is in %s", i, got)
+		}
+		c, err := rao.CanonicalizeJSON(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wholeRedaction(t, r, st); string(c) != want {
+			t.Fatalf("step %d:\n got %s\nwant %s", i, c, want)
+		}
 	}
 }

@@ -123,3 +123,30 @@ func BenchmarkStringHostile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStringPackedNames: one line of 36 KB packed with secret-like
+// names (each a candidate for every name rule), against ordinary code of
+// the same size.
+func BenchmarkStringPackedNames(b *testing.B) {
+	clean := strings.Repeat("func (s *Server) Handle(ctx context.Context, req *Request) error { return s.next(ctx, req) }\n", 400)
+	cases := []struct {
+		name string
+		in   string
+	}{
+		{name: "password_36KB", in: strings.Repeat("password_", 4000)},
+		{name: "password_36KB_then_eq", in: strings.Repeat("password_", 4000) + "=x"},
+		{name: "password_eq_36KB", in: strings.Repeat("password=", 4000)},
+		{name: "token_eq_36KB", in: strings.Repeat("token=", 6000)},
+		{name: "secret_colon_36KB", in: strings.Repeat("secret:", 5150)},
+		{name: "quoted_password_36KB", in: strings.Repeat(`"password":`, 3300)},
+		{name: "clean_code_36KB", in: clean[:36000]},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.in)))
+			for b.Loop() {
+				(&Redactor{}).String(c.in)
+			}
+		})
+	}
+}

@@ -5,14 +5,18 @@
 // kind, such as "[REDACTED:aws-key]". The built-in rules cover AWS access
 // key ids and secret keys, PEM private key blocks, Authorization header
 // values and Bearer tokens, JWTs, OpenAI-style "sk-" keys, GitHub tokens,
-// passwords in URL userinfo and credential query parameters, values after
-// secret-like names (DB_PASSWORD=…, api_key: …, "token": "…") and the
-// values of name/value pairs whose name is secret-like (Kubernetes env
-// lists); [New] adds rules from configuration. [Redactor.JSON] and
-// [Redactor.Value] also redact every value stored under a key that names
-// a secret ("password", "api_key", "authorization", ..., see
-// [IsSecretKey]) and the "value" member of an object whose "name" or
-// "key" names one (see [PairedMembers]). Object keys are never redacted.
+// passwords in URL userinfo and credential query parameters, passwords
+// in command lines whose flag names no secret (mysql -pSECRET, docker
+// login -p SECRET), .pgpass lines, values after secret-like names
+// (DB_PASSWORD=…, api_key: …, "token": "…", a YAML value on the lines
+// after its name) and the values of name/value pairs whose name is
+// secret-like (Kubernetes env lists); [New] adds rules from
+// configuration. [Redactor.JSON] and [Redactor.Value] also redact every
+// value stored under a key that names a secret ("password", "api_key",
+// "authorization", ..., see [IsSecretKey]), the "value" member of an
+// object whose "name" or "key" names one and the "data" and "stringData"
+// members of a Kubernetes Secret (see [PairedMembers]), and the password
+// in an argv array (see [JointElements]). Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot
 // recognise every secret.

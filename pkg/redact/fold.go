@@ -21,6 +21,18 @@ type hintScanner struct {
 	hinted uint64
 	// always is true when some rule may match anywhere (no hints).
 	always bool
+	// colonRules has a bit for each rule hinted by a word of four colons
+	// (see rule.colonWords).
+	colonRules uint64
+}
+
+// colonWordMin is how many colons a word needs for a colonWords rule.
+const colonWordMin = 4
+
+// isWordBreak reports whether c ends a word for colonWords: a space, a tab,
+// a line break or a quote.
+func isWordBreak(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '"' || c == '\''
 }
 
 // scanHint is a hint without its first byte and the rules it belongs to.
@@ -37,6 +49,12 @@ func newHintScanner(rules []rule) *hintScanner {
 	masks := map[string]uint64{}
 	var order []string
 	for i := range rules {
+		if rules[i].colonWords && i < maxHintedRules {
+			sc.hinted |= 1 << i
+			sc.colonRules |= 1 << i
+			sc.first[':'] = true
+			continue
+		}
 		if len(rules[i].hints) == 0 || i >= maxHintedRules {
 			sc.always = true
 			continue
@@ -92,10 +110,27 @@ func anyMayMatch[T string | []byte](sc *hintScanner, s T) bool {
 // in s; with first set it stops at the first hint found.
 func scanHints[T string | []byte](sc *hintScanner, s T, first bool) uint64 {
 	var m uint64
+	colons, prev := 0, -1 // the colons of the current word, the last one's index
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !sc.first[c] {
 			continue
+		}
+		if c == ':' && sc.colonRules != 0 && m&sc.colonRules == 0 {
+			// Each byte between two colons is read once here.
+			for j := prev + 1; j < i && prev >= 0; j++ {
+				if isWordBreak(s[j]) {
+					colons = 0
+					break
+				}
+			}
+			colons, prev = colons+1, i
+			if colons >= colonWordMin {
+				m |= sc.colonRules
+				if first || m == sc.hinted {
+					return m
+				}
+			}
 		}
 		if i+1 < len(s) {
 			if d := s[i+1]; sc.second[c][d>>6]&(1<<(d&63)) == 0 {

@@ -7,6 +7,20 @@ import (
 	"testing"
 )
 
+// refMayMatchRule is refMayMatch of a rule's hints, or for a colonWords
+// rule whether a word of s holds four colons.
+func refMayMatchRule(ru *rule, s string) bool {
+	if !ru.colonWords {
+		return refMayMatch(ru.hints, s)
+	}
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && isWordBreak(byte(r)) }) {
+		if strings.Count(w, ":") >= colonWordMin {
+			return true
+		}
+	}
+	return false
+}
+
 // refMayMatch is the reference the hint scanner is held to: each hint of
 // the rule looked for separately, ignoring ASCII case.
 func refMayMatch(hints []string, s string) bool {
@@ -34,7 +48,7 @@ func refRedactString(rules []rule, s string) (string, bool) {
 	for i := range rules {
 		if rules[i].wholeText {
 			var c bool
-			s, c = rules[i].apply(s, refMayMatch(rules[i].hints, s))
+			s, c = rules[i].apply(s, refMayMatchRule(&rules[i], s))
 			changed = changed || c
 		}
 	}
@@ -48,7 +62,7 @@ func refRedactString(rules []rule, s string) (string, bool) {
 		for i := range rules {
 			if !rules[i].wholeText {
 				var c bool
-				line, c = rules[i].apply(line, refMayMatch(rules[i].hints, line))
+				line, c = rules[i].apply(line, refMayMatchRule(&rules[i], line))
 				changed = changed || c
 			}
 		}
@@ -65,7 +79,7 @@ func hintText(rng *rand.Rand, rules []rule) string {
 	for _, ru := range rules {
 		pieces = append(pieces, ru.hints...)
 	}
-	pieces = append(pieces, "=", ": ", "\"", "\n", " ", "ghp_"+strings.Repeat("a1", 18), "AKIA"+strings.Repeat("B", 16),
+	pieces = append(pieces, "=", ": ", "\"", "\n", " ", ":", "a:", "h.x:5432:d:u:", "'", "ghp_"+strings.Repeat("a1", 18), "AKIA"+strings.Repeat("B", 16),
 		"hunter2hunter2", "[REDACTED:secret]", "://u:p@h", "-----END RSA PRIVATE KEY-----", "é", "\x00", "S")
 	var b strings.Builder
 	for n := rng.IntN(40); n >= 0; n-- {
@@ -98,7 +112,7 @@ func TestHintScannerMatchesEachRulesHints(t *testing.T) {
 			m := scanHints(sc, s, false)
 			anyRef := false
 			for i := range rules {
-				want := refMayMatch(rules[i].hints, s)
+				want := refMayMatchRule(&rules[i], s)
 				anyRef = anyRef || want
 				if got := sc.may(i, m); got != want {
 					t.Fatalf("rule %d (%s) on %q: may %v, its hints say %v", i, rules[i].label, s, got, want)

@@ -75,6 +75,16 @@ func FuzzRedact(f *testing.F) {
 				return "\n  client_secret: |-\n    " + v + "\n", v
 			},
 			func() (string, string) { v := secretOf(seed, 12, alnum); return `"SecretString": "` + v + `"`, v },
+			func() (string, string) { v := secretOf(seed, 12, alnum); return "mysqldump -uroot -p" + v, v },
+			func() (string, string) { v := secretOf(seed, 12, alnum); return "docker login -u me -p " + v, v },
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "db.example.com:5432:app:alice:" + v, v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\napi_key:\n  # rotated\n  " + v + "\n", v
+			},
 		}
 		text, secret := formats[int(kind)%len(formats)]()
 		if strings.Contains(prefix, secret) || strings.Contains(suffix, secret) {

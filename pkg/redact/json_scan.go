@@ -14,10 +14,10 @@ type jsonScanner struct {
 	pos int
 	out []byte
 	buf []byte // the decoded string, reused
-	// pairs holds the offsets of the objects with a "name" or "key"
-	// member naming a secret, found in one pass over the document the
-	// first time a "value" member needs it (pairedObjects).
-	pairs map[int]bool
+	// pairs holds the offsets of the objects whose value or data members
+	// are secret because of a sibling, found in one pass over the
+	// document the first time such a member needs it (pairedObjects).
+	pairs map[int]siblings
 }
 
 // jsonScan redacts raw, which must be valid JSON.
@@ -86,7 +86,7 @@ func (s *jsonScanner) object(secret bool) {
 		s.pos++
 		return
 	}
-	paired := false // a name or key member names a secret (see pair.go)
+	var sib siblings // what the members read so far make of a value or data member (see pair.go)
 	for {
 		s.skipSpace()
 		key, plain, lit := s.readString()
@@ -104,14 +104,14 @@ func (s *jsonScanner) object(secret bool) {
 		s.pos++ // ':'
 		s.out = append(s.out, ':')
 		switch role {
-		case pairName:
+		case pairName, pairKind:
 			s.skipSpace()
-			paired = paired || namesSecret(s.raw[s.pos:])
-		case pairValue:
-			if !paired && s.pairs == nil {
+			sib.note(role, s.raw[s.pos:])
+		case pairValue, pairData:
+			if !sib.redacts(role) && s.pairs == nil {
 				s.pairs = pairedObjects(s.raw)
 			}
-			below = paired || s.pairs[start]
+			below = sib.redacts(role) || s.pairs[start].redacts(role)
 		}
 		s.value(below)
 		s.skipSpace()
@@ -133,14 +133,63 @@ func (s *jsonScanner) array(secret bool) {
 		s.pos++
 		return
 	}
-	for {
-		s.value(secret)
+	var argv []int // an argv's passwords (see command.go)
+	if !secret {
+		argv = arrayArgvSecrets(s.raw, s.pos)
+	}
+	for i := 0; ; i++ {
+		if argv != nil && argv[i] >= 0 {
+			s.skipSpace()
+			text, _, _ := s.readString()
+			s.out = appendJSONString(s.out, redactArg(string(text), argv[i]))
+		} else {
+			s.value(secret)
+		}
 		s.skipSpace()
 		c := s.raw[s.pos]
 		s.pos++
 		s.out = append(s.out, c)
 		if c == ']' {
 			return
+		}
+	}
+}
+
+// arrayArgvSecrets returns argvSecrets of the array whose first element
+// is at raw[i] (valid JSON), or nil if one of its elements is not a
+// string.
+func arrayArgvSecrets(raw []byte, i int) []int {
+	// Most arrays are not an argv: only those of strings naming a command
+	// (or escaping one) are decoded.
+	start := i
+	for raw[i] != ']' {
+		switch raw[i] {
+		case ' ', '\t', '\n', '\r', ',':
+			i++
+		case '"':
+			i = skipJSONString(raw, i)
+		default:
+			return nil
+		}
+	}
+	if !mayNameCommand(raw[start:i]) {
+		return nil
+	}
+	i = start
+	var args []string
+	for {
+		for raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r' || raw[i] == ',' {
+			i++
+		}
+		switch raw[i] {
+		case ']':
+			return argvSecrets(args)
+		case '"':
+			text, end := decodeJSONString(nil, raw, i+1)
+			args = append(args, string(text))
+			i = end
+		default:
+			return nil
 		}
 	}
 }
@@ -183,11 +232,12 @@ func (s *jsonScanner) readString() (text []byte, plain bool, lit []byte) {
 	return s.buf, false, nil
 }
 
-// pairedObjects returns the offsets in raw (valid JSON) of the objects
-// with a "name" or "key" member naming a secret. One pass: looking ahead
-// from each "value" member instead would read nested objects once per
-// level.
-func pairedObjects(raw []byte) map[int]bool {
+// pairedObjects returns, by their offsets in raw (valid JSON), what the
+// members of the objects with a "name" or "key" member naming a secret
+// or a "kind" member "Secret" make of their value and data members. One
+// pass: looking ahead from each value member instead would read nested
+// objects once per level.
+func pairedObjects(raw []byte) map[int]siblings {
 	type frame struct {
 		start   int
 		object  bool
@@ -195,7 +245,7 @@ func pairedObjects(raw []byte) map[int]bool {
 		role    pairRole // of the last key read
 	}
 	var stack []frame
-	paired := map[int]bool{}
+	paired := map[int]siblings{}
 	var buf [64]byte
 	for i := 0; i < len(raw); {
 		switch c := raw[i]; c {
@@ -217,8 +267,11 @@ func pairedObjects(raw []byte) map[int]bool {
 				if top.wantKey {
 					key, _ := decodeJSONString(buf[:0], raw, i+1)
 					top.role, top.wantKey = roleOf(key), false
-				} else if top.role == pairName && namesSecret(raw[i:end]) {
-					paired[top.start] = true
+				} else if top.role == pairName || top.role == pairKind {
+					sib := paired[top.start]
+					if sib.note(top.role, raw[i:end]); sib != (siblings{}) {
+						paired[top.start] = sib
+					}
 				}
 			}
 			i = end

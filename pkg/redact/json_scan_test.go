@@ -260,6 +260,12 @@ func randomPair(rng *rand.Rand, b *strings.Builder, depth int) {
 		`"` + []string{"name", "key", "Name", "KEY", "n_a_m_e"}[rng.IntN(5)] + `":"` + pairNames[rng.IntN(len(pairNames))] + `"`,
 		`"` + []string{"value", "Value", "VALUE", "val"}[rng.IntN(4)] + `":`,
 	}
+	if rng.IntN(3) == 0 { // a Kubernetes Secret, or an object of another kind
+		members = []string{
+			`"` + []string{"kind", "Kind"}[rng.IntN(2)] + `":"` + []string{"Secret", "ConfigMap", `Secret`, "secret"}[rng.IntN(4)] + `"`,
+			`"` + []string{"data", "stringData", "binaryData"}[rng.IntN(3)] + `":`,
+		}
+	}
 	var v strings.Builder
 	randomJSON(rng, &v, depth-1)
 	members[1] += v.String()

@@ -54,10 +54,32 @@ func (r *Redactor) jsonByTokens(raw []byte) ([]byte, error) {
 // jsonFrame is one open object or array.
 type jsonFrame struct {
 	object  bool
-	secret  bool // everything inside is redacted
-	first   bool // no member written yet
-	wantKey bool // objects: the next token is a key
-	paired  bool // objects: a name or key member names a secret
+	secret  bool     // everything inside is redacted
+	first   bool     // no member written yet
+	wantKey bool     // objects: the next token is a key
+	sib     siblings // objects: what the members make of value and data members
+	argv    []int    // arrays: argvSecrets of the elements, or nil
+	elem    int      // arrays: the index of the element being written
+}
+
+// tokenArgvSecrets returns argvSecrets of the array whose elements start
+// toks, or nil if one of them is not a string.
+func tokenArgvSecrets(toks []json.Token) []int {
+	var args []string
+	for _, tok := range toks {
+		switch v := tok.(type) {
+		case string:
+			args = append(args, v)
+		case json.Delim:
+			if v == ']' {
+				return argvSecrets(args)
+			}
+			return nil
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // jsonWriter re-emits a token stream, redacting as it goes. The decoder
@@ -65,8 +87,8 @@ type jsonFrame struct {
 // keys and secrecy.
 type jsonWriter struct {
 	r          *Redactor
-	toks       []json.Token // the whole document
-	pairs      map[int]bool // pairedTokenObjects(toks)
+	toks       []json.Token     // the whole document
+	pairs      map[int]siblings // pairedTokenObjects(toks)
 	out        bytes.Buffer
 	enc        *json.Encoder // writes strings to out without HTML escaping
 	stack      []jsonFrame
@@ -92,7 +114,7 @@ func (w *jsonWriter) token(i int) {
 		top.first, top.wantKey = false, false
 		w.writeString(key)
 		w.out.WriteByte(':')
-		w.secretNext = top.secret || IsSecretKey(key) || top.paired && roleOf(key) == pairValue
+		w.secretNext = top.secret || IsSecretKey(key) || top.sib.redacts(roleOf(key))
 		return
 	}
 	if tok == json.Delim(']') {
@@ -104,18 +126,26 @@ func (w *jsonWriter) token(i int) {
 	if top != nil && !top.object {
 		if !top.first {
 			w.out.WriteByte(',')
+			top.elem++
 		}
 		top.first = false
 	}
 	switch v := tok.(type) {
 	case json.Delim: // '{' or '['
 		w.out.WriteByte(byte(v))
-		w.stack = append(w.stack, jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{', paired: w.pairs[i]})
+		f := jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{', sib: w.pairs[i]}
+		if v == '[' && !secret {
+			f.argv = tokenArgvSecrets(w.toks[i+1:])
+		}
+		w.stack = append(w.stack, f)
 		return
 	case string:
-		if secret {
+		switch {
+		case secret:
 			v = marker(SecretLabel)
-		} else {
+		case top != nil && top.argv != nil && top.argv[top.elem] >= 0:
+			v = redactArg(v, top.argv[top.elem])
+		default:
 			v = w.r.String(v)
 		}
 		w.writeString(v)
@@ -150,15 +180,16 @@ func (w *jsonWriter) valueDone() {
 	}
 }
 
-// pairedTokenObjects returns the indexes in toks of the objects ('{')
-// with a "name" or "key" member naming a secret.
-func pairedTokenObjects(toks []json.Token) map[int]bool {
+// pairedTokenObjects returns, by their indexes in toks, what the members
+// of the objects ('{') with a "name" or "key" member naming a secret or a
+// "kind" member "Secret" make of their value and data members.
+func pairedTokenObjects(toks []json.Token) map[int]siblings {
 	type frame struct {
 		start   int
 		object  bool
 		wantKey bool
 	}
-	paired := map[int]bool{}
+	paired := map[int]siblings{}
 	var stack []frame
 	for i, tok := range toks {
 		var top *frame
@@ -168,8 +199,17 @@ func pairedTokenObjects(toks []json.Token) map[int]bool {
 		if top != nil && top.object && top.wantKey {
 			if key, ok := tok.(string); ok {
 				top.wantKey = false
-				if v, ok := toks[i+1].(string); ok && roleOf(key) == pairName && IsSecretKey(v) {
-					paired[top.start] = true
+				if v, ok := toks[i+1].(string); ok {
+					sib := paired[top.start]
+					switch roleOf(key) {
+					case pairName:
+						sib.secretName = sib.secretName || IsSecretKey(v)
+					case pairKind:
+						sib.secretKind = sib.secretKind || v == "Secret"
+					}
+					if sib != (siblings{}) {
+						paired[top.start] = sib
+					}
 				}
 				continue
 			}

@@ -213,3 +213,30 @@ func TestAWSSecretsManagerKeys(t *testing.T) {
 		t.Errorf("String(%q) = %q", in, got)
 	}
 }
+
+// TestUsageCountersSurvive: model usage counters and their metric names
+// and labels hold the word token but no secret; no form of them is
+// redacted (text, Prometheus exposition, span attributes, JSON, Value).
+func TestUsageCountersSurvive(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range []string{
+		`codali_model_tokens_total{direction="input",model="gpt",phase="builder",provider="openai"} 1234`,
+		"token_count=5 tokens_in=7 tokens_out=9 total_tokens=16",
+		"tokens_in: 7\ntoken_count: 5\ntokens:\n  in: 7\n",
+		"gen_ai.usage.input_tokens=12 gen_ai.token.type=input gen_ai.request.max_tokens=4096",
+		`{"tokens_in": 7, "token_count": "5", "tokenCount": 3, "usage": {"input_tokens": 1}}`,
+		"--max-tokens 4096 --tokens-in 7",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+	doc := `{"tokens_in":7,"token_count":"5","tokenCount":3,"labels":{"gen_ai.token.type":"input","token_type":"output"},"tokens":{"in":7}}`
+	if got, err := r.JSON([]byte(doc)); err != nil || string(got) != doc {
+		t.Errorf("JSON(%s) = %s, %v", doc, got, err)
+	}
+	v := map[string]any{"tokens_in": 7, "token_count": "5", "gen_ai.token.type": "input"}
+	if got := r.Value(v).(map[string]any); got["token_count"] != "5" || got["gen_ai.token.type"] != "input" || got["tokens_in"] != 7 {
+		t.Errorf("Value(%v) = %v", v, got)
+	}
+}

@@ -10,9 +10,14 @@ import "iter"
 // "key" member of the same object (ignoring case and separators, in any
 // order) is a string for which IsSecretKey holds.
 //
-// That makes the redaction of a "value" member depend on its siblings:
-// [PairedMembers] tells when it does, for code that redacts an object's
-// members one at a time.
+// A Kubernetes Secret is the same kind of object: its "data" and
+// "stringData" members hold secrets under free keys (DATABASE_URL,
+// tls.key) when its "kind" member is "Secret", as in an event holding
+// kubectl's JSON output.
+//
+// That makes the redaction of a "value", "data" or "stringData" member
+// depend on its siblings: [PairedMembers] tells when it does, for code
+// that redacts an object's members one at a time.
 
 // pairRole is what a member's key makes it in a name/value pair.
 type pairRole uint8
@@ -21,12 +26,47 @@ const (
 	pairNone  pairRole = iota
 	pairName           // "name" or "key": its string value may name a secret
 	pairValue          // "value": redacted when a sibling names a secret
+	pairKind           // "kind": "Secret" makes the data members secret
+	pairData           // "data" or "stringData": redacted in a Secret
 )
+
+// siblings is what an object's members make of its value and data
+// members.
+type siblings struct {
+	secretName bool // a name or key member names a secret
+	secretKind bool // a kind member is "Secret"
+}
+
+// note records a member's role and valid JSON value.
+func (s *siblings) note(role pairRole, raw []byte) {
+	switch role {
+	case pairName:
+		s.secretName = s.secretName || namesSecret(raw)
+	case pairKind:
+		s.secretKind = s.secretKind || isSecretKind(raw)
+	}
+}
+
+// redacts reports whether a member of this role is redacted as a whole.
+func (s siblings) redacts(role pairRole) bool {
+	return role == pairValue && s.secretName || role == pairData && s.secretKind
+}
+
+// isSecretKind reports whether raw, a valid JSON value, is the string
+// "Secret".
+func isSecretKind(raw []byte) bool {
+	if len(raw) == 0 || raw[0] != '"' {
+		return false
+	}
+	var buf [16]byte
+	text, _ := decodeJSONString(buf[:0], raw, 1)
+	return string(text) == "Secret"
+}
 
 // roleOf returns the pair role of an object key, compared as IsSecretKey
 // compares keys (case and separators ignored).
 func roleOf[T string | []byte](key T) pairRole {
-	var buf [5]byte
+	var buf [10]byte
 	n := 0
 	for i := 0; i < len(key); i++ {
 		c, ok := keyByte(key[i])
@@ -44,6 +84,10 @@ func roleOf[T string | []byte](key T) pairRole {
 		return pairName
 	case "value":
 		return pairValue
+	case "kind":
+		return pairKind
+	case "data", "stringdata":
+		return pairData
 	}
 	return pairNone
 }
@@ -62,19 +106,19 @@ func namesSecret(raw []byte) bool {
 // PairedMembers reports whether the redaction of an object with these
 // members (each key and its valid JSON value) depends on its members
 // together: the object has a "value" member and a "name" or "key" member
-// naming a secret, so JSON redacts the "value" member although it would
-// keep it alone under its key. Otherwise each member redacts inside the
+// naming a secret, or a "data" or "stringData" member and a "kind" member
+// that is "Secret", so JSON redacts that member although it would keep
+// it alone under its key. Otherwise each member redacts inside the
 // object exactly as alone in an object under its key.
 func PairedMembers(members iter.Seq2[string, []byte]) bool {
-	hasValue, secretName := false, false
+	var sib siblings
+	hasValue, hasData := false, false
 	for key, raw := range members {
-		switch roleOf(key) {
-		case pairValue:
-			hasValue = true
-		case pairName:
-			secretName = secretName || namesSecret(raw)
-		}
-		if hasValue && secretName {
+		role := roleOf(key)
+		sib.note(role, raw)
+		hasValue = hasValue || role == pairValue
+		hasData = hasData || role == pairData
+		if hasValue && sib.redacts(pairValue) || hasData && sib.redacts(pairData) {
 			return true
 		}
 	}

@@ -27,6 +27,15 @@ var pairCases = []struct{ name, in, want string }{
 		`{"name":"DB_PASSWORD","meta":{"value":"kept"},"list":[{"value":"kept"}]}`},
 	{"nested pair after a long sibling", `{"a":{"value":"hunter2","pad":{"x":["]}",{"y":"\"}"}]},"n":1.5e3,"ok":false,"key":"api_key"}}`,
 		`{"a":{"value":"[REDACTED:secret]","pad":{"x":["]}",{"y":"\"}"}]},"n":1.5e3,"ok":false,"key":"api_key"}}`},
+	{"kubernetes secret object", `{"kind":"Secret","metadata":{"name":"db"},"type":"Opaque","data":{"url":"cG9z","n":5},"stringData":{"x":"y","ok":true}}`,
+		`{"kind":"Secret","metadata":{"name":"db"},"type":"Opaque","data":{"url":"[REDACTED:secret]","n":"[REDACTED:secret]"},"stringData":{"x":"[REDACTED:secret]","ok":true}}`},
+	{"kubernetes secret kind last", `{"data":{"tls.key":"LS0t"},"apiVersion":"v1","kind":"Secret"}`,
+		`{"data":{"tls.key":"[REDACTED:secret]"},"apiVersion":"v1","kind":"Secret"}`},
+	{"kubernetes list", `{"kind":"List","items":[{"kind":"ConfigMap","data":{"a":"b"}},{"kind":"Secret","data":{"a":"b"}}],"data":{"c":"d"}}`,
+		`{"kind":"List","items":[{"kind":"ConfigMap","data":{"a":"b"}},{"kind":"Secret","data":{"a":"[REDACTED:secret]"}}],"data":{"c":"d"}}`},
+	{"kubernetes secret in an event", `{"run":"r","output":{"object":{"kind":"Secret","data":{"DATABASE_URL":"cG9zdGdyZXM6Ly8="}}}}`,
+		`{"run":"r","output":{"object":{"kind":"Secret","data":{"DATABASE_URL":"[REDACTED:secret]"}}}}`},
+	{"other kinds keep their data", `{"kind":"ConfigMap","data":{"a":"b"},"Kind":"Secrets"}`, `{"kind":"ConfigMap","data":{"a":"b"},"Kind":"Secrets"}`},
 	{"second name names the secret", `{"name":"x","value":"hunter2","key":"password"}`, `{"name":"x","value":"[REDACTED:secret]","key":"password"}`},
 }
 
@@ -70,6 +79,13 @@ func TestValueNameValuePairs(t *testing.T) {
 	if !maps.Equal(got[2].(map[string]any), map[string]any{"name": "PORT", "value": "8080"}) {
 		t.Errorf("ordinary pair changed: %v", got[2])
 	}
+	secret := r.Value(map[string]any{"kind": "Secret", "data": map[string]any{"url": "cG9z"}, "stringData": map[string]string{"x": "y"}}).(map[string]any)
+	if v := secret["data"].(map[string]any)["url"]; v != "[REDACTED:secret]" {
+		t.Errorf("Secret data value = %v", v)
+	}
+	if v := secret["stringData"].(map[string]string)["x"]; v != "[REDACTED:secret]" {
+		t.Errorf("Secret stringData value = %v", v)
+	}
 	if in[0].(map[string]any)["value"] != "hunter2" {
 		t.Error("Value modified its input")
 	}
@@ -103,6 +119,10 @@ func TestPairedMembers(t *testing.T) {
 		{`{"name":"DB_PASSWORD","valueFrom":{}}`, false},
 		{`{"name":1,"value":"x"}`, false},
 		{`{"names":"password","value":"x"}`, false},
+		{`{"kind":"Secret","data":{"a":"b"}}`, true},
+		{`{"stringData":{"a":"b"},"kind":"Secret"}`, true},
+		{`{"kind":"Secret","type":"Opaque"}`, false},
+		{`{"kind":"ConfigMap","data":{"a":"b"}}`, false},
 	} {
 		if got := PairedMembers(members(tc.doc)); got != tc.want {
 			t.Errorf("PairedMembers(%s) = %v, want %v", tc.doc, got, tc.want)

@@ -26,6 +26,10 @@ type rule struct {
 	// find, when set, replaces re: it returns the spans to replace, each
 	// as {start, end}, in order and not overlapping.
 	find func(string) [][]int
+	// colonWords, for a rule without hints, says that it may match only
+	// where a word (a run without spaces, tabs, line breaks and quotes)
+	// holds four colons: the hint scanner tracks that instead of hints.
+	colonWords bool
 	// escapedQuotes rules also run over the text with each \" read as "
 	// (JSON held in a JSON string written out: a Terraform state's
 	// container_definitions, a log line's message), their spans mapped
@@ -173,25 +177,26 @@ var defaultRules = []rule{
 	newRule("password", regexp.MustCompile(
 		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
 		"-u", "--user"),
+	// A .pgpass line's password (see pgpass.go).
+	pgpassRule,
+	// Passwords in flags named for no secret: mysql -pSECRET, docker
+	// login -p SECRET (see command.go).
+	commandRule,
 	// A flag with a secret-like name and its value as the next argument
 	// (--password hunter2, --api-key …).
-	newRule("credential", regexp.MustCompile(
-		`(?i)(?:^|\s)--?`+secretName+`\s+["']?(?P<secret>[^\s"'-][^\s"']*)`),
-		secretHints...),
+	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
+		splitRule{dash: true}, followedBy(false, "", reSpace), secretHints...),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…).
-	withPre(newRule("credential", regexp.MustCompile(
-		`(?i)(?:^|[^A-Za-z0-9_.-])`+secretName+`=(?P<secret>[^\s&"',;<>=][^\s&"',;<>]*)`),
-		secretHints...), hasSecretAssignment),
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=][^\s&"',;<>]*)`,
+		splitRule{}, followedBy(false, "", "="), secretHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
-	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
-		`(?i)"`+secretName+`"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`),
-		secretHints...), hasSecretAssignment)),
+	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
+		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
 	// "name": 1234 in JSON: a number under a secret-like name (a PIN, a
 	// numeric key), as JSON redacts it under a secret key.
-	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
-		`(?i)"`+secretName+`"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`),
-		secretHints...), hasSecretAssignment)),
+	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`,
+		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
 	// name: value and name = value lines (YAML, INI, .env, properties):
 	// the value runs to the end of the line (or a comment), so code such
 	// as "Password: req.Password," or "password := x" is left alone. A
@@ -203,17 +208,16 @@ var defaultRules = []rule{
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
 	yamlPairRule,
 	yamlSecretBlockRule,
+	yamlSecretNextRule,
 	jsonTextPairRule,
 	flowPairRule,
 	// A quoted value after a secret-like name anywhere in a line, in the
 	// forms code and data use: password: "…", password := "…",
 	// password => '…', {'password': '…'}, env PASSWORD="…" cmd.
-	withPre(newRule("credential", regexp.MustCompile(
-		`(?i)(?:^|[^A-Za-z0-9_.-])["']?`+secretName+`["']?[\t ]*(?::=|=>|[:=])[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`),
-		secretHints...), hasSecretAssignment),
-	withPre(newRule("credential", regexp.MustCompile(
-		`(?i)(?:^|[^A-Za-z0-9_.-])["']?`+secretName+`["']?[\t ]*(?::=|=>|[:=])[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`),
-		secretHints...), hasSecretAssignment),
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `["']?[\t ]*(?::=|=>|[:=])[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`,
+		splitRule{}, followedBy(true, " \t", ":="), secretHints...), hasSecretAssignment),
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `["']?[\t ]*(?::=|=>|[:=])[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`,
+		splitRule{}, followedBy(true, " \t", ":="), secretHints...), hasSecretAssignment),
 	// The names secret only as a whole, quoted, with a quoted value:
 	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
 	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
@@ -233,8 +237,19 @@ var defaultRules = []rule{
 
 // secretLine matches a name: value or name = value line with a
 // secret-like name; the "secret" group is the value.
-var secretLine = regexp.MustCompile(
-	`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`)
+var secretLine = regexp.MustCompile(secretLinePattern)
+
+// secretLinePattern is secretLine's expression, also found by
+// secretLineFinder.
+var secretLinePattern = `(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`
+
+var secretLineFinder = newNameFinder(secretLinePattern, followedBy(true, " \t", ":="))
+
+// jsonNameFollows tests what follows a name in the JSON member rules:
+// the closing quote, spaces and the colon.
+func jsonNameFollows(s string, e int) bool {
+	return e < len(s) && s[e] == '"' && followedBy(false, reSpace, ":")(s, e+1)
+}
 
 // findSecretLines returns the spans of the values secretLine finds, but
 // for the values that are only a YAML block scalar's indicator (|, >-,
@@ -242,17 +257,35 @@ var secretLine = regexp.MustCompile(
 func findSecretLines(s string) [][]int {
 	g := secretLine.SubexpIndex("secret")
 	var locs [][]int
-	for _, m := range secretLine.FindAllStringSubmatchIndex(s, -1) {
-		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) {
+	secretLineFinder.each(s, func(m []int) {
+		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) && !isSecretsKeyword(s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]) {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
-	}
+	})
 	return locs
 }
 
+// isSecretsKeyword reports whether a name: value line is GitHub Actions'
+// "secrets: inherit" (a reusable workflow's caller passing on all its
+// secrets): the value is a keyword, not a secret. head is the line up to
+// the value.
+func isSecretsKeyword(head, value string) bool {
+	if value != "inherit" {
+		return false
+	}
+	head = strings.TrimRight(head, " \t:=\"'")
+	return strings.EqualFold(strings.TrimLeft(head, " \t-\"'"), "secrets")
+}
+
 // isBlockIndicator reports whether v is a YAML block scalar's header:
-// "|" or ">" and any indentation and chomping indicators.
+// "|" or ">" and any indentation and chomping indicators, after an
+// optional tag (!vault |, Ansible's encrypted value).
 func isBlockIndicator(v string) bool {
+	if strings.HasPrefix(v, "!") {
+		if i := strings.IndexAny(v, " \t"); i >= 0 {
+			v = strings.TrimLeft(v[i:], " \t")
+		}
+	}
 	if v == "" || v[0] != '|' && v[0] != '>' {
 		return false
 	}

@@ -164,6 +164,14 @@ func hasBlockIndicator(s string) bool {
 		for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
 			j++
 		}
+		if j < len(s) && s[j] == '!' { // a tag: !vault |
+			for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
+				j++
+			}
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
+			}
+		}
 		if j < len(s) && (s[j] == '|' || s[j] == '>') {
 			return true
 		}
@@ -178,7 +186,11 @@ func hasBlockIndicator(s string) bool {
 
 // yamlSecretBlock matches a line holding a secret-like name and a block
 // scalar's indicator; its first group is the indentation before the name.
-var yamlSecretBlock = regexp.MustCompile(`(?im)^([\t ]*(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*[|>][0-9+-]*[\t ]*(?:#.*)?\r?$`)
+var (
+	yamlSecretBlockPattern = `(?im)^([\t ]*(?:-[\t ]+)?)["']?` + secretName + `["']?[\t ]*:[\t ]*(?:![^\s]*[\t ]+)?[|>][0-9+-]*[\t ]*(?:#.*)?\r?$`
+	yamlSecretBlock        = regexp.MustCompile(yamlSecretBlockPattern)
+	yamlSecretBlockFinder  = newNameFinder(yamlSecretBlockPattern, followedBy(true, " \t", ":"))
+)
 
 // findYAMLSecretBlocks returns the spans of the lines of the block
 // scalars under secret-like names. A name line inside a block already
@@ -186,14 +198,14 @@ var yamlSecretBlock = regexp.MustCompile(`(?im)^([\t ]*(?:-[\t ]+)?)["']?` + sec
 func findYAMLSecretBlocks(s string) [][]int {
 	var locs [][]int
 	end := -1
-	for _, m := range yamlSecretBlock.FindAllStringSubmatchIndex(s, -1) {
+	yamlSecretBlockFinder.each(s, func(m []int) {
 		if m[0] <= end {
-			continue
+			return
 		}
 		var block [][]int
 		block, end = blockLines(s, m[1], m[3]-m[2])
 		locs = append(locs, block...)
-	}
+	})
 	return locs
 }
 
@@ -289,7 +301,7 @@ func unquoteJSONText(content string) string {
 
 // containsFold reports whether s contains the lower-case ASCII sub,
 // ignoring ASCII case (sub's first byte too: "Value" holds "value").
-func containsFold(s, sub string) bool {
+func containsFold[T string | []byte](s T, sub string) bool {
 	lo, up := sub[0], upper(sub[0])
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if c := s[i]; (c == lo || c == up) && equalFoldTail(s[i:i+len(sub)], sub) {

@@ -16,9 +16,11 @@ const UnencodableLabel = "unencodable"
 //   - json.RawMessage goes through JSON (or Bytes if it is not valid JSON);
 //   - map[string]any, map[string]string, []any and []string are copied
 //     with each element redacted, and every string or number under a
-//     key for which IsSecretKey holds, or under the "value" key of a map
-//     whose "name" or "key" names a secret (as in JSON), becomes
-//     "[REDACTED:secret]";
+//     key for which IsSecretKey holds, under the "value" key of a map
+//     whose "name" or "key" names a secret, or under the "data" or
+//     "stringData" key of a map whose "kind" is "Secret" (as in JSON), becomes
+//     "[REDACTED:secret]"; a slice of strings read as a command line
+//     has the passwords of its arguments redacted (see JointElements);
 //   - nil, booleans and numbers are returned as they are;
 //   - values nested more than 1000 deep (for example a map that contains
 //     itself) become "[REDACTED:unencodable]";
@@ -62,28 +64,44 @@ func (r *Redactor) value(v any, secret bool, depth int) any {
 	case error:
 		return r.value(x.Error(), secret, depth)
 	case map[string]any:
-		paired := pairedMap(x)
+		sib := pairedMap(x)
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = r.value(e, secret || IsSecretKey(k) || paired && roleOf(k) == pairValue, depth)
+			out[k] = r.value(e, secret || IsSecretKey(k) || sib.redacts(roleOf(k)), depth)
 		}
 		return out
 	case map[string]string:
-		paired := pairedMap(x)
+		sib := pairedMap(x)
 		out := make(map[string]string, len(x))
 		for k, e := range x {
-			out[k] = r.value(e, secret || IsSecretKey(k) || paired && roleOf(k) == pairValue, depth).(string)
+			out[k] = r.value(e, secret || IsSecretKey(k) || sib.redacts(roleOf(k)), depth).(string)
 		}
 		return out
 	case []any:
+		var argv []int
+		if !secret {
+			argv = anyArgvSecrets(x)
+		}
 		out := make([]any, len(x))
 		for i, e := range x {
+			if argv != nil && argv[i] >= 0 {
+				out[i] = redactArg(e.(string), argv[i])
+				continue
+			}
 			out[i] = r.value(e, secret, depth)
 		}
 		return out
 	case []string:
+		var argv []int
+		if !secret {
+			argv = argvSecrets(x)
+		}
 		out := make([]string, len(x))
 		for i, e := range x {
+			if argv != nil && argv[i] >= 0 {
+				out[i] = redactArg(e, argv[i])
+				continue
+			}
 			out[i] = r.value(e, secret, depth).(string)
 		}
 		return out
@@ -122,13 +140,33 @@ func (r *Redactor) viaJSON(v any, secret bool) any {
 	return r.rawJSON(raw, secret)
 }
 
-// pairedMap reports whether a map's "name" or "key" entry is a string
-// naming a secret (a name/value pair, see pair.go).
-func pairedMap[V any](m map[string]V) bool {
+// pairedMap reports what a map's "name", "key" and "kind" entries make
+// of its value and data entries (see pair.go).
+func pairedMap[V any](m map[string]V) siblings {
+	var sib siblings
 	for k, e := range m {
-		if v, ok := any(e).(string); ok && roleOf(k) == pairName && IsSecretKey(v) {
-			return true
+		if v, ok := any(e).(string); ok {
+			switch roleOf(k) {
+			case pairName:
+				sib.secretName = sib.secretName || IsSecretKey(v)
+			case pairKind:
+				sib.secretKind = sib.secretKind || v == "Secret"
+			}
 		}
 	}
-	return false
+	return sib
+}
+
+// anyArgvSecrets returns argvSecrets of a slice of strings, or nil if one
+// of its elements is not a string.
+func anyArgvSecrets(x []any) []int {
+	args := make([]string, len(x))
+	for i, e := range x {
+		s, ok := e.(string)
+		if !ok {
+			return nil
+		}
+		args[i] = s
+	}
+	return argvSecrets(args)
 }

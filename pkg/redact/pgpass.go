@@ -1,0 +1,60 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// pgpassRule redacts the password of a PostgreSQL password file line,
+// hostname:port:database:username:password, in a file's content or a
+// command's output (cat ~/.pgpass, echo '…' >> ~/.pgpass). Plenty of
+// text has colons, so the line must clearly have that shape: exactly
+// five fields (a colon inside one is escaped, \:), standing alone or
+// after a space, quote, "=" or "(" and followed by the end of the line, a
+// space or a quote; a port of one to five digits or "*"; a host that is
+// "*" or holds a letter, dot, "-" or "_" besides digits (so a timestamp
+// 2024:01:02:03:04 is no host); non-empty fields without spaces or
+// quotes. A password with a space runs to the end of the line when the
+// line is the .pgpass line (only spaces before it); elsewhere (echo
+// '…' >> ~/.pgpass) it ends at the space.
+var pgpassRule = rule{label: "password", find: findPgpass, colonWords: true}
+
+// pgpassLine matches a candidate; the character after it is checked by
+// findPgpass (RE2 has no look-ahead).
+var pgpassLine = regexp.MustCompile(`(?:^|[\s"'=(])` +
+	`(?:\*|(?:[A-Za-z0-9_.-]|\\:)*[A-Za-z_.-](?:[A-Za-z0-9_.-]|\\:)*|\[[0-9A-Fa-f:.]+\])` + // host
+	`:(?:\*|[0-9]{1,5})` + // port
+	`:(?:[^\s:"'\\]|\\.)+:(?:[^\s:"'\\]|\\.)+` + // database, username
+	`:(?P<secret>(?:[^\s:"'\\]|\\.)+)`)
+
+// findPgpass returns the spans of the passwords of .pgpass lines.
+func findPgpass(s string) [][]int {
+	var locs [][]int
+	last := 0
+	for _, m := range pgpassLine.FindAllStringSubmatchIndex(s, -1) {
+		if m[2] < last {
+			continue // inside a password already extended to its line's end
+		}
+		end := m[3]
+		if end < len(s) && s[end] != ' ' && s[end] != '\t' && s[end] != '\r' && s[end] != '\n' && s[end] != '"' && s[end] != '\'' {
+			continue // a sixth field, or more text: not a .pgpass line
+		}
+		hostStart := m[0]
+		if strings.IndexByte(" \t\r\n\f\v\"'=(", s[hostStart]) >= 0 {
+			hostStart++ // the boundary before the host
+		}
+		lineStart := strings.LastIndexByte(s[:hostStart], '\n') + 1
+		if strings.Trim(s[lineStart:hostStart], " \t") == "" {
+			// The line is the .pgpass line (the file's content): its
+			// password runs to the line's end, spaces included.
+			lineEnd := len(s)
+			if j := strings.IndexByte(s[end:], '\n'); j >= 0 {
+				lineEnd = end + j
+			}
+			end = max(end, len(strings.TrimRight(s[:lineEnd], " \t\r")))
+		}
+		locs = append(locs, []int{m[2], end})
+		last = end
+	}
+	return locs
+}
