@@ -274,3 +274,44 @@ func TestForkRefusesATamperedHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestForkAndRerunACompactedHistory: the recorder compacts a history to
+// rao.maxEvents (it then starts at a checkpoint after seq 1, which verify
+// reports for information only); a history compacted so verifies, and
+// rerun and fork, which both require a verified history, accept it.
+func TestForkAndRerunACompactedHistory(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := forkConfig(t, dir, true)
+	raw, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["rao"] = map[string]any{"checkpointEvery": 2, "maxEvents": 4}
+	if raw, err = json.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfgPath, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startUp(t, cfgPath)
+	run := p.passedRun(t)
+	evs := p.replayEvents(t, run)
+	if len(evs) == 0 || evs[0].Seq == 1 {
+		t.Fatalf("the history was not compacted: %d events, the first at seq %d", len(evs), evs[0].Seq)
+	}
+	if code, out, errOut := p.run(t, "rao", "verify", run); code != exitOK {
+		t.Fatalf("verify of the compacted history: %d %s %s", code, out, errOut)
+	}
+	if code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfgPath, "--json"); code != exitOK {
+		t.Fatalf("rerun of the compacted history: %d %s %s", code, out, errOut)
+	}
+	last := evs[len(evs)-1].ID
+	code, out, errOut := p.run(t, "rao", "fork", last, "--by", "gina")
+	if code != exitOK {
+		t.Fatalf("fork of the compacted history at %s: %d %s %s", last, code, out, errOut)
+	}
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -80,6 +81,63 @@ func TestAgentTraceContext(t *testing.T) {
 				}
 				if len(lib.Links) != 1 || lib.Links[0].SpanContext.TraceID().String() != foreignTrace || lib.Links[0].SpanContext.SpanID().String() != foreignSpan {
 					t.Fatalf("links %+v: want one to the agent's context", lib.Links)
+				}
+			}
+		})
+	}
+}
+
+// TestAgentTraceContextOfARunTheRuntimeEnds: the runtime ends a run whose
+// request the librarian failed for good with a `failed` event of its own
+// making, outside the handling's span. Under "link" that event must not
+// carry the agent's trace context onward (in its envelope or its NATS
+// header), as no other output of an agent's event does: whatever follows
+// it would join the agent's trace. Under "parent" it carries it, as
+// documented.
+func TestAgentTraceContextOfARunTheRuntimeEnds(t *testing.T) {
+	const foreignTrace, foreignSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	for _, mode := range []string{config.TraceContextParent, config.TraceContextLink} {
+		t.Run(mode, func(t *testing.T) {
+			d, js, _ := tracedDeps(t)
+			d.Config.Tracing.AgentTraceContext = mode
+			comps := []Component{
+				{Name: events.ServiceLibrarian, NewHandler: func(context.Context, *Deps) (worker.Handler, error) {
+					return func(context.Context, events.Envelope) ([]events.Envelope, error) {
+						return nil, worker.Permanent(errors.New("the repository cannot be read"))
+					}, nil
+				}},
+			}
+			st, err := js.Stream(testCtx(t), events.StreamWork)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := "agentfail" + mode
+			req := requestedEvent(t, run)
+			req.TraceParent = "00-" + foreignTrace + "-" + foreignSpan + "-01"
+			var failed events.Envelope
+			var header string
+			runComponents(t, d, comps, func() {
+				publish(t, js, req)
+				eventually(t, "the failed event", func() bool {
+					m, err := st.GetLastMsgForSubject(testCtx(t), events.KindFailed.Subject(run))
+					if err != nil {
+						return false
+					}
+					if failed, err = (events.Decoder{}).Decode(m.Subject, m.Data); err != nil {
+						t.Fatal(err)
+					}
+					header = m.Header.Get(worker.HeaderTraceParent)
+					return true
+				})
+			})
+			switch mode {
+			case config.TraceContextParent:
+				if telemetry.TraceID(failed.TraceParent) != foreignTrace || telemetry.TraceID(header) != foreignTrace {
+					t.Fatalf("failed event traceparent %q (header %q): want the agent's trace %s", failed.TraceParent, header, foreignTrace)
+				}
+			case config.TraceContextLink:
+				if telemetry.TraceID(failed.TraceParent) == foreignTrace || telemetry.TraceID(header) == foreignTrace {
+					t.Fatalf("the failed event carries the agent's trace context: %q (header %q)", failed.TraceParent, header)
 				}
 			}
 		})

@@ -81,9 +81,12 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			MaxEventBytes:   d.Config.Events.MaxEventBytes,
 			EndRunOnFailure: c.Name != events.ServiceRecorder,
 			CompleteFailure: d.completeFailure(c.Name),
-			Redact:          d.redactText(),
-			Concurrency:     concurrencyFor(c.Name),
-			Guard:           guard,
+			// The runtime's failed event follows the handling's trace
+			// context, not an agent's under "link".
+			FailureTraceParent: d.handedOnTraceParent,
+			Redact:             d.redactText(),
+			Concurrency:        concurrencyFor(c.Name),
+			Guard:              guard,
 		}, h, worker.WithLogger(d.Log), worker.WithMetrics(metrics), worker.WithClock(d.Now))
 		if err != nil {
 			return fmt.Errorf("could not configure %s: %w", c.Name, err)

@@ -120,6 +120,19 @@ func (d *Deps) traceParent(ctx context.Context, runID string, kind events.Kind, 
 	return pctx, nil
 }
 
+// handedOnTraceParent is the trace context the runtime hands on for in,
+// in the `failed` event it publishes to end in's run (the handling's span
+// has ended by then): in's own, but none for an event an agent published
+// under tracing.agentTraceContext "link", so the agent's context reaches
+// no later handling through it (one of that event starts a root in the
+// run's trace, as an event without a trace context does).
+func (d *Deps) handedOnTraceParent(in events.Envelope) string {
+	if k, _ := in.Kind(); k.FromAgents() && d.Config.Tracing.AgentTraceContext == config.TraceContextLink {
+		return ""
+	}
+	return in.TraceParent
+}
+
 // publishedCheckTimeout bounds the look-up of earlier outputs.
 const publishedCheckTimeout = 5 * time.Second
 

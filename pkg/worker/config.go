@@ -46,6 +46,14 @@ type Config struct {
 	// the runtime publishes (for instance with the run's RL4-CODEX payload
 	// at integrity red) before it is sent.
 	CompleteFailure func(runID string, attempt int, v *events.VerdictData)
+	// FailureTraceParent, when set, is the trace context (a W3C
+	// traceparent, "" for none) of the `failed` event the runtime
+	// publishes to end the run of in, and of the handling's duration
+	// exemplar when it has no output; nil keeps in's. The handler's span
+	// has ended by then, so a service that does not follow in's trace
+	// context (an agent's, under tracing.agentTraceContext "link") must
+	// not let the runtime hand it on either.
+	FailureTraceParent func(in events.Envelope) string
 	// Redact, when set, redacts the reason of a `failed` event the runtime
 	// publishes and of a dead-lettered message
 	// (events.HeaderDeadLetterReason), before either is cut to its limit:

@@ -8,14 +8,15 @@ import (
 )
 
 // traceOf is the trace id of a handling: its first output's trace context
-// (the handling's own span, when tracing is on), else the input's.
-func traceOf(outs []events.Envelope, in events.Envelope) string {
+// (the handling's own span, when tracing is on), else the input's
+// (Runtime.traceParentOf).
+func traceOf(outs []events.Envelope, in string) string {
 	for _, o := range outs {
 		if id := traceIDOf(o.TraceParent); id != "" {
 			return id
 		}
 	}
-	return traceIDOf(in.TraceParent)
+	return traceIDOf(in)
 }
 
 // observeDuration records a handler duration, with the trace id as an

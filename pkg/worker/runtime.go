@@ -277,7 +277,7 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 		done()
 	}
 	if r.metrics != nil {
-		r.metrics.observeDuration(r.cfg.Service, string(kind), time.Since(start), traceOf(outs, env))
+		r.metrics.observeDuration(r.cfg.Service, string(kind), time.Since(start), traceOf(outs, r.traceParentOf(env)))
 	}
 	switch {
 	case err == nil:
@@ -565,7 +565,17 @@ func (r *Runtime) endRun(ctx context.Context, d delivery, runID, reason string, 
 	if err != nil {
 		return err
 	}
+	failed.TraceParent = r.traceParentOf(d.env)
 	return r.publish(ctx, []events.Envelope{failed})
+}
+
+// traceParentOf is the trace context the runtime hands on for in: its
+// own, or what Config.FailureTraceParent makes of it.
+func (r *Runtime) traceParentOf(in events.Envelope) string {
+	if r.cfg.FailureTraceParent == nil {
+		return in.TraceParent
+	}
+	return r.cfg.FailureTraceParent(in)
 }
 
 // retryLater naks a message whose failure handling itself failed (for
