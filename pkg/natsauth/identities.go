@@ -132,6 +132,14 @@ func raoRead() []string {
 		api + "CONSUMER.DELETE." + s + ".>", api + "CONSUMER.INFO." + s + ".>"}
 }
 
+// redeliveryCheck reads what a phase needs to tell, when tracing, that a
+// redelivered event's outputs were already published (see the app's
+// traceHandler): the outputs' last messages in the work stream, else the
+// run's audit history, read only.
+func redeliveryCheck() []string {
+	return append([]string{api + "STREAM.MSG.GET." + events.StreamWork}, raoRead()...)
+}
+
 func runSubject(k events.Kind) string { return k.FilterSubject() }
 
 // join concatenates subject lists, dropping repeats.
@@ -163,17 +171,23 @@ func service(name, doc string, own ...[]string) Identity {
 	}
 }
 
+// phase is the identity of a phase: a service that also checks a
+// redelivered event's outputs (redeliveryCheck).
+func phase(name, doc string, own ...[]string) Identity {
+	return service(name, doc, append(own, redeliveryCheck())...)
+}
+
 // Identities returns every identity, services in pipeline order first.
 func Identities() []Identity {
 	pm := events.BucketPMState
 	return []Identity{
-		service(events.ServiceLibrarian, "claims run ids, indexes repositories, publishes context",
+		phase(events.ServiceLibrarian, "claims run ids, indexes repositories, publishes context",
 			[]string{runSubject(events.KindContext), runSubject(events.KindFailed)},
 			claimWrite(), kvRead(pm), kvRead(events.BucketPolicies), artifactsWrite()),
-		service(events.ServiceArchitect, "plans; publishes plan",
+		phase(events.ServiceArchitect, "plans; publishes plan",
 			[]string{runSubject(events.KindPlan), runSubject(events.KindFailed)},
 			kvWrite(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
-		service(events.ServiceBuilder, "edits workspaces; publishes built; parks runs for approval (never decides one)",
+		phase(events.ServiceBuilder, "edits workspaces; publishes built; parks runs for approval (never decides one)",
 			[]string{runSubject(events.KindBuilt), runSubject(events.KindFailed), runSubject(events.KindApprovalRequested),
 				// Park deadlines: a schedule per park (the server fires it).
 				events.TimerScheduleSubject("*", "*")},
@@ -182,7 +196,7 @@ func Identities() []Identity {
 			// call is stored in the work stream: it reads them there.
 			[]string{api + "STREAM.MSG.GET." + events.StreamWork},
 			kvRead(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
-		service(events.ServiceCritic, "verifies; publishes the verdict or a retry",
+		phase(events.ServiceCritic, "verifies; publishes the verdict or a retry",
 			[]string{runSubject(events.KindPassed), runSubject(events.KindRetry), runSubject(events.KindFailed)},
 			kvWrite(pm), kvRead(events.BucketPolicies), artifactsRead(), artifactsWrite()),
 		service(events.ServiceRecorder, "writes the audit history and run summaries; ends no run",

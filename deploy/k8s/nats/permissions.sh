@@ -36,6 +36,12 @@ add_user librarian \
   '$JS.API.STREAM.MSG.GET.OBJ_codali-artifacts' \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
+  '$JS.API.STREAM.MSG.GET.RAO' \
+  '$JS.API.DIRECT.GET.RAO.>' \
+  '$JS.API.CONSUMER.CREATE.RAO.>' \
+  '$JS.API.CONSUMER.MSG.NEXT.RAO.>' \
+  '$JS.API.CONSUMER.DELETE.RAO.>' \
+  '$JS.API.CONSUMER.INFO.RAO.>' \
   -- \
   '_INBOX_librarian.>'
 
@@ -78,6 +84,13 @@ add_user architect \
   '$JS.FC.*.*.OBJ_codali-artifacts.>' \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
+  '$JS.API.STREAM.MSG.GET.CODALI' \
+  '$JS.API.STREAM.MSG.GET.RAO' \
+  '$JS.API.DIRECT.GET.RAO.>' \
+  '$JS.API.CONSUMER.CREATE.RAO.>' \
+  '$JS.API.CONSUMER.MSG.NEXT.RAO.>' \
+  '$JS.API.CONSUMER.DELETE.RAO.>' \
+  '$JS.API.CONSUMER.INFO.RAO.>' \
   -- \
   '_INBOX_architect.>'
 
@@ -125,6 +138,12 @@ add_user builder \
   '$JS.FC.*.*.OBJ_codali-artifacts.>' \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
+  '$JS.API.STREAM.MSG.GET.RAO' \
+  '$JS.API.DIRECT.GET.RAO.>' \
+  '$JS.API.CONSUMER.CREATE.RAO.>' \
+  '$JS.API.CONSUMER.MSG.NEXT.RAO.>' \
+  '$JS.API.CONSUMER.DELETE.RAO.>' \
+  '$JS.API.CONSUMER.INFO.RAO.>' \
   -- \
   '_INBOX_builder.>'
 
@@ -168,6 +187,13 @@ add_user critic \
   '$JS.FC.*.*.OBJ_codali-artifacts.>' \
   '$O.codali-artifacts.>' \
   '$JS.API.STREAM.PURGE.OBJ_codali-artifacts' \
+  '$JS.API.STREAM.MSG.GET.CODALI' \
+  '$JS.API.STREAM.MSG.GET.RAO' \
+  '$JS.API.DIRECT.GET.RAO.>' \
+  '$JS.API.CONSUMER.CREATE.RAO.>' \
+  '$JS.API.CONSUMER.MSG.NEXT.RAO.>' \
+  '$JS.API.CONSUMER.DELETE.RAO.>' \
+  '$JS.API.CONSUMER.INFO.RAO.>' \
   -- \
   '_INBOX_critic.>'
 
