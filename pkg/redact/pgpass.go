@@ -27,10 +27,13 @@ var pgpassLine = regexp.MustCompile(`(?:^|[\s"'=(])` +
 	`:(?:[^\s:"'\\]|\\.)+:(?:[^\s:"'\\]|\\.)+` + // database, username
 	`:(?P<secret>(?:[^\s:"'\\]|\\.)+)`)
 
-// findPgpass returns the spans of the passwords of .pgpass lines.
+// findPgpass returns the spans of the passwords of .pgpass lines. It is
+// linear in s however many candidates a line holds: the start of the
+// current line and its first non-blank byte are found once per line.
 func findPgpass(s string) [][]int {
 	var locs [][]int
 	last := 0
+	scanned, lineStart, lineText := 0, 0, 0 // lineText: the line's first non-blank byte
 	for _, m := range pgpassLine.FindAllStringSubmatchIndex(s, -1) {
 		if m[2] < last {
 			continue // inside a password already extended to its line's end
@@ -43,8 +46,15 @@ func findPgpass(s string) [][]int {
 		if strings.IndexByte(" \t\r\n\f\v\"'=(", s[hostStart]) >= 0 {
 			hostStart++ // the boundary before the host
 		}
-		lineStart := strings.LastIndexByte(s[:hostStart], '\n') + 1
-		if strings.Trim(s[lineStart:hostStart], " \t") == "" {
+		if j := strings.LastIndexByte(s[scanned:hostStart], '\n'); j >= 0 || scanned == 0 {
+			lineStart = scanned + j + 1
+			lineText = lineStart
+			for lineText < len(s) && (s[lineText] == ' ' || s[lineText] == '\t') {
+				lineText++
+			}
+		}
+		scanned = hostStart
+		if hostStart == lineText {
 			// The line is the .pgpass line (the file's content): its
 			// password runs to the line's end, spaces included.
 			lineEnd := len(s)
