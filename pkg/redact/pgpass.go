@@ -16,16 +16,19 @@ import (
 // 2024:01:02:03:04 is no host); non-empty fields without spaces or
 // quotes. A password with a space runs to the end of the line when the
 // line is the .pgpass line (only spaces before it); elsewhere (echo
-// '…' >> ~/.pgpass) it ends at the space.
+// '…' >> ~/.pgpass) it ends at the space. In JSON text (a tool call's
+// {"content":"h:5432:d:u:pw1\nh2:5432:d:u:pw2\n"} written out) the
+// escapes \n, \r, \t and \" end a line or a field as their characters
+// do: .pgpass itself escapes only \: and \\.
 var pgpassRule = rule{label: "password", find: findPgpass, colonWords: true}
 
 // pgpassLine matches a candidate; the character after it is checked by
 // findPgpass (RE2 has no look-ahead).
-var pgpassLine = regexp.MustCompile(`(?:^|[\s"'=(])` +
+var pgpassLine = regexp.MustCompile(`(?:^|[\s"'=(]|\\[nrt])` +
 	`(?:\*|(?:[A-Za-z0-9_.-]|\\:)*[A-Za-z_.-](?:[A-Za-z0-9_.-]|\\:)*|\[[0-9A-Fa-f:.]+\])` + // host
 	`:(?:\*|[0-9]{1,5})` + // port
-	`:(?:[^\s:"'\\]|\\.)+:(?:[^\s:"'\\]|\\.)+` + // database, username
-	`:(?P<secret>(?:[^\s:"'\\]|\\.)+)`)
+	`:(?:[^\s:"'\\]|\\[^nrt"])+:(?:[^\s:"'\\]|\\[^nrt"])+` + // database, username
+	`:(?P<secret>(?:[^\s:"'\\]|\\[^nrt"])+)`)
 
 // findPgpass returns the spans of the passwords of .pgpass lines. It is
 // linear in s however many candidates a line holds: the start of the
@@ -39,11 +42,14 @@ func findPgpass(s string) [][]int {
 			continue // inside a password already extended to its line's end
 		}
 		end := m[3]
-		if end < len(s) && s[end] != ' ' && s[end] != '\t' && s[end] != '\r' && s[end] != '\n' && s[end] != '"' && s[end] != '\'' {
+		if end < len(s) && strings.IndexByte(" \t\r\n\"'", s[end]) < 0 && !isJSONTextBreak(s, end) {
 			continue // a sixth field, or more text: not a .pgpass line
 		}
 		hostStart := m[0]
-		if strings.IndexByte(" \t\r\n\f\v\"'=(", s[hostStart]) >= 0 {
+		switch {
+		case isJSONTextBreak(s, hostStart):
+			hostStart += 2 // the escape before the host
+		case strings.IndexByte(" \t\r\n\f\v\"'=(", s[hostStart]) >= 0:
 			hostStart++ // the boundary before the host
 		}
 		if j := strings.LastIndexByte(s[scanned:hostStart], '\n'); j >= 0 || scanned == 0 {
@@ -67,4 +73,10 @@ func findPgpass(s string) [][]int {
 		last = end
 	}
 	return locs
+}
+
+// isJSONTextBreak reports whether s[i:] starts with an escape that JSON
+// text has for a line break, a tab or a quote: \n, \r, \t or \".
+func isJSONTextBreak(s string, i int) bool {
+	return i+1 < len(s) && s[i] == '\\' && strings.IndexByte(`nrt"`, s[i+1]) >= 0
 }

@@ -23,6 +23,8 @@ var laterLineCases = []struct{ name, in, want string }{
 	{"tagged name line", "password: !!str\n  hunter2\n", "password: [REDACTED:credential]\n  [REDACTED:credential]\n"},
 	{"anchored name line", "password: &pw # shared\n  hunter2\n", "password: [REDACTED:credential] # shared\n  [REDACTED:credential]\n"},
 	{"pgpass in a command", "echo 'localhost:5432:*:app:hunter2' >> ~/.pgpass", "echo 'localhost:5432:*:app:[REDACTED:password]' >> ~/.pgpass"},
+	{"pgpass in json text", `{"content":"h.local:5432:d:u:pw1\nh2:5432:d:u:pw2\n"}`, `{"content":"h.local:5432:d:u:[REDACTED:password]\nh2:5432:d:u:[REDACTED:password]\n"}`},
+	{"pgpass in escaped json text", `{\"content\":\"h:5432:d:u:pw1\"}`, `{\"content\":\"h:5432:d:u:[REDACTED:password]\"}`},
 	{"pgpass in cat output", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:Zx9!q\r\n", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:[REDACTED:password]\r\n"},
 }
 
