@@ -13,7 +13,7 @@ import (
 // after a space, quote, "=" or "(" and followed by the end of the line, a
 // space or a quote; a port of one to five digits or "*"; a host that is
 // "*" or holds a letter, dot, "-" or "_" besides digits (so a timestamp
-// 2024:01:02:03:04 is no host); non-empty fields without spaces or
+// 2024:01:02:03:04 is no host) and is no date and hour (2006-01-02T15); non-empty fields without spaces or
 // quotes. A password with a space runs to the end of the line when the
 // line is the .pgpass line (only spaces before it); elsewhere (echo
 // '…' >> ~/.pgpass) it ends at the space. In JSON text (a tool call's
@@ -29,6 +29,10 @@ var pgpassLine = regexp.MustCompile(`(?:^|[\s"'=(]|\\[nrt])` +
 	`:(?:\*|[0-9]{1,5})` + // port
 	`:(?:[^\s:"'\\]|\\[^nrt"])+:(?:[^\s:"'\\]|\\[^nrt"])+` + // database, username
 	`:(?P<secret>(?:[^\s:"'\\]|\\[^nrt"])+)`)
+
+// dateHour matches a candidate whose host is a date and an hour
+// (…2010-02-04T21:…): a timestamp, not a .pgpass line.
+var dateHour = regexp.MustCompile(`^(?:\\[nrt]|\D)?\d{4}-\d{2}-\d{2}[Tt]\d{2}:`)
 
 // findPgpass returns the spans of the passwords of .pgpass lines. It is
 // linear in s however many candidates a line holds: the start of the
@@ -46,6 +50,9 @@ func findPgpass(s string) [][]int {
 			continue // a sixth field, or more text: not a .pgpass line
 		}
 		hostStart := m[0]
+		if dateHour.MatchString(s[m[0]:m[2]]) {
+			continue // a timestamp with seconds in its offset: 2010-02-04T21:00:57+08:00:00
+		}
 		switch {
 		case isJSONTextBreak(s, hostStart):
 			hostStart += 2 // the escape before the host

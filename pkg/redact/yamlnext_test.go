@@ -61,6 +61,8 @@ func TestLaterLinesLeftAlone(t *testing.T) {
 		"127.0.0.1:8080:80/tcp\n",
 		"ratio host:port:db:user:password is the .pgpass format\n",
 		"fe80::1:2:3\n",
+		"offset 2010-02-04T21:00:57+08:00:00 parsed\n", // a timestamp whose hour holds the T
+		"2006-01-02T15:04:05Z07:00:00\n",
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it unchanged", in, got)
