@@ -129,6 +129,11 @@ var defaultRules = []rule{
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?m)(?:^[A-Za-z0-9+/=]+\r?\n)+-*END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*`),
 		"private key", "nkey seed")),
+	// Passwords in flags named for no secret: mysql -pSECRET, docker
+	// login -p SECRET (see command.go). First of the line rules: a rule
+	// before it could redact the command's name with the text after a
+	// header (Authorization: mysqldump -uroot -pSECRET) and hide it.
+	commandRule,
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),
@@ -179,9 +184,6 @@ var defaultRules = []rule{
 		"-u", "--user"),
 	// A .pgpass line's password (see pgpass.go).
 	pgpassRule,
-	// Passwords in flags named for no secret: mysql -pSECRET, docker
-	// login -p SECRET (see command.go).
-	commandRule,
 	// A flag with a secret-like name and its value as the next argument
 	// (--password hunter2, --api-key …).
 	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
