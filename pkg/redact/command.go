@@ -26,6 +26,9 @@ import (
 // /var/lib/mysql), and a name after a flag taking a name (--name mysql,
 // sudo -u mysql, find -name mysql) names no command. sshpass's options
 // end at the command it runs (sshpass -p X ssh -p 2222: the port stays).
+// A login reading its password with --password-stdin has it from the
+// arguments of an echo or printf piped into it (echo X | docker login
+// --password-stdin) or from a here-string (<<< X).
 //
 // mysql's "-p hunter2" (a space) prompts for the password and takes the
 // next word as the database, so only the attached form is redacted there.
@@ -85,9 +88,7 @@ func mayNameCommand(raw []byte) bool {
 // C:\mysql\bin\MYSQL.EXE): /var/lib/mysql or a volume's
 // /srv/mysql:/var/lib/mysql is data.
 func commandOf(w string) *commandSpec {
-	if i := strings.LastIndexAny(w, "\"'=:(`"); i >= 0 && !(w[i] == ':' && i+1 < len(w) && (w[i+1] == '/' || w[i+1] == '\\')) {
-		w = w[i+1:]
-	}
+	w = cutGlued(w)
 	if i := strings.LastIndexAny(w, `/\`); i >= 0 {
 		dir := strings.ToLower(strings.TrimRight(w[:i], `/\`))
 		if j := strings.LastIndexAny(dir, `/\`); j >= 0 {
@@ -105,6 +106,16 @@ func commandOf(w string) *commandSpec {
 		}
 	}
 	return commandNames[w]
+}
+
+// cutGlued returns a word past a quote, "=", ":", "(" or backtick glued
+// before a command's name ({"cmd":"mysql, CMD="mysql, $(mysql), but for
+// a drive's or a volume's colon before a path (C:\, /srv/x:/var/lib).
+func cutGlued(w string) string {
+	if i := strings.LastIndexAny(w, "\"'=:(`"); i >= 0 && !(w[i] == ':' && i+1 < len(w) && (w[i+1] == '/' || w[i+1] == '\\')) {
+		return w[i+1:]
+	}
+	return w
 }
 
 // isCommandEnd reports whether a word ends a command: a shell operator.
@@ -132,9 +143,27 @@ func commandSecrets(words iter.Seq2[int, string], visit func(i, from, cmd int)) 
 	var spec *commandSpec
 	active, skipNext, skipValue := false, false, false
 	cmd, prev := -1, ""
+	// A login reading its password from stdin: the arguments of an echo
+	// or printf piped into it (echo X | docker login --password-stdin),
+	// or a here-string (<<< X).
+	var echo, piped []int // the current command's echo arguments, the piped ones
+	echoCmd, pipedCmd := -1, -1
 	for i, w := range words {
 		p := prev
 		prev = w
+		name := cutGlued(w)
+		switch name = strings.ToLower(name[strings.LastIndexAny(name, `/\`)+1:]); {
+		case isCommandEnd(w):
+			piped, pipedCmd = nil, -1
+			if w == "|" {
+				piped, pipedCmd = echo, echoCmd
+			}
+			echo, echoCmd = nil, -1
+		case name == "echo" || name == "printf":
+			echo, echoCmd = nil, i
+		case echoCmd >= 0 && !isEchoOption(w, i == echoCmd+1):
+			echo = append(echo, i)
+		}
 		if skipNext {
 			skipNext = false
 			if w != "" && !isCommandEnd(w) {
@@ -180,7 +209,31 @@ func commandSecrets(words iter.Seq2[int, string], visit func(i, from, cmd int)) 
 				visit(i, len(f), cmd)
 			}
 		}
+		if spec.sub == "login" {
+			switch {
+			case w == "--password-stdin":
+				for _, k := range piped {
+					visit(k, 0, pipedCmd)
+				}
+				piped = nil
+			case w == "<<<":
+				skipNext = true
+			case len(w) > 3 && strings.HasPrefix(w, "<<<"):
+				visit(i, 3, cmd)
+			}
+		}
 	}
+}
+
+// isEchoOption reports whether an echo or printf argument is no text it
+// prints: echo's -n, -e and -E, and printf's format when it has a %
+// (printf '%s' X prints X).
+func isEchoOption(w string, first bool) bool {
+	switch w {
+	case "-n", "-e", "-E", "-ne", "-en":
+		return true
+	}
+	return first && strings.Contains(w, "%")
 }
 
 // commandRule redacts the passwords of command lines in text.
@@ -214,9 +267,9 @@ func lineWords(line string) []textWord {
 		}
 		if raw != "" {
 			words = append(words, textWord{text: text, at: at})
-			// A word ending in ";" or "|" ends its command too.
-			if last := raw[len(raw)-1]; raw != ";" && (last == ';' || last == '|') {
-				words = append(words, textWord{text: ";", at: end})
+			// A word ending in ";" or "|" ends its command too (x| pipes).
+			if last := raw[len(raw)-1]; !isCommandEnd(raw) && (last == ';' || last == '|') {
+				words = append(words, textWord{text: raw[len(raw)-1:], at: end})
 			}
 		}
 	}
@@ -246,7 +299,6 @@ func lineWords(line string) []textWord {
 func findCommandSecrets(line string) [][]int {
 	words := lineWords(line)
 	var locs [][]int
-	end := -1
 	commandSecrets(func(yield func(int, string) bool) {
 		for i, w := range words {
 			if !yield(i, w.text) {
@@ -256,7 +308,7 @@ func findCommandSecrets(line string) [][]int {
 	}, func(i, from, cmd int) {
 		w := words[i]
 		start := w.at + from
-		if start < end || isMarkerAt(line, start) {
+		if isMarkerAt(line, start) {
 			return
 		}
 		encl := enclosingQuote(line, words[cmd])
@@ -287,10 +339,14 @@ func findCommandSecrets(line string) [][]int {
 		}
 		if stop > start {
 			locs = append(locs, []int{start, stop})
-			end = stop
 		}
 	})
-	return locs
+	if len(locs) < 2 {
+		return locs
+	}
+	// A quoted password may run over later words, and piped echo
+	// arguments come after the login's own: in order, without overlaps.
+	return sortSpans(locs)
 }
 
 // isMarkerAt reports whether a marker starts at line[i] or just before

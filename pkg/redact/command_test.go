@@ -54,6 +54,12 @@ var commandCases = []struct{ name, in, want string }{
 	{"sshpass's command keeps its options", "sshpass -p SECRET ssh -p 2222 deploy@host", "sshpass -p [REDACTED:password] ssh -p 2222 deploy@host"},
 	{"sshpass prompt option", "sshpass -P assword -p SECRET scp -p f h:", "sshpass -P assword -p [REDACTED:password] scp -p f h:"},
 	{"name after a naming flag", "sudo -u mysql mysql -uroot -pSECRET", "sudo -u mysql mysql -uroot -p[REDACTED:password]"},
+	{"echo piped into a login", "echo SECRET | docker login -u me --password-stdin ghcr.io", "echo [REDACTED:password] | docker login -u me --password-stdin ghcr.io"},
+	{"echo -n quoted piped", `Run: echo -n "SEC RET" | podman login quay.io -u me --password-stdin`, `Run: echo -n "[REDACTED:password]" | podman login quay.io -u me --password-stdin`},
+	{"printf piped", "printf '%s' SECRET | helm registry login r --password-stdin", "printf '%s' [REDACTED:password] | helm registry login r --password-stdin"},
+	{"piped in compact json", `{"cmd":"echo SECRET | docker login --password-stdin"}`, `{"cmd":"echo [REDACTED:password] | docker login --password-stdin"}`},
+	{"here-string", "docker login -u me --password-stdin <<< SECRET", "docker login -u me --password-stdin <<< [REDACTED:password]"},
+	{"here-string glued", `docker login --password-stdin <<<"SEC RET"`, `docker login --password-stdin <<<"[REDACTED:password]"`},
 	{"prose before", "Find the users: mysql -uroot -pSECRET -e 'select 1'", "Find the users: mysql -uroot -p[REDACTED:password] -e 'select 1'"},
 }
 
@@ -93,6 +99,9 @@ func TestCommandLinesLeftAlone(t *testing.T) {
 		"docker run -d --name mysql -p3306:3306 mysql:8",
 		"docker run -v /srv/mysql:/var/lib/mysql -p3306:3306 mysql:8",
 		"sshpass -f pwfile ssh -p 22 host",
+		"echo hello | grep h",
+		"echo hi; docker login --password-stdin ghcr.io",
+		"cat pw.txt | docker login --password-stdin ghcr.io",
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it unchanged", in, got)
