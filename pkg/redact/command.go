@@ -20,7 +20,7 @@ import (
 // after a word naming one of these commands, redacts the value of its
 // password flags up to the end of the command (a |, ;, & or && word). In
 // JSON and Value an array of strings is read as an argv the same way.
-// The name may be glued after a quote, "=", "(" or a backtick
+// The name may be glued after a quote, "(" or a backtick
 // ({"cmd":"mysql -pX"}, CMD="mysql -pX", $(mysql -pX)); a path names the
 // command only in a bin directory (/usr/bin/mysql, not find's
 // /var/lib/mysql), and a name after a flag taking a name (--name mysql,
@@ -82,7 +82,7 @@ func mayNameCommand(raw []byte) bool {
 
 // commandOf returns the spec of the command a word names (its last path
 // element, without ".exe", ignoring case: MYSQL.EXE), or nil. The name
-// may follow a quote, "=", ":", "(" or a backtick glued before it
+// may follow a quote, "(" or a backtick glued before it
 // ({"cmd":"mysql, CMD="mysql, $(mysql). A path names the command only
 // when its directory is a bin directory (/usr/bin/mysql,
 // C:\mysql\bin\MYSQL.EXE): /var/lib/mysql or a volume's
@@ -108,11 +108,11 @@ func commandOf(w string) *commandSpec {
 	return commandNames[w]
 }
 
-// cutGlued returns a word past a quote, "=", ":", "(" or backtick glued
-// before a command's name ({"cmd":"mysql, CMD="mysql, $(mysql), but for
-// a drive's or a volume's colon before a path (C:\, /srv/x:/var/lib).
+// cutGlued returns a word past a quote, "(" or backtick glued before a
+// command's name ({"cmd":"mysql, CMD="mysql, $(mysql). Not past a bare
+// "=": DB_HOST=mysql names a host (docker run -e DB_HOST=mysql -p8080:80).
 func cutGlued(w string) string {
-	if i := strings.LastIndexAny(w, "\"'=:(`"); i >= 0 && !(w[i] == ':' && i+1 < len(w) && (w[i+1] == '/' || w[i+1] == '\\')) {
+	if i := strings.LastIndexAny(w, "\"'(`"); i >= 0 {
 		return w[i+1:]
 	}
 	return w

@@ -99,6 +99,7 @@ func TestCommandLinesLeftAlone(t *testing.T) {
 		"docker run -d --name mysql -p3306:3306 mysql:8",
 		"docker run -v /srv/mysql:/var/lib/mysql -p3306:3306 mysql:8",
 		"sshpass -f pwfile ssh -p 22 host",
+		"docker run -d -e DB_HOST=mysql -p8080:8080 app", // a host named mysql
 		"echo hello | grep h",
 		"echo hi; docker login --password-stdin ghcr.io",
 		"cat pw.txt | docker login --password-stdin ghcr.io",
