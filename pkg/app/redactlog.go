@@ -99,17 +99,18 @@ func (h *redactingHandler) anyValue(x any, secret bool) slog.Value {
 		return slog.StringValue(secretMarker)
 	}
 	switch x := x.(type) {
-	case error:
-		return slog.StringValue(h.red.String(x.Error()))
-	case fmt.Stringer:
-		return slog.StringValue(h.red.String(x.String()))
+	case error, fmt.Stringer:
+		// fmt prints them as the standard handlers do, recovering from a
+		// panicking method (a nil *url.URL's String).
+		return slog.StringValue(h.red.String(fmt.Sprint(x)))
 	case []byte:
 		return slog.StringValue(string(h.red.Bytes(x)))
 	}
-	if raw, ok := h.red.Value(x).(json.RawMessage); ok {
+	v := h.red.Value(x)
+	if raw, ok := v.(json.RawMessage); ok {
 		return slog.AnyValue(redactedJSON(raw))
 	}
-	return slog.AnyValue(h.red.Value(x))
+	return slog.AnyValue(v)
 }
 
 // redactedJSON is a value Value redacted by way of its JSON encoding: the

@@ -99,7 +99,8 @@ func BenchmarkJSONDeepPairs(b *testing.B) {
 
 // BenchmarkStringHostile: text made to cost the rules the most, which
 // must stay linear: Kubernetes Secret data objects and blocks nested in
-// one another, and a long line of secret-like names before an "=".
+// one another, a long line of secret-like names before an "=", of
+// .pgpass-like fields and of a command's password flags.
 func BenchmarkStringHostile(b *testing.B) {
 	var nested strings.Builder
 	for i := range 200 {
@@ -113,6 +114,10 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "secret_json_data_objects_32KB", in: `"kind":"Secret",` + strings.Repeat(`"data":{"a":"b",`, 2000)},
 		{name: "secret_yaml_data_blocks_43KB", in: nested.String()},
 		{name: "secret_names_line_18KB", in: strings.Repeat("password_", 2000) + "=x"},
+		{name: "pgpass_fields_line_88KB", in: strings.Repeat("x h:1:d:u:p", 8000)},
+		{name: "mysql_flags_line_32KB", in: "mysql " + strings.Repeat("-pX ", 8000)},
+		{name: "mysql_quotes_line_40KB", in: "mysql " + strings.Repeat(`-p"a `, 8000)},
+		{name: "argv_json_text_48KB", in: `["mysql"` + strings.Repeat(`,"-pX"`, 8000) + `]`},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -20,6 +20,15 @@ import (
 // after a word naming one of these commands, redacts the value of its
 // password flags up to the end of the command (a |, ;, & or && word). In
 // JSON and Value an array of strings is read as an argv the same way.
+// The name may be glued after a quote, "(" or a backtick
+// ({"cmd":"mysql -pX"}, CMD="mysql -pX", $(mysql -pX)); a path names the
+// command only in a bin directory (/usr/bin/mysql, not find's
+// /var/lib/mysql), and a name after a flag taking a name (--name mysql,
+// sudo -u mysql, find -name mysql) names no command. sshpass's options
+// end at the command it runs (sshpass -p X ssh -p 2222: the port stays).
+// A login reading its password with --password-stdin has it from the
+// arguments of an echo or printf piped into it (echo X | docker login
+// --password-stdin) or from a here-string (<<< X).
 //
 // mysql's "-p hunter2" (a space) prompts for the password and takes the
 // next word as the database, so only the attached form is redacted there.
@@ -32,12 +41,17 @@ type commandSpec struct {
 	attached []string
 	// separate are flags whose value is the next word (-p SECRET).
 	separate []string
+	// operandEnds: the options end at the first word that is no option
+	// nor an option's value (sshpass -p X ssh -p 2222 host: the second -p
+	// is ssh's port); valued are the other options taking the next word.
+	operandEnds bool
+	valued      []string
 }
 
 var (
 	mysqlSpec   = &commandSpec{attached: []string{"-p"}}
 	loginSpec   = &commandSpec{sub: "login", attached: []string{"-p"}, separate: []string{"-p", "--password"}}
-	sshpassSpec = &commandSpec{attached: []string{"-p"}, separate: []string{"-p"}}
+	sshpassSpec = &commandSpec{attached: []string{"-p"}, separate: []string{"-p"}, operandEnds: true, valued: []string{"-f", "-d", "-P"}}
 	redisSpec   = &commandSpec{separate: []string{"-a", "--pass"}}
 )
 
@@ -67,9 +81,22 @@ func mayNameCommand(raw []byte) bool {
 }
 
 // commandOf returns the spec of the command a word names (its last path
-// element, without ".exe", ignoring case: MYSQL.EXE), or nil.
+// element, without ".exe", ignoring case: MYSQL.EXE), or nil. The name
+// may follow a quote, "(" or a backtick glued before it
+// ({"cmd":"mysql, CMD="mysql, $(mysql). A path names the command only
+// when its directory is a bin directory (/usr/bin/mysql,
+// C:\mysql\bin\MYSQL.EXE): /var/lib/mysql or a volume's
+// /srv/mysql:/var/lib/mysql is data.
 func commandOf(w string) *commandSpec {
+	w = cutGlued(w)
 	if i := strings.LastIndexAny(w, `/\`); i >= 0 {
+		dir := strings.ToLower(strings.TrimRight(w[:i], `/\`))
+		if j := strings.LastIndexAny(dir, `/\`); j >= 0 {
+			dir = dir[j+1:]
+		}
+		if dir != "bin" && dir != "sbin" && dir != "macos" && dir != "." && dir != "" {
+			return nil
+		}
 		w = w[i+1:]
 	}
 	w = strings.TrimSuffix(strings.ToLower(w), ".exe")
@@ -81,6 +108,16 @@ func commandOf(w string) *commandSpec {
 	return commandNames[w]
 }
 
+// cutGlued returns a word past a quote, "(" or backtick glued before a
+// command's name ({"cmd":"mysql, CMD="mysql, $(mysql). Not past a bare
+// "=": DB_HOST=mysql names a host (docker run -e DB_HOST=mysql -p8080:80).
+func cutGlued(w string) string {
+	if i := strings.LastIndexAny(w, "\"'(`"); i >= 0 {
+		return w[i+1:]
+	}
+	return w
+}
+
 // isCommandEnd reports whether a word ends a command: a shell operator.
 func isCommandEnd(w string) bool {
 	switch w {
@@ -90,16 +127,53 @@ func isCommandEnd(w string) bool {
 	return false
 }
 
+// namingFlags take a name as their value, which may be a command's name
+// without naming the command (docker run --name mysql -p3306:3306, sudo
+// -u mysql, find . -name mysql -print).
+var namingFlags = map[string]bool{
+	"--name": true, "--hostname": true, "-h": true, "--host": true, "--link": true,
+	"--network": true, "--net": true, "-u": true, "--user": true, "-g": true, "--group": true,
+	"-name": true, "-iname": true, "-path": true, "-user": true, "-group": true,
+}
+
 // commandSecrets calls visit for each argument in words holding a
-// password: its index and where in it the password starts.
-func commandSecrets(words iter.Seq2[int, string], visit func(i, from int)) {
+// password: its index, where in it the password starts and the index of
+// the word naming its command.
+func commandSecrets(words iter.Seq2[int, string], visit func(i, from, cmd int)) {
 	var spec *commandSpec
-	active, skipNext := false, false
+	active, skipNext, skipValue := false, false, false
+	cmd, prev := -1, ""
+	// A login reading its password from stdin: the arguments of an echo
+	// or printf piped into it (echo X | docker login --password-stdin),
+	// or a here-string (<<< X).
+	var echo, piped []int // the current command's echo arguments, the piped ones
+	echoCmd, pipedCmd := -1, -1
 	for i, w := range words {
+		p := prev
+		prev = w
+		name := cutGlued(w)
+		switch name = strings.ToLower(name[strings.LastIndexAny(name, `/\`)+1:]); {
+		case isCommandEnd(w):
+			piped, pipedCmd = nil, -1
+			if w == "|" {
+				piped, pipedCmd = echo, echoCmd
+			}
+			echo, echoCmd = nil, -1
+		case name == "echo" || name == "printf":
+			echo, echoCmd = nil, i
+		case echoCmd >= 0 && !isEchoOption(w, i == echoCmd+1):
+			echo = append(echo, i)
+		}
 		if skipNext {
 			skipNext = false
 			if w != "" && !isCommandEnd(w) {
-				visit(i, 0)
+				visit(i, 0, cmd)
+				continue
+			}
+		}
+		if skipValue {
+			skipValue = false
+			if !isCommandEnd(w) {
 				continue
 			}
 		}
@@ -107,8 +181,8 @@ func commandSecrets(words iter.Seq2[int, string], visit func(i, from int)) {
 		case isCommandEnd(w):
 			spec = nil
 			continue
-		case commandOf(w) != nil:
-			spec = commandOf(w)
+		case !namingFlags[p] && commandOf(w) != nil:
+			spec, cmd = commandOf(w), i
 			active = spec.sub == ""
 			continue
 		case spec == nil:
@@ -116,18 +190,50 @@ func commandSecrets(words iter.Seq2[int, string], visit func(i, from int)) {
 		case !active:
 			active = w == spec.sub
 			continue
+		case spec.operandEnds && !strings.HasPrefix(w, "-"):
+			spec = nil // the command sshpass runs: its options are its own
+			continue
 		}
 		for _, f := range spec.separate {
 			if w == f {
 				skipNext = true
 			}
 		}
+		for _, f := range spec.valued {
+			if w == f {
+				skipValue = true
+			}
+		}
 		for _, f := range spec.attached {
 			if len(w) > len(f) && strings.HasPrefix(w, f) {
-				visit(i, len(f))
+				visit(i, len(f), cmd)
+			}
+		}
+		if spec.sub == "login" {
+			switch {
+			case w == "--password-stdin":
+				for _, k := range piped {
+					visit(k, 0, pipedCmd)
+				}
+				piped = nil
+			case w == "<<<":
+				skipNext = true
+			case len(w) > 3 && strings.HasPrefix(w, "<<<"):
+				visit(i, 3, cmd)
 			}
 		}
 	}
+}
+
+// isEchoOption reports whether an echo or printf argument is no text it
+// prints: echo's -n, -e and -E, and printf's format when it has a %
+// (printf '%s' X prints X).
+func isEchoOption(w string, first bool) bool {
+	switch w {
+	case "-n", "-e", "-E", "-ne", "-en":
+		return true
+	}
+	return first && strings.Contains(w, "%")
 }
 
 // commandRule redacts the passwords of command lines in text.
@@ -161,9 +267,9 @@ func lineWords(line string) []textWord {
 		}
 		if raw != "" {
 			words = append(words, textWord{text: text, at: at})
-			// A word ending in ";" or "|" ends its command too.
-			if last := raw[len(raw)-1]; raw != ";" && (last == ';' || last == '|') {
-				words = append(words, textWord{text: ";", at: end})
+			// A word ending in ";" or "|" ends its command too (x| pipes).
+			if last := raw[len(raw)-1]; !isCommandEnd(raw) && (last == ';' || last == '|') {
+				words = append(words, textWord{text: raw[len(raw)-1:], at: end})
 			}
 		}
 	}
@@ -183,50 +289,157 @@ func lineWords(line string) []textWord {
 }
 
 // findCommandSecrets returns the spans of the command-line passwords in a
-// line. A password that opens a quote runs to its closing quote, across
-// spaces; one that does not ends at a shell operator (|, ;, &, <, >).
+// line. A password given as a quoted word ("SECRET" after -p, an argv's
+// "-pSECRET") or opening a quote (-p'pa ss') runs to the closing quote,
+// across spaces; otherwise it is a shell word: it ends at a space or a
+// shell operator (|, ;, &, <, >) outside quotes, and quoted parts
+// (-pa'b c', -p\"a b\" in JSON text) and backslash escapes (a\ b) are
+// parts of it. Inside a string holding the command ({"cmd":"mysql -pX"},
+// bash -c "mysql -pX") the string's closing quote ends it too.
 func findCommandSecrets(line string) [][]int {
 	words := lineWords(line)
 	var locs [][]int
-	end := -1
 	commandSecrets(func(yield func(int, string) bool) {
 		for i, w := range words {
 			if !yield(i, w.text) {
 				return
 			}
 		}
-	}, func(i, from int) {
+	}, func(i, from, cmd int) {
 		w := words[i]
-		start, stop := w.at+from, w.at+len(w.text)
-		if start < end {
+		start := w.at + from
+		if isMarkerAt(line, start) {
 			return
 		}
-		q := byte(0)
-		switch {
-		case start < len(line) && (line[start] == '"' || line[start] == '\''):
-			q, start = line[start], start+1
-		case from == 0 && start > 0 && (line[start-1] == '"' || line[start-1] == '\''):
-			q = line[start-1]
-		}
-		if q != 0 {
-			stop = closingQuote(line, start, q)
-			// A quoted part glued to more of the word ('SEC'"RET"): to the
-			// word's end.
-			if c := stop + 1; c < len(line) && !isShellSpace(line[c]) {
-				stop = len(strings.TrimRight(line, "\r\n"))
-				if j := strings.IndexFunc(line[c:], func(r rune) bool { return r < 0x80 && isShellSpace(byte(r)) }); j >= 0 {
-					stop = c + j
-				}
+		encl := enclosingQuote(line, words[cmd])
+		var stop int
+		q := quoteBefore(line, w.at)
+		if q == "" {
+			if q = quoteAt(line, start); q != "" {
+				start += len(q)
 			}
-		} else if j := strings.IndexAny(line[start:stop], "|;&<>"); j >= 0 {
-			stop = start + j // a shell operator glued to the password ends it
+		}
+		if q != "" {
+			stop = quoteEnd(line, start, q)
+			if c := stop + len(q); c < len(line) && !isArgEnd(line[c:], encl) {
+				// A quoted part glued to more of the word ('SEC'"RET"): to
+				// the word's end.
+				stop = shellWordEnd(line, c, encl)
+			}
+		} else {
+			stop = shellWordEnd(line, start, encl)
+			rawEnd := len(line)
+			if j := strings.IndexAny(line[w.at:], " \t\r\n"); j >= 0 {
+				rawEnd = w.at + j
+			}
+			if stop <= rawEnd {
+				// Within its word: not the ) or ] after it.
+				stop = min(stop, w.at+len(w.text))
+			}
 		}
 		if stop > start {
 			locs = append(locs, []int{start, stop})
-			end = stop
 		}
 	})
-	return locs
+	if len(locs) < 2 {
+		return locs
+	}
+	// A quoted password may run over later words, and piped echo
+	// arguments come after the login's own: in order, without overlaps.
+	return sortSpans(locs)
+}
+
+// isMarkerAt reports whether a marker starts at line[i] or just before
+// it (a word's text starts past its "["): the password is redacted.
+func isMarkerAt(line string, i int) bool {
+	return strings.HasPrefix(line[i:], "[REDACTED:") || i > 0 && line[i-1] == '[' && strings.HasPrefix(line[i:], "REDACTED:")
+}
+
+// quoteAt returns the quote opening at line[i]: ", ' or \" (JSON text),
+// or "".
+func quoteAt(line string, i int) string {
+	switch {
+	case i >= len(line):
+		return ""
+	case line[i] == '"' || line[i] == '\'':
+		return line[i : i+1]
+	case strings.HasPrefix(line[i:], `\"`):
+		return `\"`
+	}
+	return ""
+}
+
+// quoteBefore returns the quote just before line[i] ("…", '…' or \"…\"),
+// or "".
+func quoteBefore(line string, i int) string {
+	switch {
+	case i >= 2 && line[i-2:i] == `\"`:
+		return `\"`
+	case i >= 1 && (line[i-1] == '"' || line[i-1] == '\''):
+		return line[i-1 : i]
+	}
+	return ""
+}
+
+// enclosingQuote returns the quote opening the string that holds a
+// command, just before its name (bash -c "mysql, {"cmd":"mysql,
+// {\"cmd\":\"mysql), or "".
+func enclosingQuote(line string, cmd textWord) string {
+	if k := strings.LastIndexAny(cmd.text, "\"'"); k >= 0 {
+		return quoteBefore(line, cmd.at+k+1)
+	}
+	return quoteBefore(line, cmd.at)
+}
+
+// quoteEnd returns where the quote q opened before line[start] closes,
+// or the end of the line.
+func quoteEnd(line string, start int, q string) int {
+	if q == `\"` {
+		if j := strings.Index(line[start:], q); j >= 0 {
+			return start + j
+		}
+		return len(strings.TrimRight(line, "\r\n"))
+	}
+	return closingQuote(line, start, q[0])
+}
+
+// isArgEnd reports whether rest, the text after a quoted part, ends the
+// argument: a space, a shell operator, a JSON or list separator or the
+// closing quote encl of the string holding the command.
+func isArgEnd(rest, encl string) bool {
+	return isShellSpace(rest[0]) || strings.IndexByte("|;&<>,)]}", rest[0]) >= 0 || encl != "" && strings.HasPrefix(rest, encl)
+}
+
+// shellWordEnd returns where the shell word continuing at line[i] ends
+// (see findCommandSecrets); encl is the quote of the string holding the
+// command, or "".
+func shellWordEnd(line string, i int, encl string) int {
+	for i < len(line) {
+		c := line[i]
+		switch {
+		case isShellSpace(c) || strings.IndexByte("|;&<>", c) >= 0:
+			return i
+		case encl != "" && strings.HasPrefix(line[i:], encl):
+			return i
+		case strings.HasPrefix(line[i:], `\"`):
+			j := strings.Index(line[i+2:], `\"`)
+			if j < 0 {
+				return i
+			}
+			i += 2 + j + 2
+		case c == '\\':
+			i += 2
+		case c == '"' || c == '\'':
+			j := closingQuote(line, i+1, c)
+			if j == len(line) {
+				return i // no closing quote: it closes something else
+			}
+			i = j + 1
+		default:
+			i++
+		}
+	}
+	return min(i, len(line))
 }
 
 // argvSecrets returns, for an argv (the strings of an array), where in
@@ -240,7 +453,7 @@ func argvSecrets(args []string) []int {
 				return
 			}
 		}
-	}, func(i, f int) {
+	}, func(i, f, _ int) {
 		if from == nil {
 			from = make([]int, len(args))
 			for j := range from {

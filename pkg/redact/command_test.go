@@ -40,12 +40,36 @@ var commandCases = []struct{ name, in, want string }{
 	{"quoted parts glued", `mysql -uroot -p'SEC'"RET" db`, `mysql -uroot -p'[REDACTED:password] db`},
 	{"upper-case windows command", `C:\mysql\bin\MYSQL.EXE -uroot -pSECRET`, `C:\mysql\bin\MYSQL.EXE -uroot -p[REDACTED:password]`},
 	{"two commands", "mysql -pONE db; docker login -p TWO r", "mysql -p[REDACTED:password] db; docker login -p [REDACTED:password] r"},
+	{"compact json", `{"command":"mysql -uroot -pSECRET db","x":"y"}`, `{"command":"mysql -uroot -p[REDACTED:password] db","x":"y"}`},
+	{"compact json escaped quotes", `{"command":"mysql -uroot -p\"SEC RET\" db"}`, `{"command":"mysql -uroot -p\"[REDACTED:password]\" db"}`},
+	{"json text in json text", `{\"cmd\":\"mysql -uroot -pSECRET\"}`, `{\"cmd\":\"mysql -uroot -p[REDACTED:password]\"}`},
+	{"bash -c escaped quotes", `bash -c "mysql -uroot -p\"SEC RET\" db"`, `bash -c "mysql -uroot -p\"[REDACTED:password]\" db"`},
+	{"assigned", `CMD="mysql -uroot -pSECRET"`, `CMD="mysql -uroot -p[REDACTED:password]"`},
+	{"in a call", `subprocess.run("mysql -uroot -pSECRET db")`, `subprocess.run("mysql -uroot -p[REDACTED:password] db")`},
+	{"command substitution", "x=$(mysql -uroot -pSECRET -e 'x') y=`mysql -pTWO`", "x=$(mysql -uroot -p[REDACTED:password] -e 'x') y=`mysql -p[REDACTED:password]`"},
+	{"quote glued after", `mysql -uroot -p"SECRET"&& ls`, `mysql -uroot -p"[REDACTED:password]"&& ls`},
+	{"quoted part inside", `mysql -uroot -pSE'C RET' db`, `mysql -uroot -p[REDACTED:password] db`},
+	{"ansi-c quoted", `mysql -uroot -p$'SEC RET' db`, `mysql -uroot -p[REDACTED:password] db`},
+	{"escaped space", `mysql -uroot -pSEC\ RET db`, `mysql -uroot -p[REDACTED:password] db`},
+	{"sshpass's command keeps its options", "sshpass -p SECRET ssh -p 2222 deploy@host", "sshpass -p [REDACTED:password] ssh -p 2222 deploy@host"},
+	{"sshpass prompt option", "sshpass -P assword -p SECRET scp -p f h:", "sshpass -P assword -p [REDACTED:password] scp -p f h:"},
+	{"name after a naming flag", "sudo -u mysql mysql -uroot -pSECRET", "sudo -u mysql mysql -uroot -p[REDACTED:password]"},
+	{"echo piped into a login", "echo SECRET | docker login -u me --password-stdin ghcr.io", "echo [REDACTED:password] | docker login -u me --password-stdin ghcr.io"},
+	{"echo -n quoted piped", `Run: echo -n "SEC RET" | podman login quay.io -u me --password-stdin`, `Run: echo -n "[REDACTED:password]" | podman login quay.io -u me --password-stdin`},
+	{"printf piped", "printf '%s' SECRET | helm registry login r --password-stdin", "printf '%s' [REDACTED:password] | helm registry login r --password-stdin"},
+	{"piped in compact json", `{"cmd":"echo SECRET | docker login --password-stdin"}`, `{"cmd":"echo [REDACTED:password] | docker login --password-stdin"}`},
+	{"here-string", "docker login -u me --password-stdin <<< SECRET", "docker login -u me --password-stdin <<< [REDACTED:password]"},
+	{"here-string glued", `docker login --password-stdin <<<"SEC RET"`, `docker login --password-stdin <<<"[REDACTED:password]"`},
+	{"prose before", "Find the users: mysql -uroot -pSECRET -e 'select 1'", "Find the users: mysql -uroot -p[REDACTED:password] -e 'select 1'"},
 }
 
 func TestCommandLinePasswords(t *testing.T) {
 	r := &Redactor{}
 	for _, tt := range commandCases {
 		t.Run(tt.name, func(t *testing.T) {
+			if again := r.String(tt.want); again != tt.want {
+				t.Errorf("String is not idempotent: %q -> %q", tt.want, again)
+			}
 			if got := r.String(tt.in); got != tt.want {
 				t.Errorf("String(%q)\n got %q\nwant %q", tt.in, got, tt.want)
 			}
@@ -70,6 +94,15 @@ func TestCommandLinesLeftAlone(t *testing.T) {
 		"echo done; grep -pattern file",
 		"The mysql client reads ~/.my.cnf; git -p log pages.",
 		"go test -p 4 ./...",
+		"find /var/lib/mysql -type f -perm 600 -print", // a data directory, not the command
+		"find . -name mysql -prune -o -print",
+		"docker run -d --name mysql -p3306:3306 mysql:8",
+		"docker run -v /srv/mysql:/var/lib/mysql -p3306:3306 mysql:8",
+		"sshpass -f pwfile ssh -p 22 host",
+		"docker run -d -e DB_HOST=mysql -p8080:8080 app", // a host named mysql
+		"echo hello | grep h",
+		"echo hi; docker login --password-stdin ghcr.io",
+		"cat pw.txt | docker login --password-stdin ghcr.io",
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it unchanged", in, got)
@@ -92,6 +125,8 @@ func TestCommandArgvInJSON(t *testing.T) {
 		{`["docker","run","-p","8080:80"]`, `["docker","run","-p","8080:80"]`},
 		{`["mysql","-p","app"]`, `["mysql","-p","app"]`},
 		{`["MySQL","-pSECRET"]`, `["MySQL","-p[REDACTED:password]"]`},
+		{`["sshpass","-p","SECRET","ssh","-p","2222","h"]`, `["sshpass","-p","[REDACTED:password]","ssh","-p","2222","h"]`},
+		{`["docker","run","--name","mysql","-p3306:3306","mysql:8"]`, `["docker","run","--name","mysql","-p3306:3306","mysql:8"]`},
 	}
 	for _, c := range cases {
 		got, err := r.JSON([]byte(c.in))

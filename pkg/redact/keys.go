@@ -20,6 +20,8 @@ var secretSuffixes = []string{
 	"private_key", "private_keys", "signing_key", "signing_keys", "encryption_key", "encryption_keys",
 	"master_key", "master_keys", "credential", "credentials",
 	"secret_string", "secret_binary",
+	// The variables clients read a password from: sshpass -e, redis-cli.
+	"sshpass", "rediscli_auth",
 }
 
 // passWord is the one secret word a key must end in as a whole word:
@@ -39,7 +41,9 @@ var secretNames = []string{"authorization", "proxy_authorization", "auth", "cook
 // token, access/auth/refresh/session/api_tokens, api_key(s),
 // access_key(s), secret_key(s), secret_key_base, private_key(s),
 // signing_key(s), encryption_key(s), master_key(s), credential(s),
-// secret_string and secret_binary, as AWS Secrets Manager names them), ends
+// secret_string and secret_binary, as AWS Secrets Manager names them, and
+// sshpass and rediscli_auth, the variables sshpass -e and redis-cli read
+// a password from), ends
 // in the word pass (after a separator or as the upper-case start of a
 // camel-case word: DB_PASS, dbPass), or is one of authorization,
 // proxy_authorization, auth, cookie(s), set_cookie and bearer. So

@@ -240,3 +240,24 @@ func TestUsageCountersSurvive(t *testing.T) {
 		t.Errorf("Value(%v) = %v", v, got)
 	}
 }
+
+// TestCommandPasswordVariables: the environment variables the
+// command-line rule's clients read their password from (sshpass -e reads
+// SSHPASS, redis-cli REDISCLI_AUTH, mysql MYSQL_PWD) are secret keys, in
+// JSON, Value and text.
+func TestCommandPasswordVariables(t *testing.T) {
+	r := &Redactor{}
+	for _, key := range []string{"SSHPASS", "REDISCLI_AUTH", "MYSQL_PWD"} {
+		if !IsSecretKey(key) {
+			t.Errorf("IsSecretKey(%q) = false", key)
+		}
+		in := key + "=hunter2x cmd"
+		if got := r.String(in); strings.Contains(got, "hunter2x") {
+			t.Errorf("String(%q) = %q", in, got)
+		}
+		in = "export " + key + "='hunter2x'\n"
+		if got := r.String(in); strings.Contains(got, "hunter2x") {
+			t.Errorf("String(%q) = %q", in, got)
+		}
+	}
+}

@@ -13,38 +13,61 @@ import (
 // after a space, quote, "=" or "(" and followed by the end of the line, a
 // space or a quote; a port of one to five digits or "*"; a host that is
 // "*" or holds a letter, dot, "-" or "_" besides digits (so a timestamp
-// 2024:01:02:03:04 is no host); non-empty fields without spaces or
+// 2024:01:02:03:04 is no host) and is no date and hour (2006-01-02T15); non-empty fields without spaces or
 // quotes. A password with a space runs to the end of the line when the
 // line is the .pgpass line (only spaces before it); elsewhere (echo
-// '…' >> ~/.pgpass) it ends at the space.
+// '…' >> ~/.pgpass) it ends at the space. In JSON text (a tool call's
+// {"content":"h:5432:d:u:pw1\nh2:5432:d:u:pw2\n"} written out) the
+// escapes \n, \r, \t and \" end a line or a field as their characters
+// do: .pgpass itself escapes only \: and \\.
 var pgpassRule = rule{label: "password", find: findPgpass, colonWords: true}
 
 // pgpassLine matches a candidate; the character after it is checked by
 // findPgpass (RE2 has no look-ahead).
-var pgpassLine = regexp.MustCompile(`(?:^|[\s"'=(])` +
+var pgpassLine = regexp.MustCompile(`(?:^|[\s"'=(]|\\[nrt])` +
 	`(?:\*|(?:[A-Za-z0-9_.-]|\\:)*[A-Za-z_.-](?:[A-Za-z0-9_.-]|\\:)*|\[[0-9A-Fa-f:.]+\])` + // host
 	`:(?:\*|[0-9]{1,5})` + // port
-	`:(?:[^\s:"'\\]|\\.)+:(?:[^\s:"'\\]|\\.)+` + // database, username
-	`:(?P<secret>(?:[^\s:"'\\]|\\.)+)`)
+	`:(?:[^\s:"'\\]|\\[^nrt"])+:(?:[^\s:"'\\]|\\[^nrt"])+` + // database, username
+	`:(?P<secret>(?:[^\s:"'\\]|\\[^nrt"])+)`)
 
-// findPgpass returns the spans of the passwords of .pgpass lines.
+// dateHour matches a candidate whose host is a date and an hour
+// (…2010-02-04T21:…): a timestamp, not a .pgpass line.
+var dateHour = regexp.MustCompile(`^(?:\\[nrt]|\D)?\d{4}-\d{2}-\d{2}[Tt]\d{2}:`)
+
+// findPgpass returns the spans of the passwords of .pgpass lines. It is
+// linear in s however many candidates a line holds: the start of the
+// current line and its first non-blank byte are found once per line.
 func findPgpass(s string) [][]int {
 	var locs [][]int
 	last := 0
+	scanned, lineStart, lineText := 0, 0, 0 // lineText: the line's first non-blank byte
 	for _, m := range pgpassLine.FindAllStringSubmatchIndex(s, -1) {
 		if m[2] < last {
 			continue // inside a password already extended to its line's end
 		}
 		end := m[3]
-		if end < len(s) && s[end] != ' ' && s[end] != '\t' && s[end] != '\r' && s[end] != '\n' && s[end] != '"' && s[end] != '\'' {
+		if end < len(s) && strings.IndexByte(" \t\r\n\"'", s[end]) < 0 && !isJSONTextBreak(s, end) {
 			continue // a sixth field, or more text: not a .pgpass line
 		}
 		hostStart := m[0]
-		if strings.IndexByte(" \t\r\n\f\v\"'=(", s[hostStart]) >= 0 {
+		if dateHour.MatchString(s[m[0]:m[2]]) {
+			continue // a timestamp with seconds in its offset: 2010-02-04T21:00:57+08:00:00
+		}
+		switch {
+		case isJSONTextBreak(s, hostStart):
+			hostStart += 2 // the escape before the host
+		case strings.IndexByte(" \t\r\n\f\v\"'=(", s[hostStart]) >= 0:
 			hostStart++ // the boundary before the host
 		}
-		lineStart := strings.LastIndexByte(s[:hostStart], '\n') + 1
-		if strings.Trim(s[lineStart:hostStart], " \t") == "" {
+		if j := strings.LastIndexByte(s[scanned:hostStart], '\n'); j >= 0 || scanned == 0 {
+			lineStart = scanned + j + 1
+			lineText = lineStart
+			for lineText < len(s) && (s[lineText] == ' ' || s[lineText] == '\t') {
+				lineText++
+			}
+		}
+		scanned = hostStart
+		if hostStart == lineText {
 			// The line is the .pgpass line (the file's content): its
 			// password runs to the line's end, spaces included.
 			lineEnd := len(s)
@@ -57,4 +80,10 @@ func findPgpass(s string) [][]int {
 		last = end
 	}
 	return locs
+}
+
+// isJSONTextBreak reports whether s[i:] starts with an escape that JSON
+// text has for a line break, a tab or a quote: \n, \r, \t or \".
+func isJSONTextBreak(s string, i int) bool {
+	return i+1 < len(s) && s[i] == '\\' && strings.IndexByte(`nrt"`, s[i+1]) >= 0
 }

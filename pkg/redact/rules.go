@@ -130,8 +130,9 @@ var defaultRules = []rule{
 		`(?m)(?:^[A-Za-z0-9+/=]+\r?\n)+-*END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*`),
 		"private key", "nkey seed")),
 	// Passwords in flags named for no secret: mysql -pSECRET, docker
-	// login -p SECRET (see command.go). Before the header rules, which
-	// could take the command word as a header's value and hide it.
+	// login -p SECRET (see command.go). First of the line rules: a rule
+	// before it could redact the command's name with the text after a
+	// header (Authorization: mysqldump -uroot -pSECRET) and hide it.
 	commandRule,
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),

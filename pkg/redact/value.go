@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
 )
 
@@ -11,7 +13,8 @@ import (
 const UnencodableLabel = "unencodable"
 
 // Value returns a redacted copy of v, never modifying v:
-//   - strings, []byte and errors (as their message string) go through
+//   - strings, []byte and errors (as their message string, as fmt prints
+//     it: "<nil>" for a nil pointer whose Error panics) go through
 //     String/Bytes;
 //   - json.RawMessage goes through JSON (or Bytes if it is not valid JSON);
 //   - map[string]any, map[string]string, []any and []string are copied
@@ -26,8 +29,8 @@ const UnencodableLabel = "unencodable"
 //     itself) become "[REDACTED:unencodable]";
 //   - anything else (structs, pointers, other maps and slices) is encoded
 //     as JSON and returned as a json.RawMessage redacted with JSON; if it
-//     cannot be encoded the result is "[REDACTED:unencodable]", so nothing
-//     leaks unredacted.
+//     cannot be encoded (or its MarshalJSON panics) the result is
+//     "[REDACTED:unencodable]", so nothing leaks unredacted.
 func (r *Redactor) Value(v any) any {
 	return r.value(v, false, 0)
 }
@@ -62,7 +65,8 @@ func (r *Redactor) value(v any, secret bool, depth int) any {
 	case json.RawMessage:
 		return r.rawJSON(x, secret)
 	case error:
-		return r.value(x.Error(), secret, depth)
+		// fmt recovers from a panicking Error (a method on a nil pointer).
+		return r.value(fmt.Sprint(x), secret, depth)
 	case map[string]any:
 		sib := pairedMap(x)
 		out := make(map[string]any, len(x))
@@ -133,11 +137,27 @@ func (r *Redactor) rawJSON(raw json.RawMessage, secret bool) json.RawMessage {
 
 // viaJSON redacts an arbitrary value by way of its JSON encoding.
 func (r *Redactor) viaJSON(v any, secret bool) any {
-	raw, err := json.Marshal(v)
+	raw, err := marshalSafely(v)
 	if err != nil {
 		return marker(UnencodableLabel)
 	}
 	return r.rawJSON(raw, secret)
+}
+
+// errMarshalPanicked is marshalSafely's error for a panicking encoder.
+var errMarshalPanicked = errors.New("a MarshalJSON or MarshalText method panicked")
+
+// marshalSafely is json.Marshal that turns a panic of a value's own
+// MarshalJSON or MarshalText (a method on a nil pointer) into an error, as
+// fmt does for String and Error: a value logged must never crash its
+// service.
+func marshalSafely(v any) (raw []byte, err error) {
+	defer func() {
+		if recover() != nil {
+			raw, err = nil, errMarshalPanicked
+		}
+	}()
+	return json.Marshal(v)
 }
 
 // pairedMap reports what a map's "name", "key" and "kind" entries make

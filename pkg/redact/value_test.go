@@ -118,3 +118,31 @@ func TestValueDoesNotModifyInput(t *testing.T) {
 		t.Errorf("Value returned bytes aliasing its input")
 	}
 }
+
+// panickyMarshal panics in MarshalJSON, as a method on a nil pointer does.
+type panickyMarshal struct{ Token string }
+
+func (panickyMarshal) MarshalJSON() ([]byte, error) { panic("MarshalJSON failed") }
+
+// ptrErr is an error whose Error method reads its receiver.
+type ptrErr struct{ msg string }
+
+func (e *ptrErr) Error() string { return e.msg }
+
+// TestValueOfPanickingMethods: a value whose MarshalJSON panics becomes
+// the unencodable marker and a nil error pointer whose Error panics is
+// "<nil>", as fmt prints it, instead of crashing the caller (a service's
+// log handler).
+func TestValueOfPanickingMethods(t *testing.T) {
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Value(struct{ P panickyMarshal }{panickyMarshal{"hunter2"}}); got != marker(UnencodableLabel) {
+		t.Errorf("Value of a panicking MarshalJSON = %v, want the unencodable marker", got)
+	}
+	var e *ptrErr
+	if got := r.Value(error(e)); got != "<nil>" {
+		t.Errorf("Value of a nil error pointer = %v, want <nil>", got)
+	}
+}

@@ -23,6 +23,8 @@ var laterLineCases = []struct{ name, in, want string }{
 	{"tagged name line", "password: !!str\n  hunter2\n", "password: [REDACTED:credential]\n  [REDACTED:credential]\n"},
 	{"anchored name line", "password: &pw # shared\n  hunter2\n", "password: [REDACTED:credential] # shared\n  [REDACTED:credential]\n"},
 	{"pgpass in a command", "echo 'localhost:5432:*:app:hunter2' >> ~/.pgpass", "echo 'localhost:5432:*:app:[REDACTED:password]' >> ~/.pgpass"},
+	{"pgpass in json text", `{"content":"h.local:5432:d:u:pw1\nh2:5432:d:u:pw2\n"}`, `{"content":"h.local:5432:d:u:[REDACTED:password]\nh2:5432:d:u:[REDACTED:password]\n"}`},
+	{"pgpass in escaped json text", `{\"content\":\"h:5432:d:u:pw1\"}`, `{\"content\":\"h:5432:d:u:[REDACTED:password]\"}`},
 	{"pgpass in cat output", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:Zx9!q\r\n", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:[REDACTED:password]\r\n"},
 }
 
@@ -59,6 +61,8 @@ func TestLaterLinesLeftAlone(t *testing.T) {
 		"127.0.0.1:8080:80/tcp\n",
 		"ratio host:port:db:user:password is the .pgpass format\n",
 		"fe80::1:2:3\n",
+		"offset 2010-02-04T21:00:57+08:00:00 parsed\n", // a timestamp whose hour holds the T
+		"2006-01-02T15:04:05Z07:00:00\n",
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it unchanged", in, got)
