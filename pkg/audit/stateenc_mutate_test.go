@@ -63,14 +63,14 @@ func (n *jnode) all(out []*jnode) []*jnode {
 
 // mutationKeys are pair roles in several spellings, secret keys and
 // ordinary keys, few enough that objects get duplicate keys.
-var mutationKeys = []string{"name", "Name", "KEY", "n_a_m_e", "value", "Value", "VALUE", "password", "list", "pad", "x", "kind", "data", "stringData"}
+var mutationKeys = []string{"name", "Name", "KEY", "n_a_m_e", "value", "Value", "VALUE", "password", "list", "pad", "x", "kind", "data", "stringData", "command", "args", "cmd"}
 
 // mutationScalars are secret and ordinary names, secrets in text, and
 // strings around the encoder's size threshold.
 func mutationScalar(rng *rand.Rand) string {
 	switch rng.IntN(8) {
 	case 0, 1:
-		return strconv.Quote([]string{"DB_PASSWORD", "PORT", "api_token", "dbPass", "max_tokens", "bypass", "client_secret", "LOG_LEVEL", "Secret", "mysql", "-pS3CRET"}[rng.IntN(11)])
+		return strconv.Quote([]string{"DB_PASSWORD", "PORT", "api_token", "dbPass", "max_tokens", "bypass", "client_secret", "LOG_LEVEL", "Secret", "mysql", "-pS3CRET", "docker", "login", "-p"}[rng.IntN(14)])
 	case 2:
 		return `"DB_PASS\u0057ORD"`
 	case 3:
@@ -145,7 +145,7 @@ func TestStateEncoderMutationsProperty(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	paired := 0
-	for run := range 60 {
+	for run := range 200 {
 		st := NewState("mutations")
 		st.Attempts = []Attempt{{Attempt: 1, ToolCalls: []events.ToolExecution{{Step: 1, Tool: "run", Call: json.RawMessage(`{}`)}}}}
 		root := &jnode{isObj: true}

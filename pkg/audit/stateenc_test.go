@@ -382,3 +382,38 @@ func TestStateEncoderKeepsArgvTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestStateEncoderKeepsSplitCommandTogether: a tool call's arguments
+// naming the command in one member and its arguments in another
+// ({"cmd":"mysql","args":[…,"-pSECRET"]}) redact together; the encoder
+// does not split the object (redact.PairedMembers), so the password goes.
+func TestStateEncoderKeepsSplitCommandTogether(t *testing.T) {
+	r, err := redact.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("p", redactWholeBelow)
+	st := NewState("split")
+	enc := &stateEncoder{}
+	for i, args := range []string{
+		`{"cmd":"mysql","args":["-uroot","-psplit-s3cret","` + pad + `"]}`,
+		`{"args":["login","-p","split-s3cret","` + pad + `"],"command":["docker"]}`,
+		`{"args":["login","-p","split-s3cret","` + pad + `","r"],"command":["docker"],"x":"` + pad + `"}`,
+	} {
+		st.Attempts = []Attempt{{Attempt: 1, ToolCalls: []events.ToolExecution{{Step: 1, Tool: "run", Args: json.RawMessage(args), Call: json.RawMessage(`{}`)}}}}
+		got, err := enc.encode(r, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(got), "split-s3cret") {
+			t.Fatalf("step %d: the password is in %s", i, got)
+		}
+		c, err := rao.CanonicalizeJSON(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := wholeRedaction(t, r, st); string(c) != want {
+			t.Fatalf("step %d:\n got %s\nwant %s", i, c, want)
+		}
+	}
+}

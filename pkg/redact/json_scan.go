@@ -50,7 +50,7 @@ func (s *jsonScanner) value(secret bool) {
 	case '{':
 		s.object(secret)
 	case '[':
-		s.array(secret)
+		s.array(secret, nil)
 	case '"':
 		s.stringValue(secret)
 	case 't', 'n':
@@ -113,7 +113,11 @@ func (s *jsonScanner) object(secret bool) {
 			}
 			below = sib.redacts(role) || s.pairs[start].redacts(role)
 		}
-		s.value(below)
+		if prefix := s.argsPrefix(role, start); prefix != nil {
+			s.array(false, prefix)
+		} else {
+			s.value(below)
+		}
 		s.skipSpace()
 		c := s.raw[s.pos]
 		s.pos++
@@ -124,7 +128,26 @@ func (s *jsonScanner) object(secret bool) {
 	}
 }
 
-func (s *jsonScanner) array(secret bool) {
+// argsPrefix returns the words of the command whose arguments the array
+// at pos holds, the value of a member of this role in the object at
+// start, or nil.
+func (s *jsonScanner) argsPrefix(role pairRole, start int) []string {
+	if role != pairArgs {
+		return nil
+	}
+	s.skipSpace()
+	if s.raw[s.pos] != '[' {
+		return nil
+	}
+	if s.pairs == nil {
+		s.pairs = pairedObjects(s.raw)
+	}
+	return commandWords(s.pairs[start].command)
+}
+
+// array copies an array; prefix, when not nil, are the words of the
+// command whose arguments it holds (see command_split.go).
+func (s *jsonScanner) array(secret bool, prefix []string) {
 	s.out = append(s.out, '[')
 	s.pos++
 	s.skipSpace()
@@ -135,7 +158,7 @@ func (s *jsonScanner) array(secret bool) {
 	}
 	var argv []int // an argv's passwords (see command.go)
 	if !secret {
-		argv = arrayArgvSecrets(s.raw, s.pos)
+		argv = arrayArgvSecrets(s.raw, s.pos, prefix)
 	}
 	for i := 0; ; i++ {
 		if argv != nil && argv[i] >= 0 {
@@ -155,10 +178,10 @@ func (s *jsonScanner) array(secret bool) {
 	}
 }
 
-// arrayArgvSecrets returns argvSecrets of the array whose first element
-// is at raw[i] (valid JSON), or nil if one of its elements is not a
-// string.
-func arrayArgvSecrets(raw []byte, i int) []int {
+// arrayArgvSecrets returns splitArgvSecrets of the array whose first
+// element is at raw[i] (valid JSON) after the command words prefix, or
+// nil if one of its elements is not a string.
+func arrayArgvSecrets(raw []byte, i int, prefix []string) []int {
 	// Most arrays are not an argv: only those of strings naming a command
 	// (or escaping one) are decoded.
 	start := i
@@ -172,7 +195,7 @@ func arrayArgvSecrets(raw []byte, i int) []int {
 			return nil
 		}
 	}
-	if !mayNameCommand(raw[start:i]) {
+	if prefix == nil && !mayNameCommand(raw[start:i]) {
 		return nil
 	}
 	i = start
@@ -183,7 +206,7 @@ func arrayArgvSecrets(raw []byte, i int) []int {
 		}
 		switch raw[i] {
 		case ']':
-			return argvSecrets(args)
+			return splitArgvSecrets(prefix, args)
 		case '"':
 			text, end := decodeJSONString(nil, raw, i+1)
 			args = append(args, string(text))
@@ -233,8 +256,9 @@ func (s *jsonScanner) readString() (text []byte, plain bool, lit []byte) {
 }
 
 // pairedObjects returns, by their offsets in raw (valid JSON), what the
-// members of the objects with a "name" or "key" member naming a secret
-// or a "kind" member "Secret" make of their value and data members. One
+// members of the objects with a "name" or "key" member naming a secret,
+// a "kind" member "Secret" or a command member (a string or an array)
+// make of their value, data and args members. One
 // pass: looking ahead from each value member instead would read nested
 // objects once per level.
 func pairedObjects(raw []byte) map[int]siblings {
@@ -253,8 +277,14 @@ func pairedObjects(raw []byte) map[int]siblings {
 			stack = append(stack, frame{start: i, object: c == '{', wantKey: c == '{'})
 			i++
 		case '}', ']':
+			open := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			i++
+			if n := len(stack); c == ']' && n > 0 && stack[n-1].object && !stack[n-1].wantKey && stack[n-1].role == pairCommand {
+				sib := paired[stack[n-1].start]
+				sib.command = string(raw[open.start:i])
+				paired[stack[n-1].start] = sib
+			}
 		case ',':
 			if top := &stack[len(stack)-1]; top.object {
 				top.wantKey = true
@@ -267,6 +297,10 @@ func pairedObjects(raw []byte) map[int]siblings {
 				if top.wantKey {
 					key, _ := decodeJSONString(buf[:0], raw, i+1)
 					top.role, top.wantKey = roleOf(key), false
+				} else if top.role == pairCommand {
+					sib := paired[top.start]
+					sib.command = string(raw[i:end])
+					paired[top.start] = sib
 				} else if top.role == pairName || top.role == pairKind {
 					sib := paired[top.start]
 					if sib.note(top.role, raw[i:end]); sib != (siblings{}) {

@@ -62,9 +62,10 @@ type jsonFrame struct {
 	elem    int      // arrays: the index of the element being written
 }
 
-// tokenArgvSecrets returns argvSecrets of the array whose elements start
-// toks, or nil if one of them is not a string.
-func tokenArgvSecrets(toks []json.Token) []int {
+// tokenArgvSecrets returns splitArgvSecrets of the array whose elements
+// start toks after the command words prefix, or nil if one of them is
+// not a string.
+func tokenArgvSecrets(toks []json.Token, prefix []string) []int {
 	var args []string
 	for _, tok := range toks {
 		switch v := tok.(type) {
@@ -72,7 +73,7 @@ func tokenArgvSecrets(toks []json.Token) []int {
 			args = append(args, v)
 		case json.Delim:
 			if v == ']' {
-				return argvSecrets(args)
+				return splitArgvSecrets(prefix, args)
 			}
 			return nil
 		default:
@@ -92,7 +93,8 @@ type jsonWriter struct {
 	out        bytes.Buffer
 	enc        *json.Encoder // writes strings to out without HTML escaping
 	stack      []jsonFrame
-	secretNext bool // the next value is under a secret key
+	secretNext bool     // the next value is under a secret key
+	argsNext   []string // the next value is an args member after these command words
 }
 
 // token writes toks[i].
@@ -115,6 +117,10 @@ func (w *jsonWriter) token(i int) {
 		w.writeString(key)
 		w.out.WriteByte(':')
 		w.secretNext = top.secret || IsSecretKey(key) || top.sib.redacts(roleOf(key))
+		w.argsNext = nil
+		if !w.secretNext && roleOf(key) == pairArgs {
+			w.argsNext = commandWords(top.sib.command)
+		}
 		return
 	}
 	if tok == json.Delim(']') {
@@ -122,7 +128,8 @@ func (w *jsonWriter) token(i int) {
 		return
 	}
 	secret := w.secretNext || (top != nil && top.secret)
-	w.secretNext = false
+	prefix := w.argsNext
+	w.secretNext, w.argsNext = false, nil
 	if top != nil && !top.object {
 		if !top.first {
 			w.out.WriteByte(',')
@@ -135,7 +142,7 @@ func (w *jsonWriter) token(i int) {
 		w.out.WriteByte(byte(v))
 		f := jsonFrame{object: v == '{', secret: secret, first: true, wantKey: v == '{', sib: w.pairs[i]}
 		if v == '[' && !secret {
-			f.argv = tokenArgvSecrets(w.toks[i+1:])
+			f.argv = tokenArgvSecrets(w.toks[i+1:], prefix)
 		}
 		w.stack = append(w.stack, f)
 		return
@@ -199,6 +206,13 @@ func pairedTokenObjects(toks []json.Token) map[int]siblings {
 		if top != nil && top.object && top.wantKey {
 			if key, ok := tok.(string); ok {
 				top.wantKey = false
+				if roleOf(key) == pairCommand {
+					if raw := tokenCommand(toks[i+1:]); raw != "" {
+						sib := paired[top.start]
+						sib.command = raw
+						paired[top.start] = sib
+					}
+				}
 				if v, ok := toks[i+1].(string); ok {
 					sib := paired[top.start]
 					switch roleOf(key) {
@@ -232,6 +246,37 @@ func pairedTokenObjects(toks []json.Token) map[int]siblings {
 		}
 	}
 	return paired
+}
+
+// tokenCommand returns the JSON encoding of a command member's value,
+// whose tokens start toks: a string, or an array ("[]" when it holds
+// anything but strings); "" for anything else.
+func tokenCommand(toks []json.Token) string {
+	switch v := toks[0].(type) {
+	case string:
+		raw, _ := json.Marshal(v)
+		return string(raw)
+	case json.Delim:
+		if v != '[' {
+			return ""
+		}
+		var words []string
+		for _, tok := range toks[1:] {
+			switch e := tok.(type) {
+			case string:
+				words = append(words, e)
+			case json.Delim:
+				if e != ']' {
+					return "[]"
+				}
+				raw, _ := json.Marshal(append([]string{}, words...))
+				return string(raw)
+			default:
+				return "[]"
+			}
+		}
+	}
+	return ""
 }
 
 // writeString writes s as a JSON string without HTML escaping.

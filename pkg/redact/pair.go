@@ -23,11 +23,13 @@ import "iter"
 type pairRole uint8
 
 const (
-	pairNone  pairRole = iota
-	pairName           // "name" or "key": its string value may name a secret
-	pairValue          // "value": redacted when a sibling names a secret
-	pairKind           // "kind": "Secret" makes the data members secret
-	pairData           // "data" or "stringData": redacted in a Secret
+	pairNone    pairRole = iota
+	pairName             // "name" or "key": its string value may name a secret
+	pairValue            // "value": redacted when a sibling names a secret
+	pairKind             // "kind": "Secret" makes the data members secret
+	pairData             // "data" or "stringData": redacted in a Secret
+	pairCommand          // "command" or "cmd": names the command of args
+	pairArgs             // "args", "arguments" or "argv": a command's arguments
 )
 
 // siblings is what an object's members make of its value and data
@@ -35,6 +37,9 @@ const (
 type siblings struct {
 	secretName bool // a name or key member names a secret
 	secretKind bool // a kind member is "Secret"
+	// command is the valid JSON value of the last command member, a
+	// string or an array, or "" (see command_split.go).
+	command string
 }
 
 // note records a member's role and valid JSON value.
@@ -88,6 +93,10 @@ func roleOf[T string | []byte](key T) pairRole {
 		return pairKind
 	case "data", "stringdata":
 		return pairData
+	case "command", "cmd":
+		return pairCommand
+	case "args", "arguments", "argv":
+		return pairArgs
 	}
 	return pairNone
 }
@@ -108,17 +117,32 @@ func namesSecret(raw []byte) bool {
 // together: the object has a "value" member and a "name" or "key" member
 // naming a secret, or a "data" or "stringData" member and a "kind" member
 // that is "Secret", so JSON redacts that member although it would keep
-// it alone under its key. Otherwise each member redacts inside the
-// object exactly as alone in an object under its key.
+// it alone under its key, or an "args" member whose passwords redact
+// otherwise after the words of a "command" or "cmd" member (see
+// command_split.go). Otherwise each member redacts inside the object
+// exactly as alone in an object under its key.
 func PairedMembers(members iter.Seq2[string, []byte]) bool {
 	var sib siblings
 	hasValue, hasData := false, false
+	var command []byte
+	var args [][]byte
 	for key, raw := range members {
 		role := roleOf(key)
 		sib.note(role, raw)
 		hasValue = hasValue || role == pairValue
 		hasData = hasData || role == pairData
 		if hasValue && sib.redacts(pairValue) || hasData && sib.redacts(pairData) {
+			return true
+		}
+		switch {
+		case role == pairCommand && len(raw) > 0 && (raw[0] == '"' || raw[0] == '['):
+			command = raw
+		case role == pairArgs:
+			args = append(args, raw)
+		}
+	}
+	for _, a := range args {
+		if splitCommandPaired(command, a) {
 			return true
 		}
 	}

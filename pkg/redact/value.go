@@ -71,7 +71,12 @@ func (r *Redactor) value(v any, secret bool, depth int) any {
 		sib := pairedMap(x)
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = r.value(e, secret || IsSecretKey(k) || sib.redacts(roleOf(k)), depth)
+			below := secret || IsSecretKey(k) || sib.redacts(roleOf(k))
+			if args, ok := r.argsValue(e, below, roleOf(k), sib, depth); ok {
+				out[k] = args
+				continue
+			}
+			out[k] = r.value(e, below, depth)
 		}
 		return out
 	case map[string]string:
@@ -82,33 +87,9 @@ func (r *Redactor) value(v any, secret bool, depth int) any {
 		}
 		return out
 	case []any:
-		var argv []int
-		if !secret {
-			argv = anyArgvSecrets(x)
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			if argv != nil && argv[i] >= 0 {
-				out[i] = redactArg(e.(string), argv[i])
-				continue
-			}
-			out[i] = r.value(e, secret, depth)
-		}
-		return out
+		return r.anySlice(x, secret, nil, depth)
 	case []string:
-		var argv []int
-		if !secret {
-			argv = argvSecrets(x)
-		}
-		out := make([]string, len(x))
-		for i, e := range x {
-			if argv != nil && argv[i] >= 0 {
-				out[i] = redactArg(e, argv[i])
-				continue
-			}
-			out[i] = r.value(e, secret, depth).(string)
-		}
-		return out
+		return r.stringSlice(x, secret, nil, depth)
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
@@ -164,6 +145,7 @@ func marshalSafely(v any) (raw []byte, err error) {
 // of its value and data entries (see pair.go).
 func pairedMap[V any](m map[string]V) siblings {
 	var sib siblings
+	cmdKey := ""
 	for k, e := range m {
 		if v, ok := any(e).(string); ok {
 			switch roleOf(k) {
@@ -173,13 +155,24 @@ func pairedMap[V any](m map[string]V) siblings {
 				sib.secretKind = sib.secretKind || v == "Secret"
 			}
 		}
+		if roleOf(k) == pairCommand && (sib.command == "" || k > cmdKey) {
+			switch any(e).(type) {
+			case string, []string, []any:
+				// Of several command keys (cmd, command), the last in
+				// sorted order, whatever the map's order.
+				if raw, err := marshalSafely(e); err == nil {
+					sib.command, cmdKey = string(raw), k
+				}
+			}
+		}
 	}
 	return sib
 }
 
-// anyArgvSecrets returns argvSecrets of a slice of strings, or nil if one
-// of its elements is not a string.
-func anyArgvSecrets(x []any) []int {
+// anyArgvSecrets returns splitArgvSecrets of a slice of strings after
+// the command words prefix, or nil if one of its elements is not a
+// string.
+func anyArgvSecrets(x []any, prefix []string) []int {
 	args := make([]string, len(x))
 	for i, e := range x {
 		s, ok := e.(string)
@@ -188,5 +181,61 @@ func anyArgvSecrets(x []any) []int {
 		}
 		args[i] = s
 	}
-	return argvSecrets(args)
+	return splitArgvSecrets(prefix, args)
+}
+
+// argsValue redacts the value of a map's member of this role as the
+// arguments of the command its siblings name (see command_split.go);
+// false when it is no such member.
+func (r *Redactor) argsValue(e any, secret bool, role pairRole, sib siblings, depth int) (any, bool) {
+	if secret || role != pairArgs {
+		return nil, false
+	}
+	prefix := commandWords(sib.command)
+	if prefix == nil {
+		return nil, false
+	}
+	switch x := e.(type) {
+	case []any:
+		return r.anySlice(x, false, prefix, depth+1), true
+	case []string:
+		return r.stringSlice(x, false, prefix, depth+1), true
+	}
+	return nil, false
+}
+
+// anySlice redacts a slice read as an argv after the command words
+// prefix (nil: none).
+func (r *Redactor) anySlice(x []any, secret bool, prefix []string, depth int) []any {
+	var argv []int
+	if !secret {
+		argv = anyArgvSecrets(x, prefix)
+	}
+	out := make([]any, len(x))
+	for i, e := range x {
+		if argv != nil && argv[i] >= 0 {
+			out[i] = redactArg(e.(string), argv[i])
+			continue
+		}
+		out[i] = r.value(e, secret, depth)
+	}
+	return out
+}
+
+// stringSlice redacts a slice of strings read as an argv after the
+// command words prefix (nil: none).
+func (r *Redactor) stringSlice(x []string, secret bool, prefix []string, depth int) []string {
+	var argv []int
+	if !secret {
+		argv = splitArgvSecrets(prefix, x)
+	}
+	out := make([]string, len(x))
+	for i, e := range x {
+		if argv != nil && argv[i] >= 0 {
+			out[i] = redactArg(e, argv[i])
+			continue
+		}
+		out[i] = r.value(e, secret, depth).(string)
+	}
+	return out
 }
