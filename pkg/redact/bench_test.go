@@ -100,12 +100,19 @@ func BenchmarkJSONDeepPairs(b *testing.B) {
 // BenchmarkStringHostile: text made to cost the rules the most, which
 // must stay linear: Kubernetes Secret data objects and blocks nested in
 // one another, a long line of secret-like names before an "=", of
-// .pgpass-like fields and of a command's password flags.
+// .pgpass-like fields and of a command's password flags, and a command
+// split over command and args members in mappings nested deeper and
+// deeper, with many args lists.
 func BenchmarkStringHostile(b *testing.B) {
 	var nested strings.Builder
 	for i := range 200 {
 		ind := strings.Repeat(" ", i)
 		nested.WriteString(ind + "kind: Secret\n" + ind + "data:\n")
+	}
+	var splitNested strings.Builder // command/args mappings, each deeper
+	for i := range 1000 {
+		ind := strings.Repeat(" ", i)
+		splitNested.WriteString(ind + "command: mysql\n" + ind + "args: [-pX]\n" + ind + "x:\n")
 	}
 	cases := []struct {
 		name string
@@ -118,6 +125,9 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "mysql_flags_line_32KB", in: "mysql " + strings.Repeat("-pX ", 8000)},
 		{name: "mysql_quotes_line_40KB", in: "mysql " + strings.Repeat(`-p"a `, 8000)},
 		{name: "argv_json_text_48KB", in: `["mysql"` + strings.Repeat(`,"-pX"`, 8000) + `]`},
+		{name: "split_command_yaml_nested_2MB", in: splitNested.String()},
+		{name: "split_command_yaml_args_lists_53KB", in: "command: [mysql]\n" + strings.Repeat("args: [-pX, '-p\"a']\n", 2000)},
+		{name: "split_command_yaml_block_list_40KB", in: "cmd: mysql\nargs:\n" + strings.Repeat("- -pX # c\n", 4000)},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

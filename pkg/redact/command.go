@@ -16,7 +16,8 @@ import (
 //	redis-cli -a hunter2 ping
 //
 // The rule reads a line as shell words (split at spaces and tabs, and at
-// a comma after a quote, so ["mysql","-pX"] in text is three words) and,
+// a comma or colon after a quote, so ["mysql","-pX"] in text is three
+// words and {"cmd":"docker","args":["login","-p","X"]} seven) and,
 // after a word naming one of these commands, redacts the value of its
 // password flags up to the end of the command (a |, ;, & or && word). In
 // JSON and Value an array of strings is read as an argv the same way.
@@ -255,7 +256,8 @@ const (
 )
 
 // lineWords splits a line into words: at spaces and tabs (and CR, LF),
-// and at a comma just after a quote (a JSON array or a Python list).
+// and at a comma or colon just after a quote (a JSON array or object,
+// a Python list).
 func lineWords(line string) []textWord {
 	var words []textWord
 	add := func(start, end int) {
@@ -279,7 +281,7 @@ func lineWords(line string) []textWord {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			add(start, i)
 			start = i + 1
-		case c == ',' && i > 0 && (line[i-1] == '"' || line[i-1] == '\''):
+		case (c == ',' || c == ':') && i > 0 && (line[i-1] == '"' || line[i-1] == '\''):
 			add(start, i)
 			start = i + 1
 		}

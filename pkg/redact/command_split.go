@@ -13,8 +13,9 @@ import (
 // In JSON and Value an object's "args" (or "arguments", "argv") array of
 // strings is read as an argv after the words of its "command" or "cmd"
 // member (a string, split at spaces, or an array of strings; the last
-// such member of the object), so its passwords are redacted as in one
-// argv array (see JointElements). PairedMembers reports such an object.
+// such member of the object; its first 32 words), so its passwords are
+// redacted as in one argv array (see JointElements). PairedMembers
+// reports such an object.
 
 // commandWords returns the words of a command member's valid JSON value:
 // a string split at spaces, or the strings of an array of strings; nil
@@ -30,7 +31,7 @@ func commandWords(raw string) []string {
 	switch x := v.(type) {
 	case string:
 		if words := strings.Fields(x); len(words) > 0 {
-			return words
+			return capWords(words)
 		}
 	case []any:
 		if len(x) == 0 {
@@ -44,9 +45,19 @@ func commandWords(raw string) []string {
 			}
 			words = append(words, s)
 		}
-		return words
+		return capWords(words)
 	}
 	return nil
+}
+
+// maxCommandWords bounds the words of a command member read before its
+// arguments: a command names its program first, and an object may have
+// many args members (duplicate keys), each read after them.
+const maxCommandWords = 32
+
+// capWords returns the first maxCommandWords words.
+func capWords(words []string) []string {
+	return words[:min(len(words), maxCommandWords)]
 }
 
 // splitArgvSecrets returns, for the arguments of an args member after

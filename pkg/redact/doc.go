@@ -16,7 +16,9 @@
 // "authorization", ..., see [IsSecretKey]), the "value" member of an
 // object whose "name" or "key" names one and the "data" and "stringData"
 // members of a Kubernetes Secret (see [PairedMembers]), and the password
-// in an argv array (see [JointElements]). Object keys are never redacted.
+// in an argv array (see [JointElements]) or in an "args" array after its
+// sibling "command" or "cmd" member (also in YAML text: a Kubernetes
+// container's command and args). Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot
 // recognise every secret.

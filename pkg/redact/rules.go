@@ -134,6 +134,7 @@ var defaultRules = []rule{
 	// before it could redact the command's name with the text after a
 	// header (Authorization: mysqldump -uroot -pSECRET) and hide it.
 	commandRule,
+	splitCommandRule,
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),

@@ -1,0 +1,182 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// splitCommandRule redacts the passwords of a command split over two
+// members in text: YAML (a Kubernetes container, a Compose service) and
+// JSON written over several lines, where a "command" or "cmd" member and
+// an "args" (or "arguments", "argv") member are siblings, keys of one
+// mapping at the same column:
+//
+//	containers:
+//	- name: db
+//	  command: ["mysql"]
+//	  args: ["-uroot", "-pSECRET"]
+//
+// The command is a scalar (split at spaces) or a list, the arguments a
+// list, each a flow list on the key's line ([…], one line) or a block
+// list on the lines after it (- item, or JSON's items up to "]"). The
+// arguments are read as an argv after the command's words (see
+// command_split.go). On one line, JSON text is the command-line rule's.
+var splitCommandRule = rule{label: commandRule.label, find: findSplitCommand, hints: commandHints, wholeText: true,
+	pre: func(s string) bool { return containsFold(s, "arg") }}
+
+// splitCommandKey matches a line holding a command or args key: its
+// groups are the indentation with any "- ", the key and the value.
+var splitCommandKey = regexp.MustCompile(`(?i)^([\t ]*(?:-[\t ]+)?)["']?(command|cmd|args|arguments|argv)["']?[\t ]*:[\t ]*(.*?)[\t ]*$`)
+
+// splitItem is an item of a list in text: its text, where it starts.
+type splitItem struct {
+	text string
+	at   int
+}
+
+// splitMapping is an open mapping: its keys' column, its last command's
+// words and its args lists.
+type splitMapping struct {
+	col     int
+	command []string
+	args    [][]splitItem
+}
+
+// findSplitCommand returns the spans of the passwords in the args lists
+// of mappings whose command member names a command.
+func findSplitCommand(s string) [][]int {
+	var locs [][]int
+	var open []splitMapping
+	closeFrom := func(col int) {
+		for len(open) > 0 && open[len(open)-1].col >= col {
+			m := open[len(open)-1]
+			open = open[:len(open)-1]
+			for _, items := range m.args {
+				texts := make([]string, len(items))
+				for i, it := range items {
+					texts[i] = it.text
+				}
+				for i, from := range splitArgvSecrets(m.command, texts) {
+					if from >= 0 && !isMarkerAt(s, items[i].at+from) && from < len(items[i].text) {
+						locs = append(locs, []int{items[i].at + from, items[i].at + len(items[i].text)})
+					}
+				}
+			}
+		}
+	}
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		line := strings.TrimRight(s[start:end], "\r")
+		content := strings.TrimLeft(line, " \t")
+		next := end + 1
+		if content == "" || content[0] == '#' {
+			start = next
+			continue
+		}
+		// A line ends the mappings deeper than it; a list item ("- key:")
+		// the mapping of the item before it too.
+		closeFrom(len(line) - len(content) + 1)
+		m := splitCommandKey.FindStringSubmatchIndex(line)
+		if m == nil {
+			start = next
+			continue
+		}
+		col := m[3] - m[2]
+		if len(open) == 0 || open[len(open)-1].col != col {
+			open = append(open, splitMapping{col: col})
+		}
+		top := &open[len(open)-1]
+		value := strings.TrimSuffix(line[m[6]:m[7]], ",")
+		var items []splitItem
+		switch {
+		case value == "" || value == "[":
+			items, next = splitBlockList(s, next, col, value == "[")
+		case value[0] == '[' && strings.HasSuffix(value, "]"):
+			items = splitFlowList(value[1:len(value)-1], start+m[6]+1)
+		default:
+			items = []splitItem{unquoteItem(value, start+m[6])}
+		}
+		if strings.EqualFold(line[m[4]:m[5]], "command") || strings.EqualFold(line[m[4]:m[5]], "cmd") {
+			top.command = top.command[:0]
+			for _, it := range items {
+				top.command = append(top.command, strings.Fields(it.text)...)
+			}
+			top.command = capWords(top.command)
+		} else if value != "" && value[0] == '[' || value == "" {
+			top.args = append(top.args, items)
+		}
+		start = next
+	}
+	closeFrom(0)
+	return sortSpans(locs)
+}
+
+// splitBlockList reads the list after a key with no value from s[at:]:
+// the "- item" lines at col or deeper (comments and blank lines
+// skipped), or for JSON (json) the item lines up to a "]". It returns
+// the items and where the next line to read starts.
+func splitBlockList(s string, at, col int, json bool) ([]splitItem, int) {
+	var items []splitItem
+	for at < len(s) {
+		end := strings.IndexByte(s[at:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += at
+		}
+		line := strings.TrimRight(s[at:end], "\r \t")
+		content := strings.TrimLeft(line, " \t")
+		indent := len(line) - len(content)
+		switch {
+		case content == "" || content[0] == '#' && !json:
+		case json && content[0] == ']':
+			return items, end + 1
+		case json:
+			items = append(items, unquoteItem(strings.TrimSuffix(content, ","), at+indent))
+		case indent >= col && (content == "-" || strings.HasPrefix(content, "- ")):
+			item := strings.TrimLeft(content[1:], " \t")
+			if j := strings.Index(item, " #"); j >= 0 {
+				item = strings.TrimRight(item[:j], " \t")
+			}
+			items = append(items, unquoteItem(item, at+len(line)-len(strings.TrimLeft(content[1:], " \t"))))
+		default:
+			return items, at
+		}
+		at = end + 1
+	}
+	return items, at
+}
+
+// splitFlowList returns the items of a flow list's inside (the text
+// between its brackets, at offset at): split at commas outside quotes.
+func splitFlowList(inner string, at int) []splitItem {
+	var items []splitItem
+	i := 0
+	for i <= len(inner) {
+		j := i
+		for j < len(inner) && inner[j] != ',' {
+			if inner[j] == '"' || inner[j] == '\'' {
+				j = closingQuote(inner, j+1, inner[j])
+			}
+			j++
+		}
+		raw := inner[i:min(j, len(inner))]
+		lead := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		items = append(items, unquoteItem(strings.TrimSpace(raw), at+i+lead))
+		i = j + 1
+	}
+	return items
+}
+
+// unquoteItem returns a scalar at offset at without its quotes.
+func unquoteItem(v string, at int) splitItem {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return splitItem{text: v[1 : len(v)-1], at: at + 1}
+	}
+	return splitItem{text: v, at: at}
+}

@@ -1,0 +1,34 @@
+package redact
+
+import "testing"
+
+// TestSplitCommandInText: the same in text: JSON text on one line or
+// several, and YAML (a Kubernetes container, a Compose service).
+func TestSplitCommandInText(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{`{"cmd":"docker","args":["login","-p","SECRET"]}`, `{"cmd":"docker","args":["login","-p","[REDACTED:password]"]}`},
+		{`{"command": "mysql", "args": ["-uroot", "-pSECRET"]}`, `{"command": "mysql", "args": ["-uroot", "-p[REDACTED:password]"]}`},
+		{"{\n  \"command\": [\"mysql\"],\n  \"args\": [\"-uroot\", \"-pSECRET\"]\n}", "{\n  \"command\": [\"mysql\"],\n  \"args\": [\"-uroot\", \"-p[REDACTED:password]\"]\n}"},
+		{"containers:\n- name: db\n  command: [\"mysql\"]\n  args: [\"-uroot\", \"-pSECRET\"]\n", "containers:\n- name: db\n  command: [\"mysql\"]\n  args: [\"-uroot\", \"-p[REDACTED:password]\"]\n"},
+		{"  args:\n    - login\n    - -p\n    - SECRET\n  command:\n    - docker\n", "  args:\n    - login\n    - -p\n    - [REDACTED:password]\n  command:\n    - docker\n"},
+		{"command: mysql\nargs:\n- -uroot\n- '-pSECRET'\n", "command: mysql\nargs:\n- -uroot\n- '-p[REDACTED:password]'\n"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if again := r.String(c.want); again != c.want {
+			t.Errorf("String(%q) changed the redacted text: %q", c.want, again)
+		}
+	}
+	for _, in := range []string{
+		"command: [\"docker\"]\nargs: [\"run\", \"-p\", \"8080:80\"]\n",
+		"- command: mysql\n- args: [\"-pX\"]\n",
+		"command: ls\nargs: [\"-pX\"]\nx:\n  command: mysql\n",
+		"spec:\n  command: [\"mysql\"]\nargs: [\"-p3306\"]\n",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
