@@ -102,7 +102,8 @@ func BenchmarkJSONDeepPairs(b *testing.B) {
 // one another, a long line of secret-like names before an "=", of
 // .pgpass-like fields and of a command's password flags, and a command
 // split over command and args members in mappings nested deeper and
-// deeper, with many args lists.
+// deeper, with many args lists, YAML flow mappings packed with secret
+// members, nested or unclosed, and quoted scalars left open over lines.
 func BenchmarkStringHostile(b *testing.B) {
 	var nested strings.Builder
 	for i := range 200 {
@@ -128,6 +129,11 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "split_command_yaml_nested_2MB", in: splitNested.String()},
 		{name: "split_command_yaml_args_lists_53KB", in: "command: [mysql]\n" + strings.Repeat("args: [-pX, '-p\"a']\n", 2000)},
 		{name: "split_command_yaml_block_list_40KB", in: "cmd: mysql\nargs:\n" + strings.Repeat("- -pX # c\n", 4000)},
+		{name: "flow_mapping_members_line_64KB", in: "x: {" + strings.Repeat("password: a b c,", 4000) + "}"},
+		{name: "flow_mapping_unclosed_line_40KB", in: strings.Repeat("x: {password: ", 100) + strings.Repeat("a", 40000)},
+		{name: "flow_mapping_nested_line_48KB", in: "x: " + strings.Repeat("{token: {", 4000) + "p: 1"},
+		{name: "quoted_unclosed_lines_52KB", in: strings.Repeat("password: \"a\n", 4000)},
+		{name: "quoted_scalar_lines_16KB", in: "password: \"a\n" + strings.Repeat("  b\n", 4000)},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

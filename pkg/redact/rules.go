@@ -214,6 +214,12 @@ var defaultRules = []rule{
 	yamlSecretNextRule,
 	jsonTextPairRule,
 	flowPairRule,
+	// A plain value under a secret-like name in a YAML flow mapping
+	// (db: {password: hunter2}, see flowmap.go).
+	flowMappingRule,
+	// A quoted value under a secret-like name continued on the lines
+	// after its name's (password: "hun / ter2", see quotedlines.go).
+	quotedLinesRule,
 	// A quoted value after a secret-like name anywhere in a line, in the
 	// forms code and data use: password: "…", password := "…",
 	// password => '…', {'password': '…'}, env PASSWORD="…" cmd.
