@@ -14,10 +14,10 @@ import (
 //	  ter2"
 //
 // Each line of the scalar is redacted, from its indentation up to the
-// closing quote (\" escapes in double quotes, '' in single quotes). The
-// scalar's later lines are indented deeper than the name's line (blank
-// lines are part of it); a line that is not ends the rule without its
-// closing quote, and that line is kept.
+// closing quote (\" escapes in double quotes, a doubled quote in single
+// quotes). The scalar's later lines are indented deeper than the name's
+// line (blank lines are part of it); a line that is not ends the rule
+// without its closing quote, and that line is kept.
 var quotedLinesRule = rule{label: "credential", find: findQuotedLines, hints: secretHints, wholeText: true, pre: hasSecretAssignment}
 
 // quotedOpen matches a line holding a secret-like name (checked by
