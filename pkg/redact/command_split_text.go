@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +21,8 @@ import (
 // list, each a flow list on the key's line ([…], one line) or a block
 // list on the lines after it (- item, or JSON's items up to "]"). The
 // arguments are read as an argv after the command's words (see
-// command_split.go). On one line, JSON text is the command-line rule's.
+// command_split.go), after each command naming one when the key is
+// repeated (the first four). On one line, JSON text is the command-line rule's.
 var splitCommandRule = rule{label: commandRule.label, find: findSplitCommand, hints: commandHints, wholeText: true,
 	pre: func(s string) bool { return containsFold(s, "arg") }}
 
@@ -34,13 +36,17 @@ type splitItem struct {
 	at   int
 }
 
-// splitMapping is an open mapping: its keys' column, its last command's
-// words and its args lists.
+// splitMapping is an open mapping: its keys' column, the words of its
+// commands naming one (the first maxSplitCommands) and its args lists.
 type splitMapping struct {
-	col     int
-	command []string
-	args    [][]splitItem
+	col      int
+	commands [][]string
+	args     [][]splitItem
 }
+
+// maxSplitCommands bounds the commands of one mapping read (YAML has one;
+// text may repeat the key, and each args list is read after each).
+const maxSplitCommands = 4
 
 // findSplitCommand returns the spans of the passwords in the args lists
 // of mappings whose command member names a command.
@@ -56,9 +62,11 @@ func findSplitCommand(s string) [][]int {
 				for i, it := range items {
 					texts[i] = it.text
 				}
-				for i, from := range splitArgvSecrets(m.command, texts) {
-					if from >= 0 && !isMarkerAt(s, items[i].at+from) && from < len(items[i].text) {
-						locs = append(locs, []int{items[i].at + from, items[i].at + len(items[i].text)})
+				for _, command := range m.commands {
+					for i, from := range splitArgvSecrets(command, texts) {
+						if from >= 0 && !isMarkerAt(s, items[i].at+from) && from < len(items[i].text) {
+							locs = append(locs, []int{items[i].at + from, items[i].at + len(items[i].text)})
+						}
 					}
 				}
 			}
@@ -102,11 +110,16 @@ func findSplitCommand(s string) [][]int {
 			items = []splitItem{unquoteItem(value, start+m[6])}
 		}
 		if strings.EqualFold(line[m[4]:m[5]], "command") || strings.EqualFold(line[m[4]:m[5]], "cmd") {
-			top.command = top.command[:0]
+			var words []string
 			for _, it := range items {
-				top.command = append(top.command, strings.Fields(it.text)...)
+				words = append(words, strings.Fields(it.text)...)
+				if len(words) >= maxCommandWords {
+					break
+				}
 			}
-			top.command = capWords(top.command)
+			if words = capWords(words); len(top.commands) < maxSplitCommands && slices.ContainsFunc(words, func(w string) bool { return commandOf(w) != nil }) {
+				top.commands = append(top.commands, words)
+			}
 		} else if value != "" && value[0] == '[' || value == "" {
 			top.args = append(top.args, items)
 		}

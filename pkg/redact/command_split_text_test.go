@@ -13,6 +13,7 @@ func TestSplitCommandInText(t *testing.T) {
 		{"containers:\n- name: db\n  command: [\"mysql\"]\n  args: [\"-uroot\", \"-pSECRET\"]\n", "containers:\n- name: db\n  command: [\"mysql\"]\n  args: [\"-uroot\", \"-p[REDACTED:password]\"]\n"},
 		{"  args:\n    - login\n    - -p\n    - SECRET\n  command:\n    - docker\n", "  args:\n    - login\n    - -p\n    - [REDACTED:password]\n  command:\n    - docker\n"},
 		{"command: mysql\nargs:\n- -uroot\n- '-pSECRET'\n", "command: mysql\nargs:\n- -uroot\n- '-p[REDACTED:password]'\n"},
+		{"command: mysql\nargs: [-pSECRET]\ncommand: ls\n", "command: mysql\nargs: [-p[REDACTED:password]]\ncommand: ls\n"},
 	} {
 		if got := r.String(c.in); got != c.want {
 			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)

@@ -85,6 +85,26 @@ func FuzzRedact(f *testing.F) {
 				v := secretOf(seed, 12, alnum)
 				return "\napi_key:\n  # rotated\n  " + v + "\n", v
 			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n" + `{"cmd":"docker","args":["login","-p","` + v + `"]}` + "\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\ncommand: [\"mysql\"]\nargs: [\"-uroot\", \"-p" + v + "\"]\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\nargs:\n- login\n- -p\n- " + v + "\ncommand: docker\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\ndb: {password: " + v + ", user: app}\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\npassword: \"abc\n  " + v + "\"\n", v
+			},
 		}
 		text, secret := formats[int(kind)%len(formats)]()
 		if strings.Contains(prefix, secret) || strings.Contains(suffix, secret) {
