@@ -80,11 +80,42 @@ func splitArgvSecrets(prefix, args []string) []int {
 	return nil
 }
 
+// argsStringSpans returns the spans of the passwords in an args string,
+// read as the rest of a command line after the command words prefix.
+func argsStringSpans(prefix []string, text string) [][]int {
+	head := strings.Join(prefix, " ") + " "
+	var spans [][]int
+	for _, sp := range findCommandSecrets(head + text) {
+		if sp[0] >= len(head) {
+			spans = append(spans, []int{sp[0] - len(head), sp[1] - len(head)})
+		}
+	}
+	return spans
+}
+
+// argsString redacts an args string after the command words prefix: its
+// command-line passwords, then the rules of String.
+func (r *Redactor) argsString(prefix []string, text string) string {
+	spans := argsStringSpans(prefix, text)
+	if spans != nil {
+		found := rule{label: commandRule.label, find: func(string) [][]int { return spans }}
+		text, _ = found.apply(text, true)
+	}
+	return r.String(text)
+}
+
 // splitCommandPaired reports whether an args member (its valid JSON
 // value) redacts otherwise after the command member's words than alone.
 func splitCommandPaired(command, args []byte) bool {
 	prefix := commandWords(string(command))
-	if len(prefix) == 0 || len(args) == 0 || args[0] != '[' {
+	if len(prefix) == 0 || len(args) == 0 {
+		return false
+	}
+	if args[0] == '"' {
+		text, _ := decodeJSONString(nil, args, 1)
+		return argsStringSpans(prefix, string(text)) != nil
+	}
+	if args[0] != '[' {
 		return false
 	}
 	var list []any

@@ -19,6 +19,9 @@ var splitCommandDocs = []struct{ in, want string }{
 	{`{"command":"docker","args":["run","-p","8080:80"]}`, `{"command":"docker","args":["run","-p","8080:80"]}`},
 	{`{"command":"mysql","args":["-pSECRET",1]}`, `{"command":"mysql","args":["-pSECRET",1]}`},
 	{`{"command":1,"args":["-pSECRET"]}`, `{"command":1,"args":["-pSECRET"]}`},
+	{`{"cmd":"mysql","args":"-uroot -pSECRET db"}`, `{"cmd":"mysql","args":"-uroot -p[REDACTED:password] db"}`},
+	{`{"args":"login -p SECRET key AKIAIOSFODNN7EXAMPLE","cmd":["docker"]}`, `{"args":"login -p [REDACTED:password] key [REDACTED:aws-key]","cmd":["docker"]}`},
+	{`{"cmd":"docker","args":"run -p 8080:80"}`, `{"cmd":"docker","args":"run -p 8080:80"}`},
 }
 
 // TestCommandInSiblingField: a command named in one member and its
@@ -65,6 +68,8 @@ func TestPairedMembersSplitCommand(t *testing.T) {
 		{`{"command":["mysql"],"args":["-uroot"]}`, false},
 		{`{"command":"ls","args":["-pX"]}`, false},
 		{`{"command":"mysql"}`, false},
+		{`{"cmd":"mysql","args":"-uroot -pX"}`, true},
+		{`{"cmd":"mysql","args":"-uroot"}`, false},
 	} {
 		var keys []string
 		var raws [][]byte

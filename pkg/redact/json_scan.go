@@ -113,8 +113,11 @@ func (s *jsonScanner) object(secret bool) {
 			}
 			below = sib.redacts(role) || s.pairs[start].redacts(role)
 		}
-		if prefix := s.argsPrefix(role, start); prefix != nil {
+		if prefix := s.argsPrefix(role, start); prefix != nil && s.raw[s.pos] == '[' {
 			s.array(false, prefix)
+		} else if prefix != nil {
+			text, _, _ := s.readString()
+			s.out = appendJSONString(s.out, s.r.argsString(prefix, string(text)))
 		} else {
 			s.value(below)
 		}
@@ -129,14 +132,14 @@ func (s *jsonScanner) object(secret bool) {
 }
 
 // argsPrefix returns the words of the command whose arguments the array
-// at pos holds, the value of a member of this role in the object at
+// or string at pos holds, the value of a member of this role in the object at
 // start, or nil.
 func (s *jsonScanner) argsPrefix(role pairRole, start int) []string {
 	if role != pairArgs {
 		return nil
 	}
 	s.skipSpace()
-	if s.raw[s.pos] != '[' {
+	if s.raw[s.pos] != '[' && s.raw[s.pos] != '"' {
 		return nil
 	}
 	if s.pairs == nil {

@@ -272,7 +272,7 @@ func randomPair(rng *rand.Rand, b *strings.Builder, depth int) {
 	if rng.IntN(4) == 0 { // a command and its arguments in two members
 		members = []string{
 			`"` + []string{"command", "cmd", "Command", "program"}[rng.IntN(4)] + `":` + []string{`"mysql"`, `["docker","login"]`, `"docker"`, `["ls"]`, `1`, `[1]`, `"my\u0073ql -uroot"`}[rng.IntN(7)],
-			`"` + []string{"args", "Args", "arguments", "argv"}[rng.IntN(4)] + `":` + []string{`["-uroot","-pS3CRET"]`, `["login","-p","S3CRET"]`, `["-p","S3CRET"]`, `["mysql","-pX"]`, `"-pS3CRET"`, `["-pX",2]`}[rng.IntN(6)],
+			`"` + []string{"args", "Args", "arguments", "argv"}[rng.IntN(4)] + `":` + []string{`["-uroot","-pS3CRET"]`, `["login","-p","S3CRET"]`, `["-p","S3CRET"]`, `["mysql","-pX"]`, `"-pS3CRET"`, `["-pX",2]`, `"login -p S3CRET"`, `"-uroot -p\"S3 CRET\" db"`}[rng.IntN(8)],
 		}
 		if rng.IntN(3) == 0 { // a second command member
 			members = append(members, `"cmd":`+[]string{`"mysql"`, `"ls"`, `{"a":"mysql"}`, `[["mysql"]]`}[rng.IntN(4)])

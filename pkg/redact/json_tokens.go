@@ -152,6 +152,8 @@ func (w *jsonWriter) token(i int) {
 			v = marker(SecretLabel)
 		case top != nil && top.argv != nil && top.argv[top.elem] >= 0:
 			v = redactArg(v, top.argv[top.elem])
+		case prefix != nil:
+			v = w.r.argsString(prefix, v)
 		default:
 			v = w.r.String(v)
 		}

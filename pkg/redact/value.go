@@ -200,6 +200,8 @@ func (r *Redactor) argsValue(e any, secret bool, role pairRole, sib siblings, de
 		return r.anySlice(x, false, prefix, depth+1), true
 	case []string:
 		return r.stringSlice(x, false, prefix, depth+1), true
+	case string:
+		return r.argsString(prefix, x), true
 	}
 	return nil, false
 }
