@@ -100,6 +100,9 @@ func findSplitCommand(s string) [][]int {
 		}
 		top := &open[len(open)-1]
 		value := strings.TrimSuffix(line[m[6]:m[7]], ",")
+		if k := strings.LastIndexByte(value, ']'); value != "" && value[0] == '[' && k >= 0 && strings.HasPrefix(strings.TrimLeft(value[k+1:], " \t"), "#") {
+			value = value[:k+1] // a comment after a flow list
+		}
 		var items []splitItem
 		switch {
 		case value == "" || value == "[":

@@ -14,6 +14,7 @@ func TestSplitCommandInText(t *testing.T) {
 		{"  args:\n    - login\n    - -p\n    - SECRET\n  command:\n    - docker\n", "  args:\n    - login\n    - -p\n    - [REDACTED:password]\n  command:\n    - docker\n"},
 		{"command: mysql\nargs:\n- -uroot\n- '-pSECRET'\n", "command: mysql\nargs:\n- -uroot\n- '-p[REDACTED:password]'\n"},
 		{"command: mysql\nargs: [-pSECRET]\ncommand: ls\n", "command: mysql\nargs: [-p[REDACTED:password]]\ncommand: ls\n"},
+		{"command: [\"mysql\"]  # db\nargs: [\"-pSECRET\"] # x\n", "command: [\"mysql\"]  # db\nargs: [\"-p[REDACTED:password]\"] # x\n"},
 	} {
 		if got := r.String(c.in); got != c.want {
 			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
