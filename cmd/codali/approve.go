@@ -108,11 +108,7 @@ func (c *cli) decide(ctx context.Context, verb string, args []string) int {
 		}
 	}
 	if pending == nil {
-		var ids []string
-		for _, p := range s.Pending {
-			ids = append(ids, p.Call)
-		}
-		c.errorf("%s: call %s of run %s is not waiting for a decision (run %s; waiting: %s)", verb, callID, runID, s.Status, orDash(strings.Join(ids, ", ")))
+		c.errorf("%s: call %s of run %s is not waiting for a decision (%s)", verb, callID, runID, waitingOn(s))
 		return exitFailure
 	}
 	env, err := events.NewKeyed(runID, events.KindApprovalDecided, pending.Attempt, callID, "codali/cli", data.At, data)
@@ -233,4 +229,14 @@ func describeApproval(env events.Envelope) string {
 		how = "codali budget extend " + env.RunID() + " --tokens N"
 	}
 	return fmt.Sprintf("waiting (%s) until %s: %s — %s", orDash(d.Reason), d.Deadline.Format(time.RFC3339), strings.Join(parts, "; "), how)
+}
+
+// waitingOn says what a run waits on, for a decision that names a call it
+// does not wait on: its status as `runs` shows it and its pending calls.
+func waitingOn(s audit.Summary) string {
+	var ids []string
+	for _, p := range s.Pending {
+		ids = append(ids, p.Call)
+	}
+	return fmt.Sprintf("run %s; calls waiting: %s", statusOf(s), orDash(strings.Join(ids, ", ")))
 }

@@ -62,7 +62,7 @@ func cmdBudget(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	if call == nil {
-		c.errorf("budget: run %s is not waiting on its budget (run %s, waiting %s)", runID, s.Status, orDash(s.Waiting))
+		c.errorf("budget: run %s is not waiting on its budget (run %s)", runID, statusOf(s))
 		return exitFailure
 	}
 	data := events.ApprovalDecidedData{Call: call.Call, Decision: events.DecisionApprove, By: *by, At: time.Now().UTC(), Note: *note, Extend: &ext}

@@ -21,7 +21,7 @@ import (
 )
 
 const raoUsage = `codali rao <subcommand>:
-  replay [RUN] [N] [--json] [--simulate]   timeline of a run (default: the latest) up to event N
+  replay [RUN] [N] [--json] [--simulate]   timeline of a run (default: the greatest run id) up to event N
   show EVENT [--json] [--simulate]         one event (EVENT is <run>.<seq>) and the state after it
   diff EVENT                               what one event changed
   verify [RUN]                             check histories for modified, removed, reordered or inserted events
@@ -199,7 +199,7 @@ func (e *raoEnv) history(ctx context.Context, runID string) (string, []rao.Event
 		if len(runs) == 0 {
 			return "", nil, errors.New("no run has a history yet")
 		}
-		runID = runs[len(runs)-1] // run ids sort by time
+		runID = runs[len(runs)-1] // time-sortable run ids (codali submit's) sort by time; others need naming
 	}
 	if events.ValidateRunID(runID) != nil {
 		return "", nil, fmt.Errorf("%w: %q is not a run id", errBadID, runID)

@@ -30,3 +30,16 @@ func TestSummaryLinesAlignOnTheWidestStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitingOnNamesTheStatusRunsShows: approve's refusal of a call a run
+// does not wait on says "waiting for approval" as `runs` does, not
+// "running", with the calls it waits on.
+func TestWaitingOnNamesTheStatusRunsShows(t *testing.T) {
+	parked := audit.Summary{Status: audit.StatusRunning, Waiting: "approval", Pending: []audit.Approval{{Call: "a1-s2-c1"}, {Call: "a1-s2-c2"}}}
+	if got, want := waitingOn(parked), "run waiting for approval; calls waiting: a1-s2-c1, a1-s2-c2"; got != want {
+		t.Errorf("parked: %q, want %q", got, want)
+	}
+	if got, want := waitingOn(audit.Summary{Status: "passed"}), "run passed; calls waiting: -"; got != want {
+		t.Errorf("ended: %q, want %q", got, want)
+	}
+}

@@ -51,7 +51,7 @@ type upOptions struct {
 
 func cmdUp(ctx context.Context, c *cli, args []string) int {
 	var o upOptions
-	fs := c.newFlags("up", "up [--data DIR] [--listen HOST:PORT] [--http ADDR] [--workers all|none|LIST] [--config FILE] [--checkpoint-every N] [--nats URLS --replicas N]")
+	fs := c.newFlags("up", "up [--data DIR] [--listen HOST:PORT] [--http ADDR] [--workers all|none|LIST] [--config FILE] [--checkpoint-every N] [--log-level L] [--nats URLS --replicas N]")
 	fs.StringVar(&o.data, "data", ".codali", "directory for JetStream storage and workspaces")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:4222", "NATS client address (HOST:PORT; port 0 picks a free one)")
 	fs.StringVar(&o.http, "http", "127.0.0.1:8080", "health and metrics address")

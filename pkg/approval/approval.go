@@ -251,8 +251,8 @@ func result(r *record) (Result, error) {
 // open call settles it (OutcomeResumed), unless the deadline settled it
 // first; only a redelivery of that message reports Settled again.
 func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Result, error) {
-	var dd events.ApprovalDecidedData
-	if events.DecodeData(dec, &dd) != nil || dd.Validate() != nil {
+	dd, malformed := events.DecodeDecision(dec)
+	if malformed != nil {
 		return Result{}, nil // malformed: the recorder records it; it decides nothing
 	}
 	var out Result

@@ -67,8 +67,8 @@ func (s *Store) firstDecision(ctx context.Context, dec events.Envelope, dd event
 		if err != nil || e.ID != dec.ID {
 			continue // unreadable (refused), or another call's
 		}
-		var d events.ApprovalDecidedData
-		if events.DecodeData(e, &d) != nil || d.Call != events.KeyOf(e) {
+		d, err := events.DecodeDecision(e)
+		if err != nil || d.Call != events.KeyOf(e) {
 			continue // invalid: the history records it as refused
 		}
 		if s.admit != nil {

@@ -168,8 +168,8 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 // decodeDecision decodes a decision's data, validated, and checks that
 // it names the call of the event's key.
 func decodeDecision(e events.Envelope) (events.ApprovalDecidedData, error) {
-	var d events.ApprovalDecidedData
-	if err := events.DecodeData(e, &d); err != nil {
+	d, err := events.DecodeDecision(e)
+	if err != nil {
 		return d, err
 	}
 	if key := events.KeyOf(e); key != d.Call {

@@ -179,3 +179,25 @@ func TestFoldRefusesMalformedDecisions(t *testing.T) {
 		})
 	}
 }
+
+// TestDecisionWithoutAtTakesThePublishTime: an agent's decision without
+// `at` is recorded at the time it was published (its envelope's), both
+// as a park's decision and as the note of a decision on a call that was
+// never parked, not at year 1.
+func TestDecisionWithoutAtTakesThePublishTime(t *testing.T) {
+	const published = "2026-01-02T03:04:05Z" // keyed's envelope time
+	st := audit.NewState("r")
+	applyTo(t, &st, keyed(t, events.KindApprovalDecided, "a1-s9-c9", "agent/x",
+		events.ApprovalDecidedData{Call: "a1-s9-c9", Decision: events.DecisionReject, By: "eve", Note: "no"}))
+	if len(st.Notes) != 1 || !strings.Contains(st.Notes[0].Text, "never parked") || st.Notes[0].TS != published {
+		t.Fatalf("notes of a decision on a call never parked: %+v, want one at %s", st.Notes, published)
+	}
+	applyTo(t, &st, keyed(t, events.KindApprovalRequested, "a1-s1-c1", "codali/builder", events.ApprovalRequestedData{
+		Park: "a1-s1-c1", Calls: []events.ApprovalCall{{ID: "a1-s1-c1", Step: 1, Tool: "write_file"}},
+		Deadline: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)}))
+	applyTo(t, &st, keyed(t, events.KindApprovalDecided, "a1-s1-c1", "agent/x",
+		events.ApprovalDecidedData{Call: "a1-s1-c1", Decision: events.DecisionApprove, By: "alice"}))
+	if len(st.Approvals) != 1 || st.Approvals[0].Decision == nil || st.Approvals[0].Decision.At != published {
+		t.Fatalf("approvals: %+v, want the decision at %s", st.Approvals, published)
+	}
+}

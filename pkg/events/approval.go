@@ -188,6 +188,20 @@ type ApprovalDecidedData struct {
 	Extend *Budget `json:"extend,omitempty"`
 }
 
+// DecodeDecision decodes and validates an approval_decided event's data
+// (DecodeData). A decision without `at` was made when it was published:
+// it takes the envelope's time, so no record of it says year 1.
+func DecodeDecision(e Envelope) (ApprovalDecidedData, error) {
+	var d ApprovalDecidedData
+	if err := DecodeData(e, &d); err != nil {
+		return d, err
+	}
+	if d.At.IsZero() {
+		d.At = e.Time
+	}
+	return d, nil
+}
+
 // Validate checks the decision.
 func (d ApprovalDecidedData) Validate() error {
 	if err := ValidateKey(d.Call); err != nil {

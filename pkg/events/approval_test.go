@@ -71,3 +71,33 @@ func TestApprovalDecidedValidate(t *testing.T) {
 		t.Errorf("canceled verdict: %v", err)
 	}
 }
+
+// TestDecodeDecisionDefaultsAt: a decision without `at` was made when it
+// was published (the envelope's time); one with `at` keeps it; invalid
+// data is refused as DecodeData refuses it.
+func TestDecodeDecisionDefaultsAt(t *testing.T) {
+	published := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	decided := time.Date(2026, 11, 25, 9, 59, 0, 0, time.UTC)
+	for name, tc := range map[string]struct {
+		at   time.Time
+		want time.Time
+	}{"without at": {time.Time{}, published}, "with at": {decided, decided}} {
+		e, err := events.NewKeyed("run1", events.KindApprovalDecided, 1, "a1-s2-c1", "agent/x", published,
+			events.ApprovalDecidedData{Call: "a1-s2-c1", Decision: events.DecisionApprove, By: "alice", At: tc.at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := events.DecodeDecision(e)
+		if err != nil || !d.At.Equal(tc.want) {
+			t.Errorf("%s: at %v, err %v; want %v", name, d.At, err, tc.want)
+		}
+	}
+	e, err := events.NewKeyed("run1", events.KindApprovalDecided, 1, "a1-s2-c1", "agent/x", published,
+		events.ApprovalDecidedData{Call: "a1-s2-c1", Decision: events.DecisionReject, By: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := events.DecodeDecision(e); !errors.Is(err, events.ErrInvalidPayload) {
+		t.Errorf("a reject without a note: %v, want ErrInvalidPayload", err)
+	}
+}
