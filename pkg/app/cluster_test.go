@@ -19,10 +19,7 @@ import (
 // compare-and-set to catch it), and the goal stays in the project for
 // good. A hundred rounds on three servers.
 func TestProjectStateUpdateRightAfterAWriteOnACluster(t *testing.T) {
-	ctx, cl := natstest.StartProvisionedCluster(t, 3)
-	bucket := "KV_" + events.BucketPMState
-	cl.WaitDirectGets(t, bucket)
-	leader, follower := cl.Split(t, ctx, bucket)
+	ctx, leader, follower := natstest.StartSplitCluster(t, "KV_"+events.BucketPMState)
 	cfg := parseConfig(t, `{}`)
 	d, err := NewDeps(ctx, cfg, follower, discard(), time.Now, noEnv, nil)
 	if err != nil {

@@ -22,10 +22,7 @@ import (
 // would fail for good); it is a transient error, and the object is there
 // when the event is handled again. A hundred rounds on three servers.
 func TestGetRightAfterPutOnACluster(t *testing.T) {
-	ctx, cl := natstest.StartProvisionedCluster(t, 3)
-	stream := "OBJ_" + events.BucketArtifacts
-	cl.WaitDirectGets(t, stream)
-	leader, follower := cl.Split(t, ctx, stream)
+	ctx, leader, follower := natstest.StartSplitCluster(t, "OBJ_"+events.BucketArtifacts)
 	w, err := artifacts.Open(ctx, leader)
 	if err != nil {
 		t.Fatal(err)

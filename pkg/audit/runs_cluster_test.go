@@ -16,10 +16,7 @@ import (
 // then refuse the call as not waiting). A hundred rounds on three
 // servers.
 func TestLatestAfterPutOnACluster(t *testing.T) {
-	ctx, cl := natstest.StartProvisionedCluster(t, 3)
-	bucket := "KV_" + events.BucketRuns
-	cl.WaitDirectGets(t, bucket)
-	leader, follower := cl.Split(t, ctx, bucket)
+	ctx, leader, follower := natstest.StartSplitCluster(t, "KV_"+events.BucketRuns)
 	recorder, err := audit.OpenRuns(ctx, leader)
 	if err != nil {
 		t.Fatal(err)

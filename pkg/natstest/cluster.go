@@ -9,6 +9,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Cluster is a JetStream cluster of in-process nats-servers with routes on
@@ -126,6 +127,19 @@ func StartProvisionedCluster(t testing.TB, n int) (context.Context, *Cluster) {
 		t.Fatalf("provision: %v", err)
 	}
 	return ctx, c
+}
+
+// StartSplitCluster is StartProvisionedCluster on three servers, waiting
+// until every replica of stream answers direct gets (WaitDirectGets),
+// with a client of the stream's leader and one of a follower (Split): the
+// setup of a test that writes through the leader and reads at once
+// through a replica that may lag.
+func StartSplitCluster(t testing.TB, stream string) (ctx context.Context, leader, follower jetstream.JetStream) {
+	t.Helper()
+	ctx, c := StartProvisionedCluster(t, 3)
+	c.WaitDirectGets(t, stream)
+	leader, follower = c.Split(t, ctx, stream)
+	return ctx, leader, follower
 }
 
 // WaitDirectGets waits (up to a minute) until every running member

@@ -16,10 +16,7 @@ import (
 // would end the forked run (a missing policy is refused for good). A
 // hundred rounds on three servers.
 func TestLoadRightAfterPutOnACluster(t *testing.T) {
-	ctx, cl := natstest.StartProvisionedCluster(t, 3)
-	bucket := "KV_" + events.BucketPolicies
-	cl.WaitDirectGets(t, bucket)
-	leader, follower := cl.Split(t, ctx, bucket)
+	ctx, leader, follower := natstest.StartSplitCluster(t, "KV_"+events.BucketPolicies)
 	var missing []string
 	for i := range 100 {
 		run := fmt.Sprintf("run-lag%d", i)

@@ -19,10 +19,7 @@ import (
 // to an equal one checks the winner the same way. A hundred rounds on
 // three servers.
 func TestAdmitRightAfterTheClaimOnACluster(t *testing.T) {
-	ctx, cl := natstest.StartProvisionedCluster(t, 3)
-	bucket := "KV_" + events.BucketRequests
-	cl.WaitDirectGets(t, bucket)
-	leader, follower := cl.Split(t, ctx, bucket)
+	ctx, leader, follower := natstest.StartSplitCluster(t, "KV_"+events.BucketRequests)
 	claimer, err := runclaim.Open(ctx, leader)
 	if err != nil {
 		t.Fatal(err)
