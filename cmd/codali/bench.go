@@ -235,9 +235,11 @@ func splitList(s string) []string {
 	return out
 }
 
-// progress returns a progress bar on stderr, or nil with --json.
+// progress returns a progress bar on stderr, or nil with --json or when
+// stderr is no terminal (a log file or a CI job would get a line of
+// carriage returns).
 func (c *cli) progress(o benchOptions, n int, what string) *progressbar.ProgressBar {
-	if o.asJSON {
+	if o.asJSON || !c.stderrTTY {
 		return nil
 	}
 	return progressbar.NewOptions(n, progressbar.OptionSetWriter(c.stderr), progressbar.OptionSetDescription(what),

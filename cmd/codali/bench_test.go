@@ -176,3 +176,16 @@ func TestBenchWorkspaces(t *testing.T) {
 		t.Error("a missing path is on tmpfs")
 	}
 }
+
+// TestBenchProgressOnlyOnATerminal: the progress bar is drawn on a
+// terminal only, and never with --json.
+func TestBenchProgressOnlyOnATerminal(t *testing.T) {
+	for _, tc := range []struct {
+		tty, asJSON, want bool
+	}{{true, false, true}, {false, false, false}, {true, true, false}} {
+		c := &cli{stderr: &syncbuf.Buffer{}, stderrTTY: tc.tty}
+		if got := c.progress(benchOptions{asJSON: tc.asJSON}, 10, "codali") != nil; got != tc.want {
+			t.Errorf("terminal %v, --json %v: progress bar %v, want %v", tc.tty, tc.asJSON, got, tc.want)
+		}
+	}
+}

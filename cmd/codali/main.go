@@ -32,6 +32,8 @@ type cli struct {
 	getenv         func(string) string
 	// stdoutTTY reports whether stdout is a terminal (live progress).
 	stdoutTTY bool
+	// stderrTTY reports whether stderr is a terminal (progress bars).
+	stderrTTY bool
 	// wrapReplay, when set, wraps the model provider of `rao rerun`
 	// (tests use it to change a prompt).
 	wrapReplay func(llm.Provider) llm.Provider
@@ -64,7 +66,7 @@ func commands() map[string]command {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stdoutTTY: isTerminal(os.Stdout)}
+	c := &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, stdoutTTY: isTerminal(os.Stdout), stderrTTY: isTerminal(os.Stderr)}
 	code := c.main(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)
