@@ -224,11 +224,11 @@ func describeApproval(env events.Envelope) string {
 	for _, c := range d.Calls {
 		parts = append(parts, fmt.Sprintf("%s %s %s", c.ID, c.Tool, short(strings.Join(c.Targets, " "), 40)))
 	}
-	how := "codali approve|reject " + env.RunID() + " CALL"
+	what, how := "for approval", "codali approve|reject "+env.RunID()+" CALL"
 	if d.Reason != "" {
-		how = "codali budget extend " + env.RunID() + " --tokens N"
+		what, how = "("+d.Reason+")", "codali budget extend "+env.RunID()+" --tokens N"
 	}
-	return fmt.Sprintf("waiting (%s) until %s: %s — %s", orDash(d.Reason), d.Deadline.Format(time.RFC3339), strings.Join(parts, "; "), how)
+	return fmt.Sprintf("waiting %s until %s: %s — %s", what, d.Deadline.Format(time.RFC3339), strings.Join(parts, "; "), how)
 }
 
 // waitingOn says what a run waits on, for a decision that names a call it

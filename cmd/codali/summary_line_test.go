@@ -2,8 +2,10 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/events"
 )
 
 // TestSummaryLinesAlignOnTheWidestStatus: a waiting run's longer status
@@ -41,5 +43,29 @@ func TestWaitingOnNamesTheStatusRunsShows(t *testing.T) {
 	}
 	if got, want := waitingOn(audit.Summary{Status: "passed"}), "run passed; calls waiting: -"; got != want {
 		t.Errorf("ended: %q, want %q", got, want)
+	}
+}
+
+// TestDescribeApprovalSaysWhatTheRunWaitsFor: a run parked on tool calls
+// waits "for approval" (it read "waiting (-)"), one parked on its budget
+// names the reason, and each says how to decide it.
+func TestDescribeApprovalSaysWhatTheRunWaitsFor(t *testing.T) {
+	deadline := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		data events.ApprovalRequestedData
+		want string
+	}{
+		{events.ApprovalRequestedData{Park: "a1-s2", Deadline: deadline, Calls: []events.ApprovalCall{{ID: "a1-s2-c1", Tool: "run_command", Targets: []string{"make deploy"}}}},
+			"waiting for approval until 2026-11-25T12:00:00Z: a1-s2-c1 run_command make deploy — codali approve|reject run-w CALL"},
+		{events.ApprovalRequestedData{Park: "a1-s3", Deadline: deadline, Reason: "budget_exhausted", Calls: []events.ApprovalCall{{ID: "a1-s3-c1", Tool: "budget"}}},
+			"waiting (budget_exhausted) until 2026-11-25T12:00:00Z: a1-s3-c1 budget  — codali budget extend run-w --tokens N"},
+	} {
+		env, err := events.New("run-w", events.KindApprovalRequested, 1, events.ServiceBuilder, deadline, tc.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := describeApproval(env); got != tc.want {
+			t.Errorf("describeApproval = %q, want %q", got, tc.want)
+		}
 	}
 }
