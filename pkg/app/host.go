@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/budget"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/progress"
 	"github.com/codali-dev/codali/pkg/runcodex"
 	"github.com/codali-dev/codali/pkg/worker"
@@ -126,9 +128,23 @@ func concurrencyFor(service string) int {
 // RL4-CODEX payload at integrity red, so every terminal event carries a
 // decodable payload that reflects its verdict (the runtime redacts its
 // reason: worker.Config.Redact).
+// Pricing is the per-model prices of service's model route (none when
+// the route does not resolve: then its model calls failed before they
+// spent anything).
+func (d *Deps) Pricing(service string) llm.Pricing {
+	r, err := d.Config.Route(service, d.Getenv)
+	if err != nil {
+		return nil
+	}
+	return r.Provider.Pricing
+}
+
 func (d *Deps) completeFailure(service string) func(runID string, attempt int, v *events.VerdictData) {
 	return func(runID string, attempt int, v *events.VerdictData) {
 		v.Exchanges = d.failedExchanges.take(service, runID, attempt)
+		// The failed phase's own model use (events.WithUsage) counts in the
+		// run's spend, as its output event would have carried it.
+		v.Run.Spend = v.Run.Spend.With(service, budget.OfUsage(v.Usage, d.Pricing(service)))
 		payload, err := runcodex.Encode(runcodex.Facts{RunID: runID, Project: v.Run.Project, Phase: service, Attempt: attempt,
 			MaxRetries: v.Run.MaxRetries, Actions: []string{"fail"}, Failures: len(v.Run.Failures) + 1,
 			Integrity: events.IntegrityRed, PolicyHash: d.PolicyHash})

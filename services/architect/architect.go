@@ -75,7 +75,7 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	run := inp.run
 	nPlan := 0
 	run.Usage = events.MergeUsage(run.Usage, usage...)
-	run.Spend = run.Spend.With(events.ServiceArchitect, budget.OfUsage(usage, s.pricing()))
+	run.Spend = run.Spend.With(events.ServiceArchitect, budget.OfUsage(usage, s.d.Pricing(events.ServiceArchitect)))
 	res, err := s.d.PM.Update(ctx, run.Project, func(cur cognition.CognitionState) ([]cognition.GoalTreePatchOp, []cognition.L1MemoryPatchOp, error) {
 		goals := GoalOps(cur, in.RunID(), in.Attempt, plan)
 		nPlan = len(goals)
@@ -183,16 +183,6 @@ func (s *Service) ask(ctx context.Context, in events.Envelope, msgs []llm.Messag
 	default:
 		return events.Plan{}, "", a.Usage, fmt.Errorf("model unavailable: %w", err)
 	}
-}
-
-// pricing is the prices of the architect's provider (none when its route
-// does not resolve: then the plan call failed before and spent nothing).
-func (s *Service) pricing() llm.Pricing {
-	r, err := s.d.Config.Route(events.ServiceArchitect, s.d.Getenv)
-	if err != nil {
-		return nil
-	}
-	return r.Provider.Pricing
 }
 
 // actGate is the policy gate acts are checked with (the run's policy),

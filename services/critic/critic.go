@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/codali-dev/codali/pkg/budget"
-	"github.com/codali-dev/codali/pkg/llm"
 	"slices"
 	"strings"
 	"time"
@@ -253,7 +252,7 @@ func (s *Service) runChecks(ctx context.Context, ws *workspace.Workspace, bd eve
 func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltData, j judgement) ([]events.Envelope, error) {
 	run := bd.Run
 	run.Usage = events.MergeUsage(run.Usage, j.usage...)
-	run.Spend = run.Spend.With(events.ServiceCritic, budget.OfUsage(j.usage, s.pricing()))
+	run.Spend = run.Spend.With(events.ServiceCritic, budget.OfUsage(j.usage, s.d.Pricing(events.ServiceCritic)))
 	checks := j.checks
 	warnings, approvals, approved := gateWarnings(bd.Tools)
 	if !s.d.Sandbox.Isolated() {
@@ -310,7 +309,7 @@ func (s *Service) pass(ctx context.Context, in events.Envelope, bd events.BuiltD
 func (s *Service) reject(ctx context.Context, in events.Envelope, bd events.BuiltData, j judgement) ([]events.Envelope, error) {
 	run := bd.Run
 	run.Usage = events.MergeUsage(run.Usage, j.usage...)
-	run.Spend = run.Spend.With(events.ServiceCritic, budget.OfUsage(j.usage, s.pricing()))
+	run.Spend = run.Spend.With(events.ServiceCritic, budget.OfUsage(j.usage, s.d.Pricing(events.ServiceCritic)))
 	checks, reason := j.checks, j.reason()
 	run.Failures = append(append([]string(nil), run.Failures...), fmt.Sprintf("attempt %d: %s", in.Attempt, reason))
 	final := j.final || in.Attempt-1 >= run.MaxRetries
@@ -395,16 +394,6 @@ func (s *Service) codexRun(in events.Envelope, bd events.BuiltData, run events.R
 		Attempt: in.Attempt, MaxRetries: run.MaxRetries, Steps: len(bd.Plan.Steps), Actions: []string{"context", "plan", "edit", "verify"},
 		Files: files, Failures: len(run.Failures), ToolCalls: len(bd.Tools), Blocked: blocked, Warnings: warnings,
 		ChecksPassed: passed, ChecksTotal: len(checks), Integrity: integrity, PolicyHash: policyHash})
-}
-
-// pricing is the per-model prices of the critic's route (none without
-// one), for the review's spend.
-func (s *Service) pricing() llm.Pricing {
-	r, err := s.d.Config.Route(events.ServiceCritic, s.d.Getenv)
-	if err != nil {
-		return nil
-	}
-	return r.Provider.Pricing
 }
 
 // sandboxWarnings is what a verdict says about the sandbox: nothing when
