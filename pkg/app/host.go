@@ -124,10 +124,6 @@ func concurrencyFor(service string) int {
 	return 4
 }
 
-// completeFailure gives a failed event the runtime publishes the run's
-// RL4-CODEX payload at integrity red, so every terminal event carries a
-// decodable payload that reflects its verdict (the runtime redacts its
-// reason: worker.Config.Redact).
 // Pricing is the per-model prices of service's model route (none when
 // the route does not resolve: then its model calls failed before they
 // spent anything).
@@ -139,6 +135,10 @@ func (d *Deps) Pricing(service string) llm.Pricing {
 	return r.Provider.Pricing
 }
 
+// completeFailure gives a failed event the runtime publishes the run's
+// RL4-CODEX payload at integrity red, so every terminal event carries a
+// decodable payload that reflects its verdict (the runtime redacts its
+// reason: worker.Config.Redact).
 func (d *Deps) completeFailure(service string) func(runID string, attempt int, v *events.VerdictData) {
 	return func(runID string, attempt int, v *events.VerdictData) {
 		v.Exchanges = d.failedExchanges.take(service, runID, attempt)
