@@ -272,7 +272,7 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Re
 			out = Result{Park: res.Park, Republish: true}
 			return false, nil
 		}
-		if _, ok := res.Park.Data.Call(dd.Call); !ok || res.Park.Event.Attempt != dec.Attempt || events.KeyOf(dec) != dd.Call {
+		if _, ok := res.Park.Data.Call(dd.Call); !ok || res.Park.Event.Attempt != dec.Attempt {
 			return false, nil
 		}
 		out = res

@@ -68,7 +68,7 @@ func (s *Store) firstDecision(ctx context.Context, dec events.Envelope, dd event
 			continue // unreadable (refused), or another call's
 		}
 		d, err := events.DecodeDecision(e)
-		if err != nil || d.Call != events.KeyOf(e) {
+		if err != nil {
 			continue // invalid: the history records it as refused
 		}
 		if s.admit != nil {

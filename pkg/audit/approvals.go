@@ -109,7 +109,7 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 // as refused (Refuse): agents publish decisions on any run, and such a
 // decision decides nothing, but the history keeps it.
 func foldApprovalDecided(e events.Envelope) ([]Step, error) {
-	d, err := decodeDecision(e)
+	d, err := events.DecodeDecision(e)
 	if err != nil {
 		return []Step{Refuse(e, fmt.Errorf("malformed decision, it decides nothing: %w", err))}, nil
 	}
@@ -163,19 +163,6 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 			s.Notes = append(s.Notes, Note{By: d.By, Text: "decision on call " + d.Call + " that was never parked (" + what + ")", TS: dec.At})
 		},
 	}}, nil
-}
-
-// decodeDecision decodes a decision's data, validated, and checks that
-// it names the call of the event's key.
-func decodeDecision(e events.Envelope) (events.ApprovalDecidedData, error) {
-	d, err := events.DecodeDecision(e)
-	if err != nil {
-		return d, err
-	}
-	if key := events.KeyOf(e); key != d.Call {
-		return d, fmt.Errorf("%w: decision for call %q in event keyed %q", events.ErrInvalidPayload, d.Call, key)
-	}
-	return d, nil
 }
 
 // foldApprovalDeadline records that a park's deadline came. It changes no

@@ -189,12 +189,17 @@ type ApprovalDecidedData struct {
 }
 
 // DecodeDecision decodes and validates an approval_decided event's data
-// (DecodeData). A decision without `at` was made when it was published:
-// it takes the envelope's time, so no record of it says year 1.
+// (DecodeData), and checks that it names the call of the event's key
+// (KeyOf): decisions on one call share its id. A decision without `at`
+// was made when it was published: it takes the envelope's time, so no
+// record of it says year 1.
 func DecodeDecision(e Envelope) (ApprovalDecidedData, error) {
 	var d ApprovalDecidedData
 	if err := DecodeData(e, &d); err != nil {
 		return d, err
+	}
+	if key := KeyOf(e); key != d.Call {
+		return d, fmt.Errorf("%w: decision for call %q in event keyed %q", ErrInvalidPayload, d.Call, key)
 	}
 	if d.At.IsZero() {
 		d.At = e.Time

@@ -100,4 +100,13 @@ func TestDecodeDecisionDefaultsAt(t *testing.T) {
 	if _, err := events.DecodeDecision(e); !errors.Is(err, events.ErrInvalidPayload) {
 		t.Errorf("a reject without a note: %v, want ErrInvalidPayload", err)
 	}
+	// Data naming another call than the event's key decides nothing.
+	e, err = events.NewKeyed("run1", events.KindApprovalDecided, 1, "a1-s2-c1", "agent/x", published,
+		events.ApprovalDecidedData{Call: "a1-s2-c2", Decision: events.DecisionApprove, By: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := events.DecodeDecision(e); !errors.Is(err, events.ErrInvalidPayload) {
+		t.Errorf("a decision on another call than its key: %v, want ErrInvalidPayload", err)
+	}
 }
