@@ -464,16 +464,9 @@ func (e *raoEnv) diff(ctx context.Context, pos []string) int {
 	return exitOK
 }
 
-// verifyHistory checks a run's history: its hash chain and sequence
-// (rao.Verify), and its head against the run's summary, kept outside the
-// history stream. ok is false when there is any finding but a compaction
-// note; the error is the summaries' when they cannot be read.
-// errUnverified: a run's history does not verify (requireVerified).
-var errUnverified = errors.New("does not verify")
-
 // requireVerified verifies a run's history as `codali rao verify` does
 // (hash chain, sequence, head against the run's summary) and returns an
-// error naming every finding when it does not verify (errUnverified) or
+// error naming every finding when it does not verify or
 // cannot be checked. Commands that start something from a history (a
 // rerun, a fork) call it first: an altered history is no reference.
 func (e *raoEnv) requireVerified(ctx context.Context, runID string, evs []rao.Event) error {
@@ -486,11 +479,15 @@ func (e *raoEnv) requireVerified(ctx context.Context, runID string, evs []rao.Ev
 		return fmt.Errorf("run %s: %w", runID, err)
 	}
 	if !ok {
-		return fmt.Errorf("the history of run %s %w (see codali rao verify %s): %s", runID, errUnverified, runID, strings.Join(findings, "; "))
+		return fmt.Errorf("the history of run %s does not verify (see codali rao verify %s): %s", runID, runID, strings.Join(findings, "; "))
 	}
 	return nil
 }
 
+// verifyHistory checks a run's history: its hash chain and sequence
+// (rao.Verify), and its head against the run's summary, kept outside the
+// history stream. ok is false when there is any finding but a compaction
+// note; the error is the summaries' when they cannot be read.
 func verifyHistory(ctx context.Context, summaries *audit.Runs, id string, evs []rao.Event) (ok bool, findings []string, err error) {
 	rep := rao.Verify(evs)
 	ok, findings = rep.OK(), []string{}
