@@ -16,9 +16,7 @@ import (
 // by a replica that has not applied the park yet would drop it (the run
 // then waits for its deadline). A hundred rounds on three servers.
 func TestDecideRightAfterTheParkOnACluster(t *testing.T) {
-	ctx, cl := natstest.StartProvisionedCluster(t, 3)
-	cl.WaitDirectGets(t, "KV_"+events.BucketParks)
-	leader, follower := cl.Split(t, ctx, "KV_"+events.BucketParks)
+	ctx, leader, follower := natstest.StartSplitCluster(t, "KV_"+events.BucketParks)
 	parker, decider := openWith(t, ctx, leader), openWith(t, ctx, follower, approval.WithMaxEventBytes(1<<20))
 	missed := 0
 	for i := range 100 {
