@@ -106,7 +106,7 @@ func (d *Deps) traceHandler(service string, h worker.Handler) worker.Handler {
 func (d *Deps) traceParent(ctx context.Context, runID string, kind events.Kind, traceparent string) (context.Context, []trace.SpanStartOption) {
 	pctx := telemetry.WithTraceParent(ctx, traceparent)
 	remote := trace.SpanContextFromContext(pctx)
-	if kind.FromAgents() && d.Config.Tracing.AgentTraceContext == config.TraceContextLink {
+	if d.linksAgentTrace(kind) {
 		var opts []trace.SpanStartOption
 		if remote.IsValid() {
 			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: remote,
@@ -127,10 +127,17 @@ func (d *Deps) traceParent(ctx context.Context, runID string, kind events.Kind, 
 // no later handling through it (one of that event starts a root in the
 // run's trace, as an event without a trace context does).
 func (d *Deps) handedOnTraceParent(in events.Envelope) string {
-	if k, _ := in.Kind(); k.FromAgents() && d.Config.Tracing.AgentTraceContext == config.TraceContextLink {
+	if k, _ := in.Kind(); d.linksAgentTrace(k) {
 		return ""
 	}
 	return in.TraceParent
+}
+
+// linksAgentTrace reports whether the trace context of an event of kind k
+// is only linked to, not followed: an agent's event under
+// tracing.agentTraceContext "link".
+func (d *Deps) linksAgentTrace(k events.Kind) bool {
+	return k.FromAgents() && d.Config.Tracing.AgentTraceContext == config.TraceContextLink
 }
 
 // publishedCheckTimeout bounds the look-up of earlier outputs.
