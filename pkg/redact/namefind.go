@@ -80,15 +80,7 @@ func (f *nameFinder) each(s string, visit func(m []int)) {
 	last := 0                   // the end of the last match
 	lineStart, lineEnd := 0, -1 // the current run's line
 	lineName := 0               // where the name may start on it
-	for b := 0; b < len(s); {
-		if !isNameByte(s[b]) {
-			b++
-			continue
-		}
-		e := b + 1
-		for e < len(s) && isNameByte(s[e]) {
-			e++
-		}
+	for b, e := nextNameRun(s, 0); b < len(s); b, e = nextNameRun(s, e) {
 		if b >= lineEnd {
 			lineStart = strings.LastIndexByte(s[:b], '\n') + 1
 			lineEnd = len(s)
@@ -103,8 +95,20 @@ func (f *nameFinder) each(s string, visit func(m []int)) {
 				last = max(m[1], e)
 			}
 		}
-		b = e
 	}
+}
+
+// nextNameRun returns the next run of name bytes (isNameByte) in s at
+// or after i, as s[b:e]; b is len(s) when there is none.
+func nextNameRun(s string, i int) (b, e int) {
+	for i < len(s) && !isNameByte(s[i]) {
+		i++
+	}
+	e = i
+	for e < len(s) && isNameByte(s[e]) {
+		e++
+	}
+	return i, e
 }
 
 // lineNameStart returns where the name of a line rule may start on the
@@ -227,15 +231,7 @@ func splitNamedRule(label, head, tail string, sr splitRule, follows func(string,
 func (sr *splitRule) find(s string, follows func(string, int) bool) [][]int {
 	var locs [][]int
 	last := 0
-	for b := 0; b < len(s); {
-		if !isNameByte(s[b]) {
-			b++
-			continue
-		}
-		e := b + 1
-		for e < len(s) && isNameByte(s[e]) {
-			e++
-		}
+	for b, e := nextNameRun(s, 0); b < len(s); b, e = nextNameRun(s, e) {
 		if sr.headOK(s, b, last) && follows(s, e) && isSecretKey(s[b:e]) && sr.nameOK(s[b:e]) {
 			if m := sr.tail.FindStringSubmatchIndex(s[e:]); m != nil {
 				if m[2*sr.group] >= 0 {
@@ -244,7 +240,6 @@ func (sr *splitRule) find(s string, follows func(string, int) bool) [][]int {
 				last = e + m[1]
 			}
 		}
-		b = e
 	}
 	return locs
 }
