@@ -115,7 +115,7 @@ func (s *Store) put(ctx context.Context, ref events.ArtifactRef, data []byte) (e
 const objectTimeout = 30 * time.Second
 
 // retryBriefly calls op until it succeeds or fails with an error retry
-// does not accept, for at most about within.
+// does not accept, for about within at most.
 func retryBriefly(ctx context.Context, within time.Duration, retry func(error) bool, op func() error) error {
 	delay := 50 * time.Millisecond
 	deadline := time.Now().Add(within)
