@@ -179,11 +179,11 @@ func (h *handling) Begin(ctx context.Context, e activity.Event) (context.Context
 }
 
 func (h *handling) Output(_ context.Context, e activity.Event, text string) {
-	name := clip(e.Name)
+	name := e.Name
 	if !e.Redacted() {
-		name = clip(h.p.redact(e.Name))
+		name = h.p.redact(name)
 	}
-	h.emit(Message{Type: TypeOutput, Activity: string(e.Kind), Name: name, Step: e.Step, Text: clip(h.p.redact(text))})
+	h.emit(Message{Type: TypeOutput, Activity: string(e.Kind), Name: clip(name), Step: e.Step, Text: clip(h.p.redact(text))})
 }
 
 func ok(err error) *bool {
