@@ -259,7 +259,7 @@ func (s *Store) claim(ctx context.Context, e, first events.Envelope) error {
 		s.cache.put(e.RunID(), Claim{Digest: digest, Source: first.Source, Time: first.Time.UTC()}, now, now)
 		return events.CheckBelongs(e, digest)
 	}
-	if !errors.Is(err, jetstream.ErrKeyExists) && !bus.IsWrongLastSequence(err) {
+	if !bus.IsConflict(err) {
 		return fmt.Errorf("could not claim run %s: %w", e.RunID(), err)
 	}
 	c, ok, gerr := s.Get(ctx, e.RunID())
