@@ -18,7 +18,7 @@ import (
 // that makes it, and answered: a missing key is not found, not a request
 // the server drops for want of permission (which would time out, a
 // transient error retried for good). The call sites: run claims (every
-// service and submit), run summaries (the recorder, and the CLI's
+// service and submit), run summaries (the CLI's
 // approve, budget and rao verify), project state (the phases), parks
 // (the builder), policies (the phases), artifacts (whoever reads them).
 // Agents (the CLI identity) still cannot read the policies bucket.
