@@ -130,8 +130,10 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	// The project state is read through the bucket's leader: an update
 	// that finds nothing to change (the critic pruning the goal the
 	// architect just added) writes nothing, so a read from a replica
-	// that lags would go unchecked (see bus.LeaderGet).
-	if d.PM, err = pmstate.New(bus.LeaderReads(js, kv), pmstate.WithMaxL1Entries(cfg.Memory.MaxL1Entries), pmstate.WithLogger(log)); err != nil {
+	// that lags would go unchecked (see bus.LeaderGet). The learning
+	// record read for a prompt is any replica's (pmstate.WithReplicaReads).
+	if d.PM, err = pmstate.New(bus.LeaderReads(js, kv), pmstate.WithReplicaReads(kv), pmstate.WithMaxL1Entries(cfg.Memory.MaxL1Entries),
+		pmstate.WithLogger(log)); err != nil {
 		return nil, err
 	}
 	// Last, so a failed (and retried) start leaves no exporter running.

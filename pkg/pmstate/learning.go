@@ -84,14 +84,18 @@ func (s *Store) Learning(ctx context.Context, project string) (Learning, error) 
 	if err != nil {
 		return Learning{}, err
 	}
-	l, _, err := s.getLearning(ctx, project, key)
+	kv := s.kv
+	if s.replica != nil {
+		kv = s.replica
+	}
+	l, _, err := s.getLearning(ctx, kv, project, key)
 	return l, err
 }
 
-func (s *Store) getLearning(ctx context.Context, project, key string) (Learning, uint64, error) {
+func (s *Store) getLearning(ctx context.Context, kv jetstream.KeyValue, project, key string) (Learning, uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 	defer cancel()
-	entry, err := s.kv.Get(ctx, key)
+	entry, err := kv.Get(ctx, key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return Learning{}, 0, nil
 	}
@@ -184,7 +188,7 @@ func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Lea
 		l, rev, onLast := s.lastLearning.get(key, Learning.clone)
 		if !first || !onLast {
 			var err error
-			if l, rev, err = s.getLearning(ctx, project, key); err != nil {
+			if l, rev, err = s.getLearning(ctx, s.kv, project, key); err != nil {
 				return backoff.Permanent(err)
 			}
 			s.lastLearning.read(key, rev)

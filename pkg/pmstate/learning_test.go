@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 func TestGoldenExamplesAreBoundedAndDeduplicated(t *testing.T) {
@@ -141,5 +143,47 @@ func TestLearningReadsAreCopies(t *testing.T) {
 	}
 	if len(s.learned.m) != 1 {
 		t.Errorf("%d decoded records kept, want 1", len(s.learned.m))
+	}
+}
+
+// TestLearningReadsThroughTheReplicaKeyValue: with WithReplicaReads,
+// Learning reads through that KeyValue while the updates read and write
+// through New's; here the two are different buckets, so each read shows
+// which one answered.
+func TestLearningReadsThroughTheReplicaKeyValue(t *testing.T) {
+	js, kv := newBucket(t)
+	ctx := testCtx(t)
+	other, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "pm-replica-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere, err := New(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := elsewhere.AddFailure(ctx, "p", Failure{RunID: "r", Attempt: 1, Reason: "from the replica bucket"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(kv, WithReplicaReads(other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddFailure(ctx, "p", Failure{RunID: "r", Attempt: 1, Reason: "from the store's bucket"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.Learning(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Failures) != 1 || l.Failures[0].Reason != "from the replica bucket" {
+		t.Fatalf("Learning read %+v, want the replica KeyValue's record", l.Failures)
+	}
+	// The update read New's bucket: it holds only the store's own failure.
+	plain, err := New(kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := plain.Learning(ctx, "p"); err != nil || len(l.Failures) != 1 || l.Failures[0].Reason != "from the store's bucket" {
+		t.Fatalf("the store's bucket holds %+v (%v)", l.Failures, err)
 	}
 }

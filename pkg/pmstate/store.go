@@ -23,6 +23,7 @@ const (
 // is safe for concurrent use, also across processes sharing the bucket.
 type Store struct {
 	kv             jetstream.KeyValue
+	replica        jetstream.KeyValue
 	maxAttempts    int
 	maxL1Entries   int
 	initialBackoff time.Duration
@@ -53,6 +54,14 @@ func WithMaxL1Entries(n int) Option { return func(s *Store) { s.maxL1Entries = n
 func WithBackoff(initial, maxWait time.Duration) Option {
 	return func(s *Store) { s.initialBackoff, s.maxBackoff = initial, maxWait }
 }
+
+// WithReplicaReads makes Learning read through kv, which any replica of
+// the bucket may answer (kv.Get: a direct get), while the updates read
+// through New's KeyValue. Learning only informs a prompt, so a replica
+// one write behind costs at most the newest lesson, and a direct get is
+// cheaper than a leader's message get (which returns the value base64
+// in JSON). Default: New's KeyValue.
+func WithReplicaReads(kv jetstream.KeyValue) Option { return func(s *Store) { s.replica = kv } }
 
 // WithLogger sets the logger for retries (debug level). Default: discard.
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
