@@ -43,28 +43,23 @@ func TestFailedEventCarriesThePhasesSpend(t *testing.T) {
 		t.Fatal(err)
 	}
 	var v events.VerdictData
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- RunComponents(ctx, d, comps, newMetrics(t), worker.NewHealth()) }()
-	publish(t, js, requestedEvent(t, "spendfail"))
-	eventually(t, "the failed event", func() bool {
-		m, err := st.GetLastMsgForSubject(testCtx(t), events.KindFailed.Subject("spendfail"))
-		if err != nil {
-			return false
-		}
-		var env events.Envelope
-		if err := json.Unmarshal(m.Data, &env); err != nil {
-			t.Fatalf("failed event: %v", err)
-		}
-		if err := events.DecodeData(env, &v); err != nil {
-			t.Fatalf("failed event's data: %v", err)
-		}
-		return true
+	runComponents(t, d, comps, func() {
+		publish(t, js, requestedEvent(t, "spendfail"))
+		eventually(t, "the failed event", func() bool {
+			m, err := st.GetLastMsgForSubject(testCtx(t), events.KindFailed.Subject("spendfail"))
+			if err != nil {
+				return false
+			}
+			var env events.Envelope
+			if err := json.Unmarshal(m.Data, &env); err != nil {
+				t.Fatalf("failed event: %v", err)
+			}
+			if err := events.DecodeData(env, &v); err != nil {
+				t.Fatalf("failed event's data: %v", err)
+			}
+			return true
+		})
 	})
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
 	got := v.Run.Spend[events.ServiceLibrarian]
 	wantCost := 1000*2/1e6 + 500*10/1e6
 	if got.Tokens != 1500 || math.Abs(got.Cost-wantCost) > 1e-12 {

@@ -32,6 +32,28 @@ func wholeRedaction(t *testing.T, r *redact.Redactor, st State) string {
 	return string(c)
 }
 
+// encodesAsWhole encodes st with enc (step i of a test) and fails unless
+// the result equals whole-state redaction and holds none of secrets.
+func encodesAsWhole(t *testing.T, enc *stateEncoder, r *redact.Redactor, st State, i int, secrets ...string) {
+	t.Helper()
+	got, err := enc.encode(r, st)
+	if err != nil {
+		t.Fatalf("step %d: %v", i, err)
+	}
+	c, err := rao.CanonicalizeJSON(got)
+	if err != nil {
+		t.Fatalf("step %d: encoder gave invalid JSON %s: %v", i, got, err)
+	}
+	if want := wholeRedaction(t, r, st); string(c) != want {
+		t.Fatalf("step %d:\n got %s\nwant %s", i, c, want)
+	}
+	for _, sec := range secrets {
+		if strings.Contains(string(got), sec) {
+			t.Fatalf("step %d: secret %q in %s", i, sec, got)
+		}
+	}
+}
+
 // TestStateEncoderRedactsLikeTheWholeState: a run's successive states,
 // encoded by one stateEncoder (so reusing what did not change), give the
 // same documents as redacting each whole state, and no secret survives:
@@ -144,22 +166,7 @@ func TestStateEncoderRedactsLikeTheWholeState(t *testing.T) {
 	for i, step := range steps {
 		step(&st)
 		st.Causes = append(st.Causes, "c"+strings.Repeat("x", i))
-		got, err := enc.encode(r, st)
-		if err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
-		c, err := rao.CanonicalizeJSON(got)
-		if err != nil {
-			t.Fatalf("step %d: encoder gave invalid JSON %s: %v", i, got, err)
-		}
-		if want := wholeRedaction(t, r, st); string(c) != want {
-			t.Fatalf("step %d:\n got %s\nwant %s", i, c, want)
-		}
-		for _, s := range secrets {
-			if strings.Contains(string(got), s) {
-				t.Fatalf("step %d: secret %q in %s", i, s, got)
-			}
-		}
+		encodesAsWhole(t, enc, r, st, i, secrets...)
 	}
 	if !strings.Contains(wholeRedaction(t, r, st), "[REDACTED:") {
 		t.Fatal("the test states hold no redacted secret: the test proves nothing")
@@ -366,20 +373,7 @@ func TestStateEncoderKeepsArgvTogether(t *testing.T) {
 		{"mysql", "-uroot", "-pargv-s3cret", pad, "more"},
 	} {
 		st.Causes = causes
-		got, err := enc.encode(r, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(got), "argv-s3cret") {
-			t.Fatalf("step %d: the password is in %s", i, got)
-		}
-		c, err := rao.CanonicalizeJSON(got)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := wholeRedaction(t, r, st); string(c) != want {
-			t.Fatalf("step %d:\n got %s\nwant %s", i, c, want)
-		}
+		encodesAsWhole(t, enc, r, st, i, "argv-s3cret")
 	}
 }
 
@@ -401,19 +395,6 @@ func TestStateEncoderKeepsSplitCommandTogether(t *testing.T) {
 		`{"args":["login","-p","split-s3cret","` + pad + `","r"],"command":["docker"],"x":"` + pad + `"}`,
 	} {
 		st.Attempts = []Attempt{{Attempt: 1, ToolCalls: []events.ToolExecution{{Step: 1, Tool: "run", Args: json.RawMessage(args), Call: json.RawMessage(`{}`)}}}}
-		got, err := enc.encode(r, st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(got), "split-s3cret") {
-			t.Fatalf("step %d: the password is in %s", i, got)
-		}
-		c, err := rao.CanonicalizeJSON(got)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := wholeRedaction(t, r, st); string(c) != want {
-			t.Fatalf("step %d:\n got %s\nwant %s", i, c, want)
-		}
+		encodesAsWhole(t, enc, r, st, i, "split-s3cret")
 	}
 }
