@@ -162,7 +162,7 @@ func (c *cli) up(ctx context.Context, o upOptions) int {
 }
 
 func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log *slog.Logger, url string, names []string) error {
-	nc, err := bus.Connect(bus.ConnectOptions{URL: url, Name: "codali-up"})
+	nc, err := bus.Connect(bus.ConnectOptions{URL: url, Name: "codali-up", Log: log})
 	if err != nil {
 		return err
 	}

@@ -121,6 +121,7 @@ func Main(args []string, stdout, stderr io.Writer, getenv func(string) string, c
 }
 
 func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *config.Config, httpAddr string, topo bus.Topology, provision bool, getenv func(string) string, comp Component, bundled *llm.Script) error {
+	conn.Log = log
 	nc, err := bus.Connect(conn)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"strings"
@@ -43,6 +44,10 @@ type ConnectOptions struct {
 	// DefaultInboxPrefix is the prefix used when InboxPrefix is not set:
 	// the caller's identity's. Empty keeps the NATS default, _INBOX.
 	DefaultInboxPrefix string
+	// Log, when set, receives the connection's asynchronous errors (a
+	// permission the server refused, a slow consumer), its losses and its
+	// reconnects. Without it nats.go drops them unreported.
+	Log *slog.Logger
 
 	getenv func(string) string
 }
@@ -204,6 +209,10 @@ func Connect(o ConnectOptions) (*nats.Conn, error) {
 	}
 	if o.InboxPrefix != "" {
 		opts = append(opts, nats.CustomInboxPrefix(o.InboxPrefix))
+	}
+	if o.Log != nil {
+		opts = append(opts, nats.ErrorHandler(logAsyncErrors(o.Log)))
+		opts = append(opts, logConnectionChanges(o.Log)...)
 	}
 	switch {
 	case o.CredsFile != "":

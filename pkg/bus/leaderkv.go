@@ -53,7 +53,10 @@ func LeaderGet(ctx context.Context, js jetstream.JetStream, bucket, key string) 
 // subject) in stream, as the stream's leader has it; jetstream's
 // ErrMsgNotFound when there is none. Errors of the request wrap the
 // server's or the connection's (IsTransient tells a leader election;
-// the request may time out then). The request is bounded by
+// the request may time out then); when the server refused this identity
+// the request, the error also wraps ErrPermissionDenied (an identity from
+// an older release: the request still waits out its timeout, as the
+// server never replies). The request is bounded by
 // RequestTimeout, or ctx's deadline when that is sooner: a handler's
 // context allows minutes.
 func LeaderLastMsg(ctx context.Context, js jetstream.JetStream, stream, subject string) (*jetstream.RawStreamMsg, error) {
@@ -71,8 +74,12 @@ func LeaderLastMsg(ctx context.Context, js jetstream.JetStream, stream, subject 
 	fail := func(err error) error {
 		return fmt.Errorf("could not read the last message on %s from the leader of stream %s: %w", subject, stream, err)
 	}
-	reply, err := js.Conn().RequestWithContext(ctx, apiPrefix(js.Options())+"STREAM.MSG.GET."+stream, req)
+	api := apiPrefix(js.Options()) + "STREAM.MSG.GET." + stream
+	reply, err := js.Conn().RequestWithContext(ctx, api, req)
 	if err != nil {
+		if denied := refused(js.Conn(), api); denied != nil {
+			err = fmt.Errorf("%w: %w", denied, err)
+		}
 		return nil, fail(err)
 	}
 	var resp struct {
