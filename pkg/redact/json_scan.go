@@ -135,7 +135,7 @@ func (s *jsonScanner) object(secret bool) {
 // or string at pos holds, the value of a member of this role in the object at
 // start, or nil.
 func (s *jsonScanner) argsPrefix(role pairRole, start int) []string {
-	if role != pairArgs {
+	if role != pairArgs && role != pairCommand {
 		return nil
 	}
 	s.skipSpace()
@@ -145,7 +145,7 @@ func (s *jsonScanner) argsPrefix(role pairRole, start int) []string {
 	if s.pairs == nil {
 		s.pairs = pairedObjects(s.raw)
 	}
-	return commandWords(s.pairs[start].command)
+	return s.pairs[start].argsWords(role)
 }
 
 // array copies an array; prefix, when not nil, are the words of the
@@ -283,9 +283,9 @@ func pairedObjects(raw []byte) map[int]siblings {
 			open := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			i++
-			if n := len(stack); c == ']' && n > 0 && stack[n-1].object && !stack[n-1].wantKey && stack[n-1].role == pairCommand {
+			if n := len(stack); c == ']' && n > 0 && stack[n-1].object && !stack[n-1].wantKey && (stack[n-1].role == pairCommand || stack[n-1].role == pairEntrypoint) {
 				sib := paired[stack[n-1].start]
-				sib.command = string(raw[open.start:i])
+				sib.noteCommand(stack[n-1].role, string(raw[open.start:i]))
 				paired[stack[n-1].start] = sib
 			}
 		case ',':
@@ -300,9 +300,9 @@ func pairedObjects(raw []byte) map[int]siblings {
 				if top.wantKey {
 					key, _ := decodeJSONString(buf[:0], raw, i+1)
 					top.role, top.wantKey = roleOf(key), false
-				} else if top.role == pairCommand {
+				} else if top.role == pairCommand || top.role == pairEntrypoint {
 					sib := paired[top.start]
-					sib.command = string(raw[i:end])
+					sib.noteCommand(top.role, string(raw[i:end]))
 					paired[top.start] = sib
 				} else if top.role == pairName || top.role == pairKind {
 					sib := paired[top.start]
