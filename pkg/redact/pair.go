@@ -23,14 +23,14 @@ import "iter"
 type pairRole uint8
 
 const (
-	pairNone    pairRole = iota
-	pairName             // "name" or "key": its string value may name a secret
-	pairValue            // "value": redacted when a sibling names a secret
-	pairKind             // "kind": "Secret" makes the data members secret
-	pairData             // "data" or "stringData": redacted in a Secret
-	pairCommand          // "command" or "cmd": names the command of args
-	pairArgs             // "args", "arguments" or "argv": a command's arguments
-	pairEntrypoint       // "entrypoint": names the command of a Compose "command"
+	pairNone       pairRole = iota
+	pairName                // "name" or "key": its string value may name a secret
+	pairValue               // "value": redacted when a sibling names a secret
+	pairKind                // "kind": "Secret" makes the data members secret
+	pairData                // "data" or "stringData": redacted in a Secret
+	pairCommand             // "command" or "cmd": names the command of args
+	pairArgs                // "args", "arguments" or "argv": a command's arguments
+	pairEntrypoint          // "entrypoint": names the command of a Compose "command"
 )
 
 // siblings is what an object's members make of its value and data
