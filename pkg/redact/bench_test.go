@@ -123,6 +123,8 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "secret_yaml_data_blocks_43KB", in: nested.String()},
 		{name: "secret_names_line_18KB", in: strings.Repeat("password_", 2000) + "=x"},
 		{name: "pgpass_fields_line_88KB", in: strings.Repeat("x h:1:d:u:p", 8000)},
+		{name: "pgpass_quoted_unclosed_line_88KB", in: strings.Repeat(`"h:1:d:u:p'`, 8000)},
+		{name: "pgpass_quoted_parts_line_96KB", in: "'h:1:d:u:p" + strings.Repeat(`'"a"`, 24000) + "'"},
 		{name: "mysql_flags_line_32KB", in: "mysql " + strings.Repeat("-pX ", 8000)},
 		{name: "mysql_quotes_line_40KB", in: "mysql " + strings.Repeat(`-p"a `, 8000)},
 		{name: "argv_json_text_48KB", in: `["mysql"` + strings.Repeat(`,"-pX"`, 8000) + `]`},

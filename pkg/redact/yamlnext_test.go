@@ -25,6 +25,13 @@ var laterLineCases = []struct{ name, in, want string }{
 	{"pgpass in a command", "echo 'localhost:5432:*:app:hunter2' >> ~/.pgpass", "echo 'localhost:5432:*:app:[REDACTED:password]' >> ~/.pgpass"},
 	{"pgpass in json text", `{"content":"h.local:5432:d:u:pw1\nh2:5432:d:u:pw2\n"}`, `{"content":"h.local:5432:d:u:[REDACTED:password]\nh2:5432:d:u:[REDACTED:password]\n"}`},
 	{"pgpass in escaped json text", `{\"content\":\"h:5432:d:u:pw1\"}`, `{\"content\":\"h:5432:d:u:[REDACTED:password]\"}`},
+	{"pgpass quote in a single-quoted echo", `echo 'db.example.com:5432:app:alice:pa'"'"'ss' >> ~/.pgpass`, `echo 'db.example.com:5432:app:alice:[REDACTED:password]' >> ~/.pgpass`},
+	{"pgpass quote escaped between single quotes", `echo 'db:5432:app:alice:pa'\''ss' >> ~/.pgpass`, `echo 'db:5432:app:alice:[REDACTED:password]' >> ~/.pgpass`},
+	{"pgpass quote in a double-quoted echo", `echo "db.example.com:5432:app:alice:pa'ss" >> ~/.pgpass`, `echo "db.example.com:5432:app:alice:[REDACTED:password]" >> ~/.pgpass`},
+	{"pgpass escaped quote in a double-quoted echo", `echo "db:5432:app:alice:pa\"ss'x" >> ~/.pgpass`, `echo "db:5432:app:alice:[REDACTED:password]" >> ~/.pgpass`},
+	{"pgpass space in a quoted echo", `echo 'db:5432:app:alice:two words' >> ~/.pgpass`, `echo 'db:5432:app:alice:[REDACTED:password]' >> ~/.pgpass`},
+	{"pgpass quote in json text", `{"content":"h.local:5432:d:u:pa'ss","mode":"0600"}`, `{"content":"h.local:5432:d:u:[REDACTED:password]","mode":"0600"}`},
+	{"pgpass json members kept", `{"a":"h.local:5432:d:u:pw","b":"x y"}`, `{"a":"h.local:5432:d:u:[REDACTED:password]","b":"x y"}`},
 	{"pgpass in cat output", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:Zx9!q\r\n", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:[REDACTED:password]\r\n"},
 }
 
