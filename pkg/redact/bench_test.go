@@ -134,6 +134,9 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_mapping_members_line_64KB", in: "x: {" + strings.Repeat("password: a b c,", 4000) + "}"},
 		{name: "flow_mapping_unclosed_line_40KB", in: strings.Repeat("x: {password: ", 100) + strings.Repeat("a", 40000)},
 		{name: "flow_mapping_nested_line_36KB", in: "x: " + strings.Repeat("{token: {", 4000) + "p: 1"},
+		{name: "yaml_aliases_anchors_line_60KB", in: "password: *a\npassword: *b\nx: " + strings.Repeat("&a &b ", 10000)},
+		{name: "yaml_alias_lines_52KB", in: strings.Repeat("password: *a\n", 4000) + strings.Repeat("&a\n", 1000)},
+		{name: "compose_entrypoint_yaml_nested_1.5MB", in: strings.Replace(strings.Replace(splitNested.String(), "command: mysql", "entrypoint: mysql", -1), "args: [-pX]", "command: [-pX]", -1)},
 		{name: "quoted_unclosed_lines_52KB", in: strings.Repeat("password: \"a\n", 4000)},
 		{name: "quoted_scalar_lines_16KB", in: "password: \"a\n" + strings.Repeat("  b\n", 4000)},
 	}

@@ -212,6 +212,9 @@ var defaultRules = []rule{
 	yamlPairRule,
 	yamlSecretBlockRule,
 	yamlSecretNextRule,
+	// The value anchored where an alias under a secret-like name points
+	// (x: &pw hunter2 / password: *pw, see yamlalias.go).
+	aliasedAnchorRule,
 	jsonTextPairRule,
 	flowPairRule,
 	// A plain value under a secret-like name in a YAML flow mapping
@@ -267,7 +270,11 @@ func findSecretLines(s string) [][]int {
 	g := secretLine.SubexpIndex("secret")
 	var locs [][]int
 	secretLineFinder.each(s, func(m []int) {
-		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) && !isSecretsKeyword(s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]) {
+		if m[2*g] < 0 {
+			return
+		}
+		head, v := s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]
+		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) && !isYAMLAliasAfterColon(head, v) {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
 	})
