@@ -137,6 +137,8 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "yaml_aliases_anchors_line_60KB", in: "password: *a\npassword: *b\nx: " + strings.Repeat("&a &b ", 10000)},
 		{name: "yaml_alias_lines_52KB", in: strings.Repeat("password: *a\n", 4000) + strings.Repeat("&a\n", 1000)},
 		{name: "compose_entrypoint_yaml_nested_1.5MB", in: strings.Replace(strings.Replace(splitNested.String(), "command: mysql", "entrypoint: mysql", -1), "args: [-pX]", "command: [-pX]", -1)},
+		{name: "metric_matchers_line_88KB", in: strings.Repeat(`{token!~"a `, 8000)},
+		{name: "metric_matchers_unquoted_line_72KB", in: strings.Repeat(`{token=~a `, 8000)},
 		{name: "quoted_unclosed_lines_52KB", in: strings.Repeat("password: \"a\n", 4000)},
 		{name: "quoted_scalar_lines_16KB", in: "password: \"a\n" + strings.Repeat("  b\n", 4000)},
 	}
