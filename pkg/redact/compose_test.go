@@ -104,3 +104,24 @@ func TestComposeEntrypointInText(t *testing.T) {
 		}
 	}
 }
+
+// TestComposeEntrypointSpellings: only the key entrypoint (any case, also
+// spelled with \u escapes) names a Compose program; JSON's scanner, which
+// tests a document for the word first, agrees with its reference.
+func TestComposeEntrypointSpellings(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{`{"Entrypoint":["mysql"],"command":["-pS3cret"]}`, `{"Entrypoint":["mysql"],"command":["-p[REDACTED:password]"]}`},
+		{`{"entrypo\u0069nt":["mysql"],"command":["-pS3cret"]}`, `{"entrypoint":["mysql"],"command":["-p[REDACTED:password]"]}`},
+		{`{"entry_point":["mysql"],"command":["-pS3cret"],"output":"a\tb"}`, `{"entry_point":["mysql"],"command":["-pS3cret"],"output":"a\tb"}`},
+	} {
+		got, err := r.JSON([]byte(c.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != c.want {
+			t.Errorf("JSON(%s)\n got %s\nwant %s", c.in, got, c.want)
+		}
+		checkSameAsReference(t, r, []byte(c.in))
+	}
+}

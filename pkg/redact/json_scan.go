@@ -1,5 +1,7 @@
 package redact
 
+import "bytes"
+
 // jsonScanner redacts a document json.Valid accepted, in one pass over its
 // bytes: structure and numbers are copied, whitespace dropped, and each
 // string is decoded, redacted and encoded again exactly as encoding/json
@@ -18,6 +20,10 @@ type jsonScanner struct {
 	// are secret because of a sibling, found in one pass over the
 	// document the first time such a member needs it (pairedObjects).
 	pairs map[int]siblings
+	// entry is 1 when the document may hold an "entrypoint" key (the
+	// word in any case, or a \u escape, which may spell its letters), -1
+	// when it cannot, 0 before the first command member asks.
+	entry int8
 }
 
 // jsonScan redacts raw, which must be valid JSON.
@@ -137,6 +143,20 @@ func (s *jsonScanner) object(secret bool) {
 func (s *jsonScanner) argsPrefix(role pairRole, start int) []string {
 	if role != pairArgs && role != pairCommand {
 		return nil
+	}
+	if role == pairCommand {
+		// A command member is an argv only after an entrypoint (Compose):
+		// most documents with a command have none, and skip the objects'
+		// pass.
+		if s.entry == 0 {
+			s.entry = -1
+			if containsFold(s.raw, "entrypoint") || bytes.Contains(s.raw, []byte(`\u`)) {
+				s.entry = 1
+			}
+		}
+		if s.entry < 0 {
+			return nil
+		}
 	}
 	s.skipSpace()
 	if s.raw[s.pos] != '[' && s.raw[s.pos] != '"' {

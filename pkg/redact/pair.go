@@ -127,7 +127,11 @@ func roleOf[T string | []byte](key T) pairRole {
 	case "args", "arguments", "argv":
 		return pairArgs
 	case "entrypoint":
-		return pairEntrypoint
+		// Only spelled so (any case): JSON tests a document for the word
+		// before it reads its objects (see jsonScanner.argsPrefix).
+		if len(key) == len("entrypoint") {
+			return pairEntrypoint
+		}
 	}
 	return pairNone
 }
