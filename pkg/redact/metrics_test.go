@@ -19,6 +19,7 @@ func TestMetricLabels(t *testing.T) {
 		{`api_requests_total{token!="abc123secret",job="api"}`, `api_requests_total{token!="[REDACTED:credential]",job="api"}`},
 		{`api_requests_total{token!~'abc123.*'}`, `api_requests_total{token!~'[REDACTED:credential]'}`},
 		{`api_requests_total{token = "abc123secret"} 5`, `api_requests_total{token = "[REDACTED:credential]"} 5`},
+		{`password == "hunter2"`, `password == "hunter2"`},
 	} {
 		if got := r.String(c.in); got != c.want {
 			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
@@ -33,6 +34,8 @@ func TestMetricLabels(t *testing.T) {
 		`token_requests_total{job="api"} 5`,
 		`if token != "" {`,
 		`if token !== "" {`,
+		`if apiKey != "test-key" {`,
+		`assert token =~ "^[a-z]+$"`,
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it unchanged", in, got)

@@ -228,10 +228,12 @@ var defaultRules = []rule{
 	// A quoted value after a secret-like name anywhere in a line, in the
 	// forms code and data use: password: "…", password := "…",
 	// password => '…', {'password': '…'}, env PASSWORD="…" cmd, and a
-	// Prometheus label or PromQL matcher: {token="…"}, {token!~"…"}.
-	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `["']?[\t ]*(?::=|=>|=~|!=|!~|[:=])[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`,
+	// Prometheus label or PromQL matcher: {token="…"}, {token!~"…"}
+	// (=~, != and !~ only right after the name: code compares with
+	// spaces, password != "x").
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `(?:["']?[\t ]*(?::=|=>|[:=])|=~|!=|!~)[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`,
 		splitRule{}, followedBy(true, " \t", ":=!"), secretHints...), hasSecretAssignment),
-	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `["']?[\t ]*(?::=|=>|=~|!=|!~|[:=])[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`,
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `(?:["']?[\t ]*(?::=|=>|[:=])|=~|!=|!~)[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`,
 		splitRule{}, followedBy(true, " \t", ":=!"), secretHints...), hasSecretAssignment),
 	// The names secret only as a whole, quoted, with a quoted value:
 	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
@@ -277,7 +279,7 @@ func findSecretLines(s string) [][]int {
 			return
 		}
 		head, v := s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]
-		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) && !isYAMLAliasAfterColon(head, v) {
+		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) && !isAliasLine(s, m[0], m[2*g], m[2*g+1]) {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
 	})

@@ -16,16 +16,28 @@ var aliasedAnchorRule = rule{label: "credential", find: findAliasedAnchors, hint
 const maxAliases = 16
 
 // isYAMLAlias reports whether a plain value is only a YAML alias: "*"
-// and an anchor name (no spaces, no flow indicators ",[]{}").
+// and an anchor name of the characters anchors are written with,
+// [A-Za-z0-9_.-] (YAML allows more, but "**hunter2**" is Markdown).
 func isYAMLAlias(v string) bool {
-	return len(v) > 1 && v[0] == '*' && strings.IndexAny(v[1:], " \t\r\n,[]{}") < 0
+	if len(v) < 2 || v[0] != '*' {
+		return false
+	}
+	for i := 1; i < len(v); i++ {
+		if !isNameByte(v[i]) {
+			return false
+		}
+	}
+	return true
 }
 
-// isYAMLAliasAfterColon reports whether a value is an alias given after
-// a colon, unquoted: head is the line up to the value. After "=" (.env,
-// INI) or a quote a value starting with "*" is a value.
-func isYAMLAliasAfterColon(head, v string) bool {
-	return isYAMLAlias(v) && strings.HasSuffix(strings.TrimRight(head, " \t"), ":")
+// isAliasLine reports whether the value s[from:to] of a name: value line
+// (secretLine's match starting at start) is an alias given after a colon,
+// unquoted, and ending at a space or the line's end: after "=" (.env,
+// INI) or a quote a value starting with "*" is a value, and so is one
+// the expression cut at a "#" (*hun#ter2).
+func isAliasLine(s string, start, from, to int) bool {
+	return isYAMLAlias(s[from:to]) && strings.HasSuffix(strings.TrimRight(s[start:from], " \t"), ":") &&
+		(to == len(s) || strings.IndexByte(" \t\r\n", s[to]) >= 0)
 }
 
 // isAliasAt reports whether s[start:end], a value, is an unquoted alias.
@@ -43,8 +55,8 @@ func findAliasedAnchors(s string) [][]int {
 		if len(names) >= maxAliases || m[2*g] < 0 {
 			return
 		}
-		if v := s[m[2*g]:m[2*g+1]]; isYAMLAliasAfterColon(s[m[0]:m[2*g]], v) {
-			names = append(names, v[1:])
+		if isAliasLine(s, m[0], m[2*g], m[2*g+1]) {
+			names = append(names, s[m[2*g]+1:m[2*g+1]])
 		}
 	})
 	var locs [][]int

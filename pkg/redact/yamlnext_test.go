@@ -99,6 +99,7 @@ func TestYAMLAliases(t *testing.T) {
 		{"password: \"*pw\"\n", "password: \"[REDACTED:credential]\"\n"},
 		{"password: '*pw'\n", "password: '[REDACTED:credential]'\n"},
 		{"password: *pw S3cret\n", "password: [REDACTED:credential]\n"},
+		{"- password: **hunter2**\n", "- password: [REDACTED:credential]\n"},
 		// An anchor no secret alias points at, a longer anchor name, a
 		// mapping's anchor.
 		{"x: &pw S3cret\ny: *pw\n", "x: &pw S3cret\ny: *pw\n"},
