@@ -138,7 +138,11 @@ func (d *Deps) Pricing(service string) llm.Pricing {
 // completeFailure gives a failed event the runtime publishes the run's
 // RL4-CODEX payload at integrity red, so every terminal event carries a
 // decodable payload that reflects its verdict (the runtime redacts its
-// reason: worker.Config.Redact).
+// reason: worker.Config.Redact). Such a failure (an error, a malformed
+// or invalid request) is no failed verification: the payload counts only
+// the verifications that failed on earlier attempts, so a request
+// rejected before anything ran carries no verify-failure, retry pattern
+// or replan.
 func (d *Deps) completeFailure(service string) func(runID string, attempt int, v *events.VerdictData) {
 	return func(runID string, attempt int, v *events.VerdictData) {
 		v.Exchanges = d.failedExchanges.take(service, runID, attempt)
@@ -146,7 +150,7 @@ func (d *Deps) completeFailure(service string) func(runID string, attempt int, v
 		// run's spend, as its output event would have carried it.
 		v.Run.Spend = v.Run.Spend.With(service, budget.OfUsage(v.Usage, d.Pricing(service)))
 		payload, err := runcodex.Encode(runcodex.Facts{RunID: runID, Project: v.Run.Project, Phase: service, Attempt: attempt,
-			MaxRetries: v.Run.MaxRetries, Actions: []string{"fail"}, Failures: len(v.Run.Failures) + 1,
+			MaxRetries: v.Run.MaxRetries, Actions: []string{"fail"}, Failures: len(v.Run.Failures),
 			Integrity: events.IntegrityRed, PolicyHash: d.PolicyHash})
 		if err != nil {
 			d.Log.Warn("could not encode the failed run's codex payload", "run_id", runID, "err", err)

@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,7 +103,9 @@ func foldApprovalRequested(e events.Envelope) ([]Step, error) {
 // recorder folds). So is a decision whose attempt is not the park's,
 // which the builder ignores. Decisions on one call share its id, so the
 // step's cause also names the decision's data: a second decision is
-// recorded, a redelivery of one is not.
+// recorded, a redelivery of one is not. A decision on a call the run
+// never parked is recorded as refused (the step's check): it changes
+// nothing, and the timeline says so.
 //
 // A decision whose data is invalid (it does not decode, a reject without
 // a note, no decider, data naming another call than its id) is recorded
@@ -136,9 +139,24 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 	if d.Note != "" {
 		summary += ": " + oneLine(d.Note, 100)
 	}
+	check := belongs(e, nil)
 	return []Step{{
 		Cause: e.ID + "#" + dataTag(e), Kind: rao.KindOverride,
 		Summary: summary,
+		// A decision on a call the run never parked (or not yet: one
+		// published before its park) changes nothing: the builder ignores
+		// it, and the history records it as refused, saying so, rather
+		// than as an override.
+		Check: func(s *State) error {
+			if err := check(s); err != nil {
+				return err
+			}
+			if !slices.ContainsFunc(s.Approvals, func(a Approval) bool { return a.Call == d.Call }) {
+				return fmt.Errorf("decision on call %s (%s by %s) refers to no call the run parked: it changed nothing", d.Call, what, oneLine(d.By, 60))
+			}
+			return nil
+		},
+		Refuse: func(reason error) Step { return Refuse(e, reason) },
 		Mutate: func(s *State) {
 			for i := range s.Approvals {
 				a := &s.Approvals[i]
@@ -160,7 +178,6 @@ func foldApprovalDecided(e events.Envelope) ([]Step, error) {
 				a.Decision = &dec
 				return
 			}
-			s.Notes = append(s.Notes, Note{By: d.By, Text: "decision on call " + d.Call + " that was never parked (" + what + ")", TS: dec.At})
 		},
 	}}, nil
 }

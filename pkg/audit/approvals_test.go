@@ -182,15 +182,23 @@ func TestFoldRefusesMalformedDecisions(t *testing.T) {
 
 // TestDecisionWithoutAtTakesThePublishTime: an agent's decision without
 // `at` is recorded at the time it was published (its envelope's), both
-// as a park's decision and as the note of a decision on a call that was
-// never parked, not at year 1.
+// as a park's decision and as the refusal of a decision on a call that
+// was never parked, not at year 1.
 func TestDecisionWithoutAtTakesThePublishTime(t *testing.T) {
 	const published = "2026-01-02T03:04:05Z" // keyed's envelope time
 	st := audit.NewState("r")
-	applyTo(t, &st, keyed(t, events.KindApprovalDecided, "a1-s9-c9", "agent/x",
+	stray, err := audit.Fold(keyed(t, events.KindApprovalDecided, "a1-s9-c9", "agent/x",
 		events.ApprovalDecidedData{Call: "a1-s9-c9", Decision: events.DecisionReject, By: "eve", Note: "no"}))
-	if len(st.Notes) != 1 || !strings.Contains(st.Notes[0].Text, "never parked") || st.Notes[0].TS != published {
-		t.Fatalf("notes of a decision on a call never parked: %+v, want one at %s", st.Notes, published)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reason := stray[0].Check(&st)
+	if reason == nil {
+		t.Fatal("a decision on a call never parked passes its check")
+	}
+	stray[0].Refuse(reason).Mutate(&st)
+	if len(st.Refused) != 1 || !strings.Contains(st.Refused[0].Reason, "refers to no call the run parked") || st.Refused[0].TS != published {
+		t.Fatalf("refusal of a decision on a call never parked: %+v, want one at %s", st.Refused, published)
 	}
 	applyTo(t, &st, keyed(t, events.KindApprovalRequested, "a1-s1-c1", "codali/builder", events.ApprovalRequestedData{
 		Park: "a1-s1-c1", Calls: []events.ApprovalCall{{ID: "a1-s1-c1", Step: 1, Tool: "write_file"}},

@@ -99,7 +99,8 @@ func Fold(e events.Envelope) ([]Step, error) {
 		return steps, err
 	}
 	if steps[0].Check != nil {
-		// A refusal already (a malformed decision): it belongs.
+		// A refusal already (a malformed decision), or a decision's own
+		// check, which includes belongs.
 		return steps, nil
 	}
 	steps[0].Check = belongs(e, req)

@@ -22,13 +22,16 @@ import (
 // list on the lines after it (- item, or JSON's items up to "]"). The
 // arguments are read as an argv after the command's words (see
 // command_split.go), after each command naming one when the key is
-// repeated (the first four). On one line, JSON text is the command-line rule's.
+// repeated (the first four). A Compose service's "entrypoint" names the
+// program whose arguments its "command" holds (a list, or a scalar read as
+// the rest of a command line). On one line, JSON text is the command-line
+// rule's.
 var splitCommandRule = rule{label: commandRule.label, find: findSplitCommand, hints: commandHints, wholeText: true,
-	pre: func(s string) bool { return containsFold(s, "arg") }}
+	pre: func(s string) bool { return containsFold(s, "arg") || containsFold(s, "entrypoint") }}
 
 // splitCommandKey matches a line holding a command or args key: its
 // groups are the indentation with any "- ", the key and the value.
-var splitCommandKey = regexp.MustCompile(`(?i)^([\t ]*(?:-[\t ]+)?)["']?(command|cmd|args|arguments|argv)["']?[\t ]*:[\t ]*(.*?)[\t ]*$`)
+var splitCommandKey = regexp.MustCompile(`(?i)^([\t ]*(?:-[\t ]+)?)["']?(command|cmd|args|arguments|argv|entrypoint)["']?[\t ]*:[\t ]*(.*?)[\t ]*$`)
 
 // splitItem is an item of a list in text: its text, where it starts.
 type splitItem struct {
@@ -37,11 +40,21 @@ type splitItem struct {
 }
 
 // splitMapping is an open mapping: its keys' column, the words of its
-// commands naming one (the first maxSplitCommands) and its args lists.
+// commands naming one (the first maxSplitCommands) and its args lists;
+// the same for a Compose service's entrypoints and its command members,
+// a scalar one (scalar) read as the rest of a command line.
 type splitMapping struct {
-	col      int
-	commands [][]string
-	args     [][]splitItem
+	col         int
+	commands    [][]string
+	args        [][]splitItem
+	entrypoints [][]string
+	cmdArgs     []splitArgs
+}
+
+// splitArgs is a Compose command member: its items, or its scalar.
+type splitArgs struct {
+	items  []splitItem
+	scalar bool
 }
 
 // maxSplitCommands bounds the commands of one mapping read (YAML has one;
@@ -58,14 +71,18 @@ func findSplitCommand(s string) [][]int {
 			m := open[len(open)-1]
 			open = open[:len(open)-1]
 			for _, items := range m.args {
-				texts := make([]string, len(items))
-				for i, it := range items {
-					texts[i] = it.text
+				locs = appendArgvSpans(locs, s, m.commands, items)
+			}
+			for _, a := range m.cmdArgs {
+				if !a.scalar {
+					locs = appendArgvSpans(locs, s, m.entrypoints, a.items)
+					continue
 				}
-				for _, command := range m.commands {
-					for i, from := range splitArgvSecrets(command, texts) {
-						if from >= 0 && !isMarkerAt(s, items[i].at+from) && from < len(items[i].text) {
-							locs = append(locs, []int{items[i].at + from, items[i].at + len(items[i].text)})
+				it := a.items[0]
+				for _, entrypoint := range m.entrypoints {
+					for _, sp := range argsStringSpans(entrypoint, it.text) {
+						if !isMarkerAt(s, it.at+sp[0]) {
+							locs = append(locs, []int{it.at + sp[0], it.at + sp[1]})
 						}
 					}
 				}
@@ -112,17 +129,15 @@ func findSplitCommand(s string) [][]int {
 		default:
 			items = []splitItem{unquoteItem(value, start+m[6])}
 		}
-		if strings.EqualFold(line[m[4]:m[5]], "command") || strings.EqualFold(line[m[4]:m[5]], "cmd") {
-			var words []string
-			for _, it := range items {
-				words = append(words, strings.Fields(it.text)...)
-				if len(words) >= maxCommandWords {
-					break
-				}
+		key := line[m[4]:m[5]]
+		if strings.EqualFold(key, "command") || strings.EqualFold(key, "cmd") {
+			top.commands = appendSplitCommand(top.commands, items)
+			if len(top.cmdArgs) < maxSplitCommands && len(items) > 0 {
+				scalar := value != "" && value[0] != '['
+				top.cmdArgs = append(top.cmdArgs, splitArgs{items: items, scalar: scalar})
 			}
-			if words = capWords(words); len(top.commands) < maxSplitCommands && slices.ContainsFunc(words, func(w string) bool { return commandOf(w) != nil }) {
-				top.commands = append(top.commands, words)
-			}
+		} else if strings.EqualFold(key, "entrypoint") {
+			top.entrypoints = appendSplitCommand(top.entrypoints, items)
 		} else if value != "" && value[0] == '[' || value == "" {
 			top.args = append(top.args, items)
 		}
@@ -130,6 +145,43 @@ func findSplitCommand(s string) [][]int {
 	}
 	closeFrom(0)
 	return sortSpans(locs)
+}
+
+// appendSplitCommand appends the words of a command or entrypoint
+// member's items to commands when they name a command and commands has
+// fewer than maxSplitCommands.
+func appendSplitCommand(commands [][]string, items []splitItem) [][]string {
+	var words []string
+	for _, it := range items {
+		words = append(words, strings.Fields(it.text)...)
+		if len(words) >= maxCommandWords {
+			break
+		}
+	}
+	if words = capWords(words); len(commands) < maxSplitCommands && slices.ContainsFunc(words, func(w string) bool { return commandOf(w) != nil }) {
+		commands = append(commands, words)
+	}
+	return commands
+}
+
+// appendArgvSpans appends to locs the spans of the passwords in an args
+// list's items read after each of commands.
+func appendArgvSpans(locs [][]int, s string, commands [][]string, items []splitItem) [][]int {
+	if len(commands) == 0 {
+		return locs
+	}
+	texts := make([]string, len(items))
+	for i, it := range items {
+		texts[i] = it.text
+	}
+	for _, command := range commands {
+		for i, from := range splitArgvSecrets(command, texts) {
+			if from >= 0 && !isMarkerAt(s, items[i].at+from) && from < len(items[i].text) {
+				locs = append(locs, []int{items[i].at + from, items[i].at + len(items[i].text)})
+			}
+		}
+	}
+	return locs
 }
 
 // splitBlockList reads the list after a key with no value from s[at:]:

@@ -18,8 +18,11 @@
 // object whose "name" or "key" names one and the "data" and "stringData"
 // members of a Kubernetes Secret (see [PairedMembers]), and the password
 // in an argv array (see [JointElements]) or in an "args" array after its
-// sibling "command" or "cmd" member (also in YAML text: a Kubernetes
-// container's command and args). Object keys are never redacted.
+// sibling "command" or "cmd" member, or in a "command" member after its
+// sibling "entrypoint" (also in YAML text: a Kubernetes container's
+// command and args, a Compose service's entrypoint and command). A YAML
+// alias (password: *pw) is kept; the value its anchor sets is redacted.
+// Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot
 // recognise every secret.

@@ -105,6 +105,26 @@ func FuzzRedact(f *testing.F) {
 				v := secretOf(seed, 12, alnum)
 				return "\npassword: \"abc\n  " + v + "\"\n", v
 			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n    entrypoint: [\"mysql\"]\n    command: [\"-uroot\", \"-p" + v + "\"]\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n    command: -uroot -p" + v + "\n    entrypoint: mysql\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\necho 'db:5432:app:alice:" + v[:6] + "'\"'\"'" + v[6:] + "' >> ~/.pgpass", v[6:]
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\nbase: &pw " + v + "\npassword: *pw\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n" + `api_requests_total{token=~"` + v + `",job="api"} 5`, v
+			},
 		}
 		text, secret := formats[int(kind)%len(formats)]()
 		if strings.Contains(prefix, secret) || strings.Contains(suffix, secret) {

@@ -1,5 +1,7 @@
 package redact
 
+import "bytes"
+
 // jsonScanner redacts a document json.Valid accepted, in one pass over its
 // bytes: structure and numbers are copied, whitespace dropped, and each
 // string is decoded, redacted and encoded again exactly as encoding/json
@@ -18,6 +20,10 @@ type jsonScanner struct {
 	// are secret because of a sibling, found in one pass over the
 	// document the first time such a member needs it (pairedObjects).
 	pairs map[int]siblings
+	// entry is 1 when the document may hold an "entrypoint" key (the
+	// word in any case, or a \u escape, which may spell its letters), -1
+	// when it cannot, 0 before the first command member asks.
+	entry int8
 }
 
 // jsonScan redacts raw, which must be valid JSON.
@@ -135,8 +141,22 @@ func (s *jsonScanner) object(secret bool) {
 // or string at pos holds, the value of a member of this role in the object at
 // start, or nil.
 func (s *jsonScanner) argsPrefix(role pairRole, start int) []string {
-	if role != pairArgs {
+	if role != pairArgs && role != pairCommand {
 		return nil
+	}
+	if role == pairCommand {
+		// A command member is an argv only after an entrypoint (Compose):
+		// most documents with a command have none, and skip the objects'
+		// pass.
+		if s.entry == 0 {
+			s.entry = -1
+			if containsFold(s.raw, "entrypoint") || bytes.Contains(s.raw, []byte(`\u`)) {
+				s.entry = 1
+			}
+		}
+		if s.entry < 0 {
+			return nil
+		}
 	}
 	s.skipSpace()
 	if s.raw[s.pos] != '[' && s.raw[s.pos] != '"' {
@@ -145,7 +165,7 @@ func (s *jsonScanner) argsPrefix(role pairRole, start int) []string {
 	if s.pairs == nil {
 		s.pairs = pairedObjects(s.raw)
 	}
-	return commandWords(s.pairs[start].command)
+	return s.pairs[start].argsWords(role)
 }
 
 // array copies an array; prefix, when not nil, are the words of the
@@ -283,9 +303,9 @@ func pairedObjects(raw []byte) map[int]siblings {
 			open := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			i++
-			if n := len(stack); c == ']' && n > 0 && stack[n-1].object && !stack[n-1].wantKey && stack[n-1].role == pairCommand {
+			if n := len(stack); c == ']' && n > 0 && stack[n-1].object && !stack[n-1].wantKey && (stack[n-1].role == pairCommand || stack[n-1].role == pairEntrypoint) {
 				sib := paired[stack[n-1].start]
-				sib.command = string(raw[open.start:i])
+				sib.noteCommand(stack[n-1].role, string(raw[open.start:i]))
 				paired[stack[n-1].start] = sib
 			}
 		case ',':
@@ -300,9 +320,9 @@ func pairedObjects(raw []byte) map[int]siblings {
 				if top.wantKey {
 					key, _ := decodeJSONString(buf[:0], raw, i+1)
 					top.role, top.wantKey = roleOf(key), false
-				} else if top.role == pairCommand {
+				} else if top.role == pairCommand || top.role == pairEntrypoint {
 					sib := paired[top.start]
-					sib.command = string(raw[i:end])
+					sib.noteCommand(top.role, string(raw[i:end]))
 					paired[top.start] = sib
 				} else if top.role == pairName || top.role == pairKind {
 					sib := paired[top.start]

@@ -456,6 +456,9 @@ func FuzzJSON(f *testing.F) {
 	for _, c := range splitCommandDocs {
 		f.Add([]byte(c.in))
 	}
+	for _, c := range composeDocs {
+		f.Add([]byte(c.in))
+	}
 	f.Add(stateDoc)
 	f.Add([]byte(`{"pass\u0077ord":["\ud83d\ude00\ud800\u0041","` + "\xff\u2028" + `",-1.5e-3]}`))
 	redactors := testRedactors(f)

@@ -118,8 +118,8 @@ func (w *jsonWriter) token(i int) {
 		w.out.WriteByte(':')
 		w.secretNext = top.secret || IsSecretKey(key) || top.sib.redacts(roleOf(key))
 		w.argsNext = nil
-		if !w.secretNext && roleOf(key) == pairArgs {
-			w.argsNext = commandWords(top.sib.command)
+		if !w.secretNext {
+			w.argsNext = top.sib.argsWords(roleOf(key))
 		}
 		return
 	}
@@ -208,10 +208,10 @@ func pairedTokenObjects(toks []json.Token) map[int]siblings {
 		if top != nil && top.object && top.wantKey {
 			if key, ok := tok.(string); ok {
 				top.wantKey = false
-				if roleOf(key) == pairCommand {
+				if role := roleOf(key); role == pairCommand || role == pairEntrypoint {
 					if raw := tokenCommand(toks[i+1:]); raw != "" {
 						sib := paired[top.start]
-						sib.command = raw
+						sib.noteCommand(role, raw)
 						paired[top.start] = sib
 					}
 				}

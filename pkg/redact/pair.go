@@ -23,13 +23,14 @@ import "iter"
 type pairRole uint8
 
 const (
-	pairNone    pairRole = iota
-	pairName             // "name" or "key": its string value may name a secret
-	pairValue            // "value": redacted when a sibling names a secret
-	pairKind             // "kind": "Secret" makes the data members secret
-	pairData             // "data" or "stringData": redacted in a Secret
-	pairCommand          // "command" or "cmd": names the command of args
-	pairArgs             // "args", "arguments" or "argv": a command's arguments
+	pairNone       pairRole = iota
+	pairName                // "name" or "key": its string value may name a secret
+	pairValue               // "value": redacted when a sibling names a secret
+	pairKind                // "kind": "Secret" makes the data members secret
+	pairData                // "data" or "stringData": redacted in a Secret
+	pairCommand             // "command" or "cmd": names the command of args
+	pairArgs                // "args", "arguments" or "argv": a command's arguments
+	pairEntrypoint          // "entrypoint": names the command of a Compose "command"
 )
 
 // siblings is what an object's members make of its value and data
@@ -40,6 +41,34 @@ type siblings struct {
 	// command is the valid JSON value of the last command member, a
 	// string or an array, or "" (see command_split.go).
 	command string
+	// entrypoint is the same for the last entrypoint member: a Compose
+	// service's program, whose arguments are its "command" member.
+	entrypoint string
+}
+
+// argsWords returns the words of the command whose arguments a member of
+// this role holds: an args member's after the command member, a Compose
+// command member's after the entrypoint member (see command_split.go);
+// nil for any other member or when its sibling is missing.
+func (s siblings) argsWords(role pairRole) []string {
+	switch role {
+	case pairArgs:
+		return commandWords(s.command)
+	case pairCommand:
+		return commandWords(s.entrypoint)
+	}
+	return nil
+}
+
+// noteCommand records the valid JSON value of a member naming a command:
+// a command or an entrypoint member.
+func (s *siblings) noteCommand(role pairRole, raw string) {
+	switch role {
+	case pairCommand:
+		s.command = raw
+	case pairEntrypoint:
+		s.entrypoint = raw
+	}
 }
 
 // note records a member's role and valid JSON value.
@@ -97,6 +126,12 @@ func roleOf[T string | []byte](key T) pairRole {
 		return pairCommand
 	case "args", "arguments", "argv":
 		return pairArgs
+	case "entrypoint":
+		// Only spelled so (any case): JSON tests a document for the word
+		// before it reads its objects (see jsonScanner.argsPrefix).
+		if len(key) == len("entrypoint") {
+			return pairEntrypoint
+		}
 	}
 	return pairNone
 }
@@ -119,13 +154,14 @@ func namesSecret(raw []byte) bool {
 // that is "Secret", so JSON redacts that member although it would keep
 // it alone under its key, or an "args" member whose passwords redact
 // otherwise after the words of a "command" or "cmd" member (see
-// command_split.go). Otherwise each member redacts inside the object
+// command_split.go), or a Compose "command" member whose passwords redact
+// otherwise after the words of an "entrypoint" member. Otherwise each member redacts inside the object
 // exactly as alone in an object under its key.
 func PairedMembers(members iter.Seq2[string, []byte]) bool {
 	var sib siblings
 	hasValue, hasData := false, false
-	var command []byte
-	var args [][]byte
+	var command, entrypoint []byte
+	var args, commands [][]byte
 	for key, raw := range members {
 		role := roleOf(key)
 		sib.note(role, raw)
@@ -135,14 +171,23 @@ func PairedMembers(members iter.Seq2[string, []byte]) bool {
 			return true
 		}
 		switch {
-		case role == pairCommand && len(raw) > 0 && (raw[0] == '"' || raw[0] == '['):
-			command = raw
+		case role == pairEntrypoint && len(raw) > 0 && (raw[0] == '"' || raw[0] == '['):
+			entrypoint = raw
 		case role == pairArgs:
 			args = append(args, raw)
+		}
+		if role == pairCommand && len(raw) > 0 && (raw[0] == '"' || raw[0] == '[') {
+			command = raw
+			commands = append(commands, raw)
 		}
 	}
 	for _, a := range args {
 		if splitCommandPaired(command, a) {
+			return true
+		}
+	}
+	for _, c := range commands {
+		if splitCommandPaired(entrypoint, c) {
 			return true
 		}
 	}

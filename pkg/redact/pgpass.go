@@ -16,7 +16,8 @@ import (
 // 2024:01:02:03:04 is no host) and is no date and hour (2006-01-02T15); non-empty fields without spaces or
 // quotes. A password with a space runs to the end of the line when the
 // line is the .pgpass line (only spaces before it); elsewhere (echo
-// '…' >> ~/.pgpass) it ends at the space. In JSON text (a tool call's
+// '…' >> ~/.pgpass) it ends at the space, but for a line that opens a
+// quoted shell word (see quotedPasswordEnd). In JSON text (a tool call's
 // {"content":"h:5432:d:u:pw1\nh2:5432:d:u:pw2\n"} written out) the
 // escapes \n, \r, \t and \" end a line or a field as their characters
 // do: .pgpass itself escapes only \: and \\.
@@ -76,6 +77,9 @@ func findPgpass(s string) [][]int {
 			}
 			end = max(end, len(strings.TrimRight(s[:lineEnd], " \t\r")))
 		}
+		if hostStart > 0 && end < len(s) && strings.IndexByte(` \t'"\`, s[end]) >= 0 {
+			end = quotedPasswordEnd(s, hostStart-1, end)
+		}
 		locs = append(locs, []int{m[2], end})
 		last = end
 	}
@@ -86,4 +90,65 @@ func findPgpass(s string) [][]int {
 // text has for a line break, a tab or a quote: \n, \r, \t or \".
 func isJSONTextBreak(s string, i int) bool {
 	return i+1 < len(s) && s[i] == '\\' && strings.IndexByte(`nrt"`, s[i+1]) >= 0
+}
+
+// maxQuotedPassword bounds how far past the end of the password the
+// pgpass line pattern found quotedPasswordEnd reads: a few times the
+// longest password a .pgpass line plausibly holds, so a long line of
+// candidates stays linear.
+const maxQuotedPassword = 512
+
+// quotedPasswordEnd returns where the password of a .pgpass line ends
+// when the line is inside a quoted shell word opened by the quote at
+// s[open] and the pattern stopped it at s[end] (a quote, a space or an
+// escaped quote): at the quote closing the word's quoted parts, through
+// the quoting a password holding a quote needs ('pa'"'"'ss', an escaped
+// quote between single-quoted parts, "pa'ss", "pa\"ss"). Only quoted parts and backslash escapes continue
+// the word after a closing quote, so a JSON member after the line's
+// string ("h:1:d:u:pw","x":1) is not read. end is returned when s[open]
+// is no unescaped quote, or the word's quoted part does not close on
+// the line within maxQuotedPassword bytes.
+func quotedPasswordEnd(s string, open, end int) int {
+	q := s[open]
+	if q != '\'' && q != '"' || open > 0 && s[open-1] == '\\' {
+		return end
+	}
+	limit := min(len(s), end+maxQuotedPassword)
+	last, i := end, end
+	for {
+		j := closingShellQuote(s, i, limit, q)
+		if j < 0 {
+			return last
+		}
+		last, i = j, j+1
+		for i+1 < limit && s[i] == '\\' && s[i+1] != '\n' && s[i+1] != '\r' {
+			i += 2 // an escaped character between quoted parts
+			last = i
+		}
+		if i >= limit || s[i] != '\'' && s[i] != '"' {
+			return last
+		}
+		q, i = s[i], i+1
+	}
+}
+
+// closingShellQuote returns the index of the quote q closing a quoted
+// part from s[i:limit] (in double quotes, after backslash escapes; a
+// JSON text's \n, \r and \t end the line), or -1 when the line or the
+// limit comes first.
+func closingShellQuote(s string, i, limit int, q byte) int {
+	for ; i < limit; i++ {
+		switch c := s[i]; {
+		case c == q:
+			return i
+		case c == '\n' || c == '\r':
+			return -1
+		case c == '\\' && q == '"':
+			if isJSONTextBreak(s, i) && s[i+1] != '"' {
+				return -1
+			}
+			i++
+		}
+	}
+	return -1
 }

@@ -190,8 +190,10 @@ var defaultRules = []rule{
 	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
 		splitRule{dash: true}, followedBy(false, "", reSpace), secretHints...),
 	// NAME=value with a secret-like name: env files, shell, flags, query
-	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…).
-	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=][^\s&"',;<>]*)`,
+	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
+	// "~" and a quote after the "=" are a PromQL regular expression
+	// matcher's operator (token=~"…"): the quoted rules' value.
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=~][^\s&"',;<>]*|~[^\s&"',;<>]+)`,
 		splitRule{}, followedBy(false, "", "="), secretHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
 	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
@@ -212,6 +214,9 @@ var defaultRules = []rule{
 	yamlPairRule,
 	yamlSecretBlockRule,
 	yamlSecretNextRule,
+	// The value anchored where an alias under a secret-like name points
+	// (x: &pw hunter2 / password: *pw, see yamlalias.go).
+	aliasedAnchorRule,
 	jsonTextPairRule,
 	flowPairRule,
 	// A plain value under a secret-like name in a YAML flow mapping
@@ -222,11 +227,14 @@ var defaultRules = []rule{
 	quotedLinesRule,
 	// A quoted value after a secret-like name anywhere in a line, in the
 	// forms code and data use: password: "…", password := "…",
-	// password => '…', {'password': '…'}, env PASSWORD="…" cmd.
-	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `["']?[\t ]*(?::=|=>|[:=])[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`,
-		splitRule{}, followedBy(true, " \t", ":="), secretHints...), hasSecretAssignment),
-	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `["']?[\t ]*(?::=|=>|[:=])[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`,
-		splitRule{}, followedBy(true, " \t", ":="), secretHints...), hasSecretAssignment),
+	// password => '…', {'password': '…'}, env PASSWORD="…" cmd, and a
+	// Prometheus label or PromQL matcher: {token="…"}, {token!~"…"}
+	// (=~, != and !~ only right after the name: code compares with
+	// spaces, password != "x").
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `(?:["']?[\t ]*(?::=|=>|[:=])|=~|!=|!~)[\t ]*"(?P<secret>(?:[^"\\\r\n]|\\.)+)"`,
+		splitRule{}, followedBy(true, " \t", ":=!"), secretHints...), hasSecretAssignment),
+	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])["']?`, `(?:["']?[\t ]*(?::=|=>|[:=])|=~|!=|!~)[\t ]*'(?P<secret>(?:[^'\\\r\n]|\\.)+)'`,
+		splitRule{}, followedBy(true, " \t", ":=!"), secretHints...), hasSecretAssignment),
 	// The names secret only as a whole, quoted, with a quoted value:
 	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
 	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
@@ -267,7 +275,11 @@ func findSecretLines(s string) [][]int {
 	g := secretLine.SubexpIndex("secret")
 	var locs [][]int
 	secretLineFinder.each(s, func(m []int) {
-		if m[2*g] >= 0 && !isBlockIndicator(s[m[2*g]:m[2*g+1]]) && !isSecretsKeyword(s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]) {
+		if m[2*g] < 0 {
+			return
+		}
+		head, v := s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]
+		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) && !isAliasLine(s, m[0], m[2*g], m[2*g+1]) {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
 	})
@@ -338,12 +350,13 @@ func (ru *rule) escapedSpans(s string) [][]int {
 // marker returns the replacement text for a label.
 func marker(label string) string { return "[REDACTED:" + label + "]" }
 
-// hasSecretAssignment reports whether s has a ":" or "=" preceded
+// hasSecretAssignment reports whether s has a ":", "=" or "!" (a PromQL
+// matcher's !=, !~) preceded
 // (across optional quotes, backslashes and spaces) by a name for which
 // IsSecretKey holds: every name secretName matches, and a few more.
 func hasSecretAssignment(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] != ':' && s[i] != '=' {
+		if s[i] != ':' && s[i] != '=' && s[i] != '!' {
 			continue
 		}
 		j := i

@@ -145,8 +145,17 @@ func marshalSafely(v any) (raw []byte, err error) {
 // of its value and data entries (see pair.go).
 func pairedMap[V any](m map[string]V) siblings {
 	var sib siblings
-	cmdKey := ""
+	cmdKey, entryKey := "", ""
 	for k, e := range m {
+		if roleOf(k) == pairEntrypoint && (sib.entrypoint == "" || k > entryKey) {
+			switch any(e).(type) {
+			case string, []string, []any:
+				// As for the command keys: the last in sorted order.
+				if raw, err := marshalSafely(e); err == nil {
+					sib.entrypoint, entryKey = string(raw), k
+				}
+			}
+		}
 		if v, ok := any(e).(string); ok {
 			switch roleOf(k) {
 			case pairName:
@@ -188,10 +197,10 @@ func anyArgvSecrets(x []any, prefix []string) []int {
 // arguments of the command its siblings name (see command_split.go);
 // false when it is no such member.
 func (r *Redactor) argsValue(e any, secret bool, role pairRole, sib siblings, depth int) (any, bool) {
-	if secret || role != pairArgs {
+	if secret {
 		return nil, false
 	}
-	prefix := commandWords(sib.command)
+	prefix := sib.argsWords(role)
 	if prefix == nil {
 		return nil, false
 	}

@@ -25,6 +25,13 @@ var laterLineCases = []struct{ name, in, want string }{
 	{"pgpass in a command", "echo 'localhost:5432:*:app:hunter2' >> ~/.pgpass", "echo 'localhost:5432:*:app:[REDACTED:password]' >> ~/.pgpass"},
 	{"pgpass in json text", `{"content":"h.local:5432:d:u:pw1\nh2:5432:d:u:pw2\n"}`, `{"content":"h.local:5432:d:u:[REDACTED:password]\nh2:5432:d:u:[REDACTED:password]\n"}`},
 	{"pgpass in escaped json text", `{\"content\":\"h:5432:d:u:pw1\"}`, `{\"content\":\"h:5432:d:u:[REDACTED:password]\"}`},
+	{"pgpass quote in a single-quoted echo", `echo 'db.example.com:5432:app:alice:pa'"'"'ss' >> ~/.pgpass`, `echo 'db.example.com:5432:app:alice:[REDACTED:password]' >> ~/.pgpass`},
+	{"pgpass quote escaped between single quotes", `echo 'db:5432:app:alice:pa'\''ss' >> ~/.pgpass`, `echo 'db:5432:app:alice:[REDACTED:password]' >> ~/.pgpass`},
+	{"pgpass quote in a double-quoted echo", `echo "db.example.com:5432:app:alice:pa'ss" >> ~/.pgpass`, `echo "db.example.com:5432:app:alice:[REDACTED:password]" >> ~/.pgpass`},
+	{"pgpass escaped quote in a double-quoted echo", `echo "db:5432:app:alice:pa\"ss'x" >> ~/.pgpass`, `echo "db:5432:app:alice:[REDACTED:password]" >> ~/.pgpass`},
+	{"pgpass space in a quoted echo", `echo 'db:5432:app:alice:two words' >> ~/.pgpass`, `echo 'db:5432:app:alice:[REDACTED:password]' >> ~/.pgpass`},
+	{"pgpass quote in json text", `{"content":"h.local:5432:d:u:pa'ss","mode":"0600"}`, `{"content":"h.local:5432:d:u:[REDACTED:password]","mode":"0600"}`},
+	{"pgpass json members kept", `{"a":"h.local:5432:d:u:pw","b":"x y"}`, `{"a":"h.local:5432:d:u:[REDACTED:password]","b":"x y"}`},
 	{"pgpass in cat output", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:Zx9!q\r\n", "$ cat ~/.pgpass\r\n10.0.0.5:6432:app:app_rw:[REDACTED:password]\r\n"},
 }
 
@@ -66,6 +73,44 @@ func TestLaterLinesLeftAlone(t *testing.T) {
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
+// TestYAMLAliases: a value that is only an alias names an anchor and is
+// kept; the value anchored where an alias under a secret-like name
+// points is redacted, and so is a value anchored under a secret-like name.
+func TestYAMLAliases(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{"password: *pw\n", "password: *pw\n"},
+		{"db:\n  password: *pw # shared\n", "db:\n  password: *pw # shared\n"},
+		{"- password: *pw\n", "- password: *pw\n"},
+		{"db: {password: *pw, user: app}\n", "db: {password: *pw, user: app}\n"},
+		{"env:\n- name: DB_PASSWORD\n  value: *pw\n", "env:\n- name: DB_PASSWORD\n  value: *pw\n"},
+		{"password:\n  *pw\n", "password:\n  *pw\n"},
+		{"x: &pw S3cret\npassword: *pw\n", "x: &pw [REDACTED:credential]\npassword: *pw\n"},
+		{"defaults:\n  base: &pw 'S3 cret' # old\nprod:\n  password: *pw\n", "defaults:\n  base: &pw '[REDACTED:credential]' # old\nprod:\n  password: *pw\n"},
+		{"base: &pw \"S3\\\"cret\"\npassword: *pw\n", "base: &pw \"[REDACTED:credential]\"\npassword: *pw\n"},
+		{"password: &pw S3cret\nother: *pw\n", "password: [REDACTED:credential]\nother: *pw\n"},
+		// Not aliases: after "=", quoted, or more than the alias.
+		{"PASSWORD=*pw\n", "PASSWORD=[REDACTED:credential]\n"},
+		{"password = *pw\n", "password = [REDACTED:credential]\n"},
+		{"password: \"*pw\"\n", "password: \"[REDACTED:credential]\"\n"},
+		{"password: '*pw'\n", "password: '[REDACTED:credential]'\n"},
+		{"password: *pw S3cret\n", "password: [REDACTED:credential]\n"},
+		{"- password: **hunter2**\n", "- password: [REDACTED:credential]\n"},
+		// An anchor no secret alias points at, a longer anchor name, a
+		// mapping's anchor.
+		{"x: &pw S3cret\ny: *pw\n", "x: &pw S3cret\ny: *pw\n"},
+		{"x: &pwd v1\npassword: *pw\n", "x: &pwd v1\npassword: *pw\n"},
+		{"x: &pw\n  a: b\npassword: *pw\n", "x: &pw\n  a: b\npassword: *pw\n"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if again := r.String(c.want); again != c.want {
+			t.Errorf("String(%q) changed the redacted text: %q", c.want, again)
 		}
 	}
 }
