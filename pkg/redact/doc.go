@@ -21,7 +21,8 @@
 // sibling "command" or "cmd" member, or in a "command" member after its
 // sibling "entrypoint" (also in YAML text: a Kubernetes container's
 // command and args, a Compose service's entrypoint and command). A YAML
-// alias (password: *pw) is kept; the value its anchor sets is redacted.
+// alias under a secret-like name (password: *pw) is redacted, and so is
+// the value its anchor sets (x: &pw hunter2).
 // Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot

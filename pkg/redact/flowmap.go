@@ -56,7 +56,7 @@ func findFlowSecrets(line string) [][]int {
 			continue
 		}
 		name, value := line[i+1+m[2]:i+1+m[3]], line[i+1+m[4]:i+1+m[5]]
-		if !isSecretKey(name) || !nameRe.MatchString(shortNameRun(name)) || readsAsCode(name, value) || isYAMLAlias(value) {
+		if !isSecretKey(name) || !nameRe.MatchString(shortNameRun(name)) || readsAsCode(name, value) {
 			continue
 		}
 		locs = append(locs, []int{i + 1 + m[4], i + 1 + m[5]})

@@ -279,7 +279,7 @@ func findSecretLines(s string) [][]int {
 			return
 		}
 		head, v := s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]
-		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) && !isAliasLine(s, m[0], m[2*g], m[2*g+1]) {
+		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
 	})

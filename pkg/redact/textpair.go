@@ -138,10 +138,10 @@ func findYAMLPairs(s string) [][]int {
 					block, end = blockLines(s, end, e.col)
 					locs = append(locs, block...)
 					ok = false
-				} else if !isAliasAt(s, e.start, e.end) {
+				} else {
 					locs = append(locs, []int{e.start, e.end})
 				}
-			case prev.role == pairValue && e.role == pairName && IsSecretKey(e.value) && !prev.block && !isAliasAt(s, prev.start, prev.end):
+			case prev.role == pairValue && e.role == pairName && IsSecretKey(e.value) && !prev.block:
 				locs = append(locs, []int{prev.start, prev.end})
 			}
 		}

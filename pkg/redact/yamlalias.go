@@ -3,11 +3,13 @@ package redact
 import "strings"
 
 // YAML aliases. A value that is only an alias (password: *pw) names an
-// anchor, not a secret: the rules for YAML values keep it. The secret is
-// the anchored value (x: &pw hunter2), which aliasedAnchorRule redacts
-// wherever the anchor is set when an alias under a secret-like name
-// refers to it; a value anchored under a secret-like name
-// (password: &pw hunter2) is the name rules' already.
+// anchor; the secret is the anchored value (x: &pw hunter2), which
+// aliasedAnchorRule redacts wherever the anchor is set when an alias
+// under a secret-like name refers to it; a value anchored under a
+// secret-like name (password: &pw hunter2) is the name rules' already.
+// The alias itself is redacted too: the rules read lines, and on its own
+// line "*hunter2" may as well be a password that starts with "*" (a
+// YAML alias needs its anchor, which only the whole text shows).
 var aliasedAnchorRule = rule{label: "credential", find: findAliasedAnchors, hints: secretHints, wholeText: true,
 	pre: func(s string) bool { return strings.IndexByte(s, '*') >= 0 && strings.IndexByte(s, '&') >= 0 }}
 
@@ -38,11 +40,6 @@ func isYAMLAlias(v string) bool {
 func isAliasLine(s string, start, from, to int) bool {
 	return isYAMLAlias(s[from:to]) && strings.HasSuffix(strings.TrimRight(s[start:from], " \t"), ":") &&
 		(to == len(s) || strings.IndexByte(" \t\r\n", s[to]) >= 0)
-}
-
-// isAliasAt reports whether s[start:end], a value, is an unquoted alias.
-func isAliasAt(s string, start, end int) bool {
-	return isYAMLAlias(s[start:end]) && (start == 0 || s[start-1] != '"' && s[start-1] != '\'')
 }
 
 // findAliasedAnchors returns the spans of the values anchored with the

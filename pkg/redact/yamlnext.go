@@ -66,7 +66,7 @@ func findYAMLSecretNext(s string) [][]int {
 				} else if j := strings.Index(content, " #"); j >= 0 {
 					to = from + len(strings.TrimRight(content[:j], " "))
 				}
-				if from < to && (quoted || !isYAMLAlias(s[from:to])) {
+				if from < to {
 					spans = append(spans, []int{from, to})
 				}
 			}

@@ -77,23 +77,24 @@ func TestLaterLinesLeftAlone(t *testing.T) {
 	}
 }
 
-// TestYAMLAliases: a value that is only an alias names an anchor and is
-// kept; the value anchored where an alias under a secret-like name
-// points is redacted, and so is a value anchored under a secret-like name.
+// TestYAMLAliases: the value anchored where an alias under a secret-like
+// name points is redacted, and so is a value anchored under a secret-like
+// name. The alias itself is redacted too: a rule reads one line, where
+// "*name" may be a password that starts with "*".
 func TestYAMLAliases(t *testing.T) {
 	r := &Redactor{}
 	for _, c := range []struct{ in, want string }{
-		{"password: *pw\n", "password: *pw\n"},
-		{"db:\n  password: *pw # shared\n", "db:\n  password: *pw # shared\n"},
-		{"- password: *pw\n", "- password: *pw\n"},
-		{"db: {password: *pw, user: app}\n", "db: {password: *pw, user: app}\n"},
-		{"env:\n- name: DB_PASSWORD\n  value: *pw\n", "env:\n- name: DB_PASSWORD\n  value: *pw\n"},
-		{"password:\n  *pw\n", "password:\n  *pw\n"},
-		{"x: &pw S3cret\npassword: *pw\n", "x: &pw [REDACTED:credential]\npassword: *pw\n"},
-		{"defaults:\n  base: &pw 'S3 cret' # old\nprod:\n  password: *pw\n", "defaults:\n  base: &pw '[REDACTED:credential]' # old\nprod:\n  password: *pw\n"},
-		{"base: &pw \"S3\\\"cret\"\npassword: *pw\n", "base: &pw \"[REDACTED:credential]\"\npassword: *pw\n"},
+		{"password: *pw\n", "password: [REDACTED:credential]\n"},
+		{"PASSWORD: *hunter2\n", "PASSWORD: [REDACTED:credential]\n"},
+		{"db:\n  password: *pw # shared\n", "db:\n  password: [REDACTED:credential] # shared\n"},
+		{"- password: *pw\n", "- password: [REDACTED:credential]\n"},
+		{"db: {password: *pw, user: app}\n", "db: {password: [REDACTED:credential], user: app}\n"},
+		{"env:\n- name: DB_PASSWORD\n  value: *pw\n", "env:\n- name: DB_PASSWORD\n  value: [REDACTED:credential]\n"},
+		{"password:\n  *pw\n", "password:\n  [REDACTED:credential]\n"},
+		{"x: &pw S3cret\npassword: *pw\n", "x: &pw [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
+		{"defaults:\n  base: &pw 'S3 cret' # old\nprod:\n  password: *pw\n", "defaults:\n  base: &pw '[REDACTED:credential]' # old\nprod:\n  password: [REDACTED:credential]\n"},
+		{"base: &pw \"S3\\\"cret\"\npassword: *pw\n", "base: &pw \"[REDACTED:credential]\"\npassword: [REDACTED:credential]\n"},
 		{"password: &pw S3cret\nother: *pw\n", "password: [REDACTED:credential]\nother: *pw\n"},
-		// Not aliases: after "=", quoted, or more than the alias.
 		{"PASSWORD=*pw\n", "PASSWORD=[REDACTED:credential]\n"},
 		{"password = *pw\n", "password = [REDACTED:credential]\n"},
 		{"password: \"*pw\"\n", "password: \"[REDACTED:credential]\"\n"},
@@ -103,8 +104,8 @@ func TestYAMLAliases(t *testing.T) {
 		// An anchor no secret alias points at, a longer anchor name, a
 		// mapping's anchor.
 		{"x: &pw S3cret\ny: *pw\n", "x: &pw S3cret\ny: *pw\n"},
-		{"x: &pwd v1\npassword: *pw\n", "x: &pwd v1\npassword: *pw\n"},
-		{"x: &pw\n  a: b\npassword: *pw\n", "x: &pw\n  a: b\npassword: *pw\n"},
+		{"x: &pwd v1\npassword: *pw\n", "x: &pwd v1\npassword: [REDACTED:credential]\n"},
+		{"x: &pw\n  a: b\npassword: *pw\n", "x: &pw\n  a: b\npassword: [REDACTED:credential]\n"},
 	} {
 		if got := r.String(c.in); got != c.want {
 			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
