@@ -108,36 +108,61 @@ func Write(dir string, f Files) error {
 		return err
 	}
 	for _, p := range sortedKeys(files) {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
-		}
-		if err := os.WriteFile(full, files[p], 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
+		if err := WriteFile(dir, p, files[p]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// WriteFile replaces the file at p (slash-separated, relative to dir, the
+// .context directory) with data, creating its directory when it is
+// missing.
+func WriteFile(dir, p string, data []byte) error {
+	if err := writeCreating(filepath.Join(dir, filepath.FromSlash(p)), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, data); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}
+
+// writeCreating opens full with flag, writes data and closes it. Only
+// when the open finds no directory does it create the directories and
+// open again, so writing into an existing directory costs no stat calls.
+func writeCreating(full string, flag int, data []byte) error {
+	fh, err := os.OpenFile(full, flag, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		fh, err = os.OpenFile(full, flag, 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	_, werr := fh.Write(data)
+	return errors.Join(werr, fh.Close())
+}
+
 // AppendHistory appends entries to their history files under dir (the
-// .context directory): the system-append path of history/.
+// .context directory): the system-append path of history/. Every entry
+// is encoded before anything is written, and each file is opened once
+// with all of its lines, in the entries' order.
 func AppendHistory(dir string, entries ...Entry) error {
+	var paths []string
+	lines := map[string][]byte{}
 	for _, e := range entries {
 		line, err := e.MarshalLine()
 		if err != nil {
 			return fmt.Errorf("history entry %s: %w", e.ID, err)
 		}
-		full := filepath.Join(dir, filepath.FromSlash(HistoryPath(e)))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return fmt.Errorf("history: %w", err)
+		p := HistoryPath(e)
+		if _, ok := lines[p]; !ok {
+			paths = append(paths, p)
 		}
-		fh, err := os.OpenFile(full, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("history: %w", err)
-		}
-		_, werr := fh.Write(append(line, '\n'))
-		cerr := fh.Close()
-		if err := errors.Join(werr, cerr); err != nil {
+		lines[p] = append(append(lines[p], line...), '\n')
+	}
+	for _, p := range paths {
+		if err := writeCreating(filepath.Join(dir, filepath.FromSlash(p)), os.O_APPEND|os.O_CREATE|os.O_WRONLY, lines[p]); err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
 	}

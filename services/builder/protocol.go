@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -163,8 +162,8 @@ func (p *protocol) before(tool string, args json.RawMessage) (string, string) {
 	call := p.redactedCall(protocolCall(tool, args))
 	snap, id := p.sess.BeforeTool(p.base, call, p.recordArgs(args))
 	p.hazards = snap.Hazards
-	if err := writeFile0(filepath.Join(p.dir, filepath.FromSlash(afs.PathStateMD)), p.sess.StateMD(p.base, snap)); err != nil {
-		p.problem("write state.md: " + err.Error())
+	if err := afs.WriteFile(p.dir, afs.PathStateMD, []byte(p.sess.StateMD(p.base, snap))); err != nil {
+		p.problem(err.Error())
 	}
 	p.appendHistory()
 	var note []string
@@ -318,13 +317,6 @@ func protocolRefusal(call policy.ToolCall) string {
 		}
 	}
 	return ""
-}
-
-func writeFile0(path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(content), 0o644)
 }
 
 // change takes the attempt's change; with options.write_context the run's
