@@ -10,4 +10,7 @@ var (
 	ErrProtected = errors.New("afs: protected by the file policy table")
 	// ErrRead: a .context/ file could not be read or decoded.
 	ErrRead = errors.New("afs: cannot read .context file")
+	// ErrLink: a path of a .context/ read or written with Dir.NoLinks is
+	// a symbolic link.
+	ErrLink = errors.New("afs: symbolic link in .context, not followed")
 )

@@ -60,7 +60,7 @@ func TestAppendHistoryEncodesFirst(t *testing.T) {
 func TestWriteFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), Root)
 	for _, content := range []string{"first version\n", "second\n"} {
-		if err := WriteFile(dir, PathStateMD, []byte(content)); err != nil {
+		if err := (Dir{Path: dir}).WriteFile(PathStateMD, []byte(content)); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(PathStateMD))); err != nil || string(got) != content {
@@ -70,7 +70,7 @@ func TestWriteFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "memory"), []byte("a file where a directory belongs"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(dir, PathHazards, []byte("{}")); err == nil || !strings.Contains(err.Error(), "write "+PathHazards) {
+	if err := (Dir{Path: dir}).WriteFile(PathHazards, []byte("{}")); err == nil || !strings.Contains(err.Error(), "write "+PathHazards) {
 		t.Errorf("err = %v, want a failure naming %s", err, PathHazards)
 	}
 	// A dangling link where history/ belongs: the open finds no directory
