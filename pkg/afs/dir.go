@@ -16,7 +16,8 @@ type Dir struct {
 	Path string
 	// NoLinks refuses symbolic links: Path, its subdirectories and the
 	// files read or written must not be links (an error wrapping ErrLink
-	// names the first; nothing is read or written through it). Set it for
+	// names the first; nothing is read or written through it), and the
+	// files must be regular files (ErrNotRegular). Set it for
 	// a .context/ that processes the system does not trust can change,
 	// such as a workspace's, which the model's commands write: through a
 	// link the system would read or overwrite a file outside it. The check
@@ -58,28 +59,62 @@ func (d Dir) links(paths ...string) error {
 	return nil
 }
 
-// open opens the file at p with flag; with NoLinks it is not followed
-// when it is a link (an error wrapping ErrLink).
+// open opens the file at p with flag. With NoLinks the file must be a
+// regular file: a link is not followed (an error wrapping ErrLink), and
+// anything else (a fifo, which would block the open or the read, a
+// device, a directory) is opened without blocking and refused (an error
+// wrapping ErrNotRegular).
 func (d Dir) open(p string, flag int) (*os.File, error) {
 	full := d.full(p)
-	if d.NoLinks {
-		flag |= oNoFollow
+	if !d.NoLinks {
+		return os.OpenFile(full, flag, 0o644)
 	}
-	fh, err := os.OpenFile(full, flag, 0o644)
-	if err != nil && d.NoLinks && !errors.Is(err, fs.ErrNotExist) {
-		if fi, lerr := os.Lstat(full); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, fmt.Errorf("%w: %s", ErrLink, p)
+	fh, err := os.OpenFile(full, flag|oNoFollow|oNonBlock, 0o644)
+	if err != nil {
+		// Say why when it is the file's kind (a fifo without a reader
+		// fails a non-blocking open for writing).
+		if fi, lerr := os.Lstat(full); lerr == nil && !errors.Is(err, fs.ErrNotExist) {
+			switch {
+			case fi.Mode()&fs.ModeSymlink != 0:
+				return nil, fmt.Errorf("%w: %s", ErrLink, p)
+			case !fi.Mode().IsRegular():
+				return nil, fmt.Errorf("%w: %s is a %s", ErrNotRegular, p, kind(fi.Mode()))
+			}
 		}
+		return nil, err
 	}
-	if err == nil && oNoFollow == 0 && d.NoLinks {
+	fi, err := fh.Stat()
+	if err == nil && oNoFollow == 0 {
 		// No O_NOFOLLOW here: refuse a link after the fact, before any
 		// byte is read or written.
-		if fi, lerr := os.Lstat(full); lerr != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		if li, lerr := os.Lstat(full); lerr != nil || li.Mode()&fs.ModeSymlink != 0 {
 			_ = fh.Close()
 			return nil, fmt.Errorf("%w: %s", ErrLink, p)
 		}
 	}
-	return fh, err
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w: %s is a %s", ErrNotRegular, p, kind(fi.Mode()))
+	}
+	if err != nil {
+		_ = fh.Close()
+		return nil, err
+	}
+	return fh, nil
+}
+
+// kind names a file mode's type for an error.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "fifo"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // readFile reads the file at p.

@@ -2,5 +2,9 @@
 
 package afs
 
-// oNoFollow is 0 where open cannot refuse a link: Dir.open checks after.
-const oNoFollow = 0
+// oNoFollow and oNonBlock are 0 where open has neither: Dir.open checks
+// after.
+const (
+	oNoFollow = 0
+	oNonBlock = 0
+)
