@@ -1,9 +1,9 @@
 package afs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,9 +65,17 @@ func (d Dir) links(paths ...string) error {
 // device, a directory) is opened without blocking and refused (an error
 // wrapping ErrNotRegular).
 func (d Dir) open(p string, flag int) (*os.File, error) {
+	fh, _, err := d.openSized(p, flag)
+	return fh, err
+}
+
+// openSized is open that also returns the size of the file as opened
+// (with NoLinks; 0 otherwise).
+func (d Dir) openSized(p string, flag int) (*os.File, int64, error) {
 	full := d.full(p)
 	if !d.NoLinks {
-		return os.OpenFile(full, flag, 0o644)
+		fh, err := os.OpenFile(full, flag, 0o644)
+		return fh, 0, err
 	}
 	fh, err := os.OpenFile(full, flag|oNoFollow|oNonBlock, 0o644)
 	if err != nil {
@@ -76,12 +84,12 @@ func (d Dir) open(p string, flag int) (*os.File, error) {
 		if fi, lerr := os.Lstat(full); lerr == nil && !errors.Is(err, fs.ErrNotExist) {
 			switch {
 			case fi.Mode()&fs.ModeSymlink != 0:
-				return nil, fmt.Errorf("%w: %s", ErrLink, p)
+				return nil, 0, fmt.Errorf("%w: %s", ErrLink, p)
 			case !fi.Mode().IsRegular():
-				return nil, fmt.Errorf("%w: %s is a %s", ErrNotRegular, p, kind(fi.Mode()))
+				return nil, 0, fmt.Errorf("%w: %s is a %s", ErrNotRegular, p, kind(fi.Mode()))
 			}
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	fi, err := fh.Stat()
 	if err == nil && oNoFollow == 0 {
@@ -89,7 +97,7 @@ func (d Dir) open(p string, flag int) (*os.File, error) {
 		// byte is read or written.
 		if li, lerr := os.Lstat(full); lerr != nil || li.Mode()&fs.ModeSymlink != 0 {
 			_ = fh.Close()
-			return nil, fmt.Errorf("%w: %s", ErrLink, p)
+			return nil, 0, fmt.Errorf("%w: %s", ErrLink, p)
 		}
 	}
 	if err == nil && !fi.Mode().IsRegular() {
@@ -97,9 +105,9 @@ func (d Dir) open(p string, flag int) (*os.File, error) {
 	}
 	if err != nil {
 		_ = fh.Close()
-		return nil, err
+		return nil, 0, err
 	}
-	return fh, nil
+	return fh, fi.Size(), nil
 }
 
 // kind names a file mode's type for an error.
@@ -119,12 +127,18 @@ func kind(m fs.FileMode) string {
 
 // readFile reads the file at p.
 func (d Dir) readFile(p string) ([]byte, error) {
-	fh, err := d.open(p, os.O_RDONLY)
+	if !d.NoLinks {
+		return os.ReadFile(d.full(p))
+	}
+	fh, size, err := d.openSized(p, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(fh)
-	return data, errors.Join(err, fh.Close())
+	// Sized as opened, as os.ReadFile does: one read for the content, one
+	// for the end.
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err = buf.ReadFrom(fh)
+	return buf.Bytes(), errors.Join(err, fh.Close())
 }
 
 // writeCreating opens the file at p with flag, writes data and closes it.
