@@ -77,6 +77,13 @@ func (d Dir) openSized(p string, flag int) (*os.File, int64, error) {
 		fh, err := os.OpenFile(full, flag, 0o644)
 		return fh, 0, err
 	}
+	if oNoFollow == 0 {
+		// No O_NOFOLLOW here: refuse a link before opening (O_TRUNC
+		// would cut its target) and again after (below).
+		if li, lerr := os.Lstat(full); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			return nil, 0, fmt.Errorf("%w: %s", ErrLink, p)
+		}
+	}
 	fh, err := os.OpenFile(full, flag|oNoFollow|oNonBlock, 0o644)
 	if err != nil {
 		// Say why when it is the file's kind (a fifo without a reader
@@ -93,8 +100,8 @@ func (d Dir) openSized(p string, flag int) (*os.File, int64, error) {
 	}
 	fi, err := fh.Stat()
 	if err == nil && oNoFollow == 0 {
-		// No O_NOFOLLOW here: refuse a link after the fact, before any
-		// byte is read or written.
+		// Without O_NOFOLLOW, a link made since the check above is
+		// refused before any byte is read or written.
 		if li, lerr := os.Lstat(full); lerr != nil || li.Mode()&fs.ModeSymlink != 0 {
 			_ = fh.Close()
 			return nil, 0, fmt.Errorf("%w: %s", ErrLink, p)
