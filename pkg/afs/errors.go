@@ -10,4 +10,10 @@ var (
 	ErrProtected = errors.New("afs: protected by the file policy table")
 	// ErrRead: a .context/ file could not be read or decoded.
 	ErrRead = errors.New("afs: cannot read .context file")
+	// ErrLink: a path of a .context/ read or written with Dir.NoLinks is
+	// a symbolic link.
+	ErrLink = errors.New("afs: symbolic link in .context, not followed")
+	// ErrNotRegular: a file of a .context/ read or written with
+	// Dir.NoLinks is not a regular file (a fifo, a device, a directory).
+	ErrNotRegular = errors.New("afs: not a regular file in .context, not used")
 )

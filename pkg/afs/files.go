@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -101,43 +100,77 @@ func HistoryPath(e Entry) string { return path.Join(DirHistory, e.Date()+".jsonl
 
 // Write materialises f into dir (the .context directory itself), creating
 // directories as needed and replacing the files it renders; other files
-// are left alone.
-func Write(dir string, f Files) error {
+// are left alone. It is Dir{Path: dir}.Write.
+func Write(dir string, f Files) error { return Dir{Path: dir}.Write(f) }
+
+// Write materialises f into the directory, creating directories as needed
+// and replacing the files it renders; other files are left alone.
+func (d Dir) Write(f Files) error {
 	files, err := Render(f)
 	if err != nil {
 		return err
 	}
-	for _, p := range sortedKeys(files) {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
-		}
-		if err := os.WriteFile(full, files[p], 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
+	paths := sortedKeys(files)
+	if err := d.links(paths...); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	for _, p := range paths {
+		if err := d.writeFile(p, files[p]); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// WriteFile replaces the file at p (slash-separated, relative to the
+// directory) with data, creating its directory when it is missing.
+func (d Dir) WriteFile(p string, data []byte) error {
+	if err := d.links(p); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return d.writeFile(p, data)
+}
+
+func (d Dir) writeFile(p string, data []byte) error {
+	if err := d.writeCreating(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, data); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}
+
 // AppendHistory appends entries to their history files under dir (the
-// .context directory): the system-append path of history/.
+// .context directory): the system-append path of history/. It is
+// Dir{Path: dir}.AppendHistory.
 func AppendHistory(dir string, entries ...Entry) error {
+	return Dir{Path: dir}.AppendHistory(entries...)
+}
+
+// AppendHistory appends entries to their history files: the
+// system-append path of history/. Every entry is encoded before anything
+// is written, and each file is opened once with all of its lines, in the
+// entries' order.
+func (d Dir) AppendHistory(entries ...Entry) error {
+	var paths []string
+	lines := map[string][]byte{}
 	for _, e := range entries {
 		line, err := e.MarshalLine()
 		if err != nil {
 			return fmt.Errorf("history entry %s: %w", e.ID, err)
 		}
-		full := filepath.Join(dir, filepath.FromSlash(HistoryPath(e)))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return fmt.Errorf("history: %w", err)
+		p := HistoryPath(e)
+		if _, ok := lines[p]; !ok {
+			paths = append(paths, p)
 		}
-		fh, err := os.OpenFile(full, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("history: %w", err)
-		}
-		_, werr := fh.Write(append(line, '\n'))
-		cerr := fh.Close()
-		if err := errors.Join(werr, cerr); err != nil {
+		lines[p] = append(append(lines[p], line...), '\n')
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := d.links(paths...); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	for _, p := range paths {
+		if err := d.writeCreating(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, lines[p]); err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
 	}
@@ -146,12 +179,22 @@ func AppendHistory(dir string, entries ...Entry) error {
 
 // ReadDir reads a .context directory. Missing files stay nil; a file that
 // does not decode is an error wrapping ErrRead naming it. Keys may be
-// snake_case or camelCase. state.md is a view and is not read.
-func ReadDir(dir string) (Files, error) {
+// snake_case or camelCase. state.md is a view and is not read. It is
+// Dir{Path: dir}.Read.
+func ReadDir(dir string) (Files, error) { return Dir{Path: dir}.Read() }
+
+// Read reads the directory as ReadDir does. With NoLinks, a link where
+// the directory or one of its subdirectories is reads nothing (an error
+// wrapping ErrLink), and a file that is a link is not read (an error
+// wrapping ErrRead and ErrLink).
+func (d Dir) Read() (Files, error) {
 	var f Files
+	if err := d.links(PathState, PathHazards, DirHivemind+"/", DirHistory+"/"); err != nil {
+		return f, fmt.Errorf("%w: %w", ErrRead, err)
+	}
 	var errs []error
 	read := func(p string, v any, idMaps map[string]bool) bool {
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		data, err := d.readFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
@@ -192,7 +235,7 @@ func ReadDir(dir string) (Files, error) {
 	if read(PathTriggers, &tr, nil) {
 		f.Triggers = &tr
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(PathHazards))); err == nil {
+	if data, err := d.readFile(PathHazards); err == nil {
 		hs, herr := ParseHazards(data)
 		var hf HazardFile
 		_ = decodeLoose(data, &hf.Meta, nil) // a bare array has no metadata
@@ -205,11 +248,11 @@ func ReadDir(dir string) (Files, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, fmt.Errorf("%w: %s: %w", ErrRead, PathHazards, err))
 	}
-	if names, err := jsonNames(filepath.Join(dir, DirHivemind), ".json"); err != nil {
+	if names, err := jsonNames(d.full(DirHivemind), ".json"); err != nil {
 		errs = append(errs, err)
 	} else {
 		for _, n := range names {
-			data, err := os.ReadFile(filepath.Join(dir, DirHivemind, n))
+			data, err := d.readFile(DirHivemind + "/" + n)
 			if err == nil && !json.Valid(data) {
 				err = errors.New("not JSON")
 			}
@@ -223,7 +266,7 @@ func ReadDir(dir string) (Files, error) {
 			f.Hivemind[n] = json.RawMessage(strings.TrimSpace(string(data)))
 		}
 	}
-	hist, err := readHistory(filepath.Join(dir, DirHistory))
+	hist, err := d.readHistory()
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -231,15 +274,15 @@ func ReadDir(dir string) (Files, error) {
 	return f, errors.Join(errs...)
 }
 
-func readHistory(dir string) ([]Entry, error) {
-	names, err := jsonNames(dir, ".jsonl")
+func (d Dir) readHistory() ([]Entry, error) {
+	names, err := jsonNames(d.full(DirHistory), ".jsonl")
 	if err != nil {
 		return nil, err
 	}
 	var out []Entry
 	var errs []error
 	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join(dir, n))
+		data, err := d.readFile(DirHistory + "/" + n)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w: history/%s: %w", ErrRead, n, err))
 			continue

@@ -239,17 +239,17 @@ func MergeScopes(project, user, global Files) (Files, []Conflict) {
 // ReadScopes reads the project .context directory and, when configured
 // (non-empty), the user and global scope directories, and merges them with
 // MergeScopes. A scope directory that does not exist is empty.
-func ReadScopes(projectDir, userDir, globalDir string) (Files, []Conflict, error) {
+func ReadScopes(project Dir, userDir, globalDir string) (Files, []Conflict, error) {
 	var layers [3]Files
 	var errs []error
-	for i, d := range []string{projectDir, userDir, globalDir} {
-		if d == "" {
+	for i, d := range []Dir{project, {Path: userDir}, {Path: globalDir}} {
+		if d.Path == "" {
 			continue
 		}
-		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(d.Path); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		f, err := ReadDir(d)
+		f, err := d.Read()
 		errs = append(errs, err)
 		layers[i] = f
 	}

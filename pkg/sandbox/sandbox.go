@@ -171,7 +171,13 @@ func etcArgs(firstFD int, lim Limits) ([]string, []*os.File) {
 	var files []*os.File
 	copies := lim.OpenFiles <= 0 || lim.OpenFiles >= minOpenFilesForCopies
 	for _, p := range etcAllow {
-		fi, err := os.Stat(p)
+		// What p leads to; only a link needs the second look (and the
+		// readlink of linkIntoUsr).
+		fi, err := os.Lstat(p)
+		link := err == nil && fi.Mode()&os.ModeSymlink != 0
+		if link {
+			fi, err = os.Stat(p)
+		}
 		switch {
 		case err != nil:
 			continue
@@ -181,9 +187,11 @@ func etcArgs(firstFD int, lim Limits) ([]string, []*os.File) {
 		case !fi.Mode().IsRegular():
 			continue // never a device or a fifo
 		}
-		if target, ok := linkIntoUsr(p); ok {
-			a = append(a, "--symlink", target, p)
-			continue
+		if link {
+			if target, ok := linkIntoUsr(p); ok {
+				a = append(a, "--symlink", target, p)
+				continue
+			}
 		}
 		if !copies || (lim.FileBytes > 0 && fi.Size() >= lim.FileBytes/2) {
 			a = append(a, "--ro-bind-try", p, p)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,7 +27,9 @@ import (
 // projection of the run's events; the ones in the workspace are that
 // projection materialised for the model to read.
 type protocol struct {
-	dir      string
+	// dir is the workspace's .context/, read and written without
+	// following links (the model's commands can make them).
+	dir      afs.Dir
 	sess     *afs.Session
 	redactor *redact.Redactor
 	log      *slog.Logger
@@ -76,7 +77,7 @@ func (p *protocol) state() *protocolState {
 // the rebuilt workspace already holds their history lines
 // (options.write_context carries them in the parked change).
 func newProtocol(wsDir string, in events.Envelope, pd events.PlanData, model string, now func() time.Time, red *redact.Redactor, log *slog.Logger, readable func(string) bool, scopes config.Context, restored *protocolState, restoredInWorkspace bool) (*protocol, error) {
-	p := &protocol{dir: filepath.Join(wsDir, afs.Root), redactor: red, log: log, readable: readable, scopes: scopes}
+	p := &protocol{dir: afs.Dir{Path: filepath.Join(wsDir, afs.Root), NoLinks: true}, redactor: red, log: log, readable: readable, scopes: scopes}
 	p.base = p.read()
 	cfg := afs.SessionConfig{SessionID: fmt.Sprintf("%s.a%d", in.RunID(), in.Attempt), ProjectID: pd.Run.Project,
 		AgentID: events.ServiceBuilder, ModelID: model, Producer: afs.DefaultProducer(events.ServiceBuilder), Now: now, Base: p.base}
@@ -163,8 +164,8 @@ func (p *protocol) before(tool string, args json.RawMessage) (string, string) {
 	call := p.redactedCall(protocolCall(tool, args))
 	snap, id := p.sess.BeforeTool(p.base, call, p.recordArgs(args))
 	p.hazards = snap.Hazards
-	if err := writeFile0(filepath.Join(p.dir, filepath.FromSlash(afs.PathStateMD)), p.sess.StateMD(p.base, snap)); err != nil {
-		p.problem("write state.md: " + err.Error())
+	if err := p.dir.WriteFile(afs.PathStateMD, []byte(p.sess.StateMD(p.base, snap))); err != nil {
+		p.problem(err.Error())
 	}
 	p.appendHistory()
 	var note []string
@@ -244,14 +245,14 @@ func (p *protocol) flush() {
 		// state.md keeps the mitigations of the last call's hazards.
 		files.Snapshot.Hazards = p.hazards
 	}
-	if err := afs.Write(p.dir, files); err != nil {
+	if err := p.dir.Write(files); err != nil {
 		p.problem("write .context: " + err.Error())
 	}
 }
 
 func (p *protocol) appendHistory() {
 	entries := p.sess.Entries()
-	if err := afs.AppendHistory(p.dir, entries[p.flushed:]...); err != nil {
+	if err := p.dir.AppendHistory(entries[p.flushed:]...); err != nil {
 		p.problem("append history: " + err.Error())
 		return
 	}
@@ -318,13 +319,6 @@ func protocolRefusal(call policy.ToolCall) string {
 		}
 	}
 	return ""
-}
-
-func writeFile0(path, content string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(content), 0o644)
 }
 
 // change takes the attempt's change; with options.write_context the run's
