@@ -39,6 +39,15 @@ func wireNode(n GoalNode) goalNodeJSON {
 // (ErrMissingField); children may be absent or null. Unknown keys are ignored
 // so that newer writers stay readable.
 func (n *GoalNode) UnmarshalJSON(data []byte) error {
+	if out, ok := decodeFast(data, nodeIn.node); ok {
+		*n = out
+		return nil
+	}
+	return n.unmarshalMembers(data)
+}
+
+// unmarshalMembers is UnmarshalJSON reading the object member by member.
+func (n *GoalNode) unmarshalMembers(data []byte) error {
 	f, err := decodeObject(data)
 	if err != nil {
 		return err
@@ -76,6 +85,15 @@ func (t GoalTree) MarshalJSON() ([]byte, error) {
 // (ErrMissingField); root_partition is optional because DecodeState rebuilds
 // it from the constants anyway.
 func (t *GoalTree) UnmarshalJSON(data []byte) error {
+	if out, ok := decodeFast(data, treeIn.tree); ok {
+		*t = out
+		return nil
+	}
+	return t.unmarshalMembers(data)
+}
+
+// unmarshalMembers is UnmarshalJSON reading the object member by member.
+func (t *GoalTree) unmarshalMembers(data []byte) error {
 	f, err := decodeObject(data)
 	if err != nil {
 		return err
@@ -123,6 +141,15 @@ func (m *L1Memory) UnmarshalJSON(data []byte) error {
 // are required (ErrMissingField). It does not validate: use DecodeState for
 // persisted data.
 func (s *CognitionState) UnmarshalJSON(data []byte) error {
+	if out, ok := decodeFast(data, stateIn.state); ok {
+		*s = out
+		return nil
+	}
+	return s.unmarshalMembers(data)
+}
+
+// unmarshalMembers is UnmarshalJSON reading the object member by member.
+func (s *CognitionState) unmarshalMembers(data []byte) error {
 	f, err := decodeObject(data)
 	if err != nil {
 		return err
