@@ -49,7 +49,7 @@ func WithExchanges(e Envelope, refs []ExchangeRef) (Envelope, error) {
 // members instead of decoding them, unless a key has an escape (one that
 // unescapes to "exchanges" counts): then the data is decoded into a map.
 func exchangesOf(data []byte) (members, has, ok bool) {
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		return false, false, false
 	}
 	escaped := false

@@ -35,7 +35,7 @@ func RunOf(e Envelope) Run {
 // case-insensitively, after unescaping, and decodes each matching member
 // into the same field in turn.
 func runMember(data []byte) (run Run, ok bool) {
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		return Run{}, true // Unmarshal decodes nothing either
 	}
 	var value []byte
