@@ -44,3 +44,13 @@ func BenchmarkWithExchanges(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkFits(b *testing.B) {
+	e := benchPlanEvent(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !e.Fits(DefaultMaxEventBytes) {
+			b.Fatal("too large")
+		}
+	}
+}
