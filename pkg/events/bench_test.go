@@ -54,3 +54,22 @@ func BenchmarkFits(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkDecode(b *testing.B) {
+	e := benchPlanEvent(b)
+	raw, err := e.Encode(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	subject, err := e.NATSSubject()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (Decoder{}).Decode(subject, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

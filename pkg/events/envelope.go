@@ -1,7 +1,6 @@
 package events
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -160,13 +159,9 @@ func (d Decoder) Decode(natsSubject string, msg []byte) (Envelope, error) {
 	if subjErr != nil {
 		return fail(subjErr)
 	}
-	var e Envelope
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	if err := dec.Decode(&e); err != nil {
-		return fail(fmt.Errorf("%w: %w", ErrMalformedJSON, err))
-	}
-	if dec.More() {
-		return fail(fmt.Errorf("%w: trailing data after the event", ErrMalformedJSON))
+	e, err := decodeEnvelope(msg)
+	if err != nil {
+		return fail(err)
 	}
 	if err := e.validate(); err != nil {
 		return fail(err)
