@@ -73,3 +73,14 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkEncode(b *testing.B) {
+	e := benchPlanEvent(b)
+	b.SetBytes(int64(len(e.Data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Encode(DefaultMaxEventBytes); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -98,7 +98,7 @@ func (e Envelope) Follow(kind Kind, attempt int, source string, now time.Time, d
 // an event this package produces is always one it accepts. It returns an
 // error wrapping ErrInvalidEvent or ErrTooLarge when maxBytes (>0) is exceeded.
 func (e Envelope) Encode(maxBytes int) ([]byte, error) {
-	raw, err := json.Marshal(e)
+	raw, err := e.marshal()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidEvent, err)
 	}
