@@ -283,6 +283,13 @@ func boundGolden(g Golden) Golden {
 	g.Patch = clip(g.Patch, MaxGoldenPatchBytes)
 	if len(g.Files) > 20 {
 		g.Files = append(g.Files[:20:20], fmt.Sprintf("… and %d more", len(g.Files)-20))
+	} else {
+		g.Files = slices.Clone(g.Files)
+	}
+	for i, f := range g.Files {
+		// A repository's paths may be long (4 KB each): 50 examples
+		// of 20 of them would outgrow the bucket's largest value.
+		g.Files[i] = clip(f, maxLearnText)
 	}
 	return g
 }

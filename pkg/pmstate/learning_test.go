@@ -40,6 +40,16 @@ func TestGoldenExamplesAreBoundedAndDeduplicated(t *testing.T) {
 	if n := len(l.Golden[0].Patch); n > MaxGoldenPatchBytes+len("…") {
 		t.Fatalf("patch of %d bytes: not bounded", n)
 	}
+	long := []string{strings.Repeat("d/", 2048), "short.go"}
+	if err := s.AddGolden(ctx, "p", Golden{RunID: "run-6", Files: long}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = s.Learning(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if files := l.Golden[2].Files; len(files[0]) > maxLearnText+len("…") || files[1] != "short.go" || len(long[0]) != 4096 {
+		t.Fatalf("file names %d bytes, %q: not bounded, or the caller's list changed", len(files[0]), files[1])
+	}
 	if other, _ := s.Learning(ctx, "q"); len(other.Golden) != 0 {
 		t.Fatal("another project sees the examples")
 	}
