@@ -84,14 +84,30 @@ func (s stateIn) state() (CognitionState, bool) {
 	return CognitionState{Revision: *s.Revision, GoalTree: tree, L1Memory: L1Memory(*s.L1Memory)}, ok
 }
 
+// stateKeys are the JSON names of the fields of the types above.
+var stateKeys = []string{"node_id", "summary", "weight", "children", "root_partition", "user_partition", "revision", "goal_tree", "l1_memory", "entries"}
+
 // plainKeys reports whether every object key in data, which must be valid
 // JSON, is made of ASCII bytes other than upper-case letters and the
-// backslash.
+// backslash, and no object has one of stateKeys twice: decoding a
+// repeated member into a struct field merges the second object or list
+// into what the first left there, where the members map keeps only the
+// last one.
 func plainKeys(data []byte) bool {
+	var seen []uint16 // per open object or array, the stateKeys met
 	for i := 0; i < len(data); i++ {
-		if data[i] != '"' {
+		switch data[i] {
+		case '{', '[':
+			seen = append(seen, 0)
+			continue
+		case '}', ']':
+			seen = seen[:len(seen)-1]
+			continue
+		case '"':
+		default:
 			continue
 		}
+		start := i + 1
 		plain := true
 		for i++; data[i] != '"'; i++ {
 			c := data[i]
@@ -104,15 +120,24 @@ func plainKeys(data []byte) bool {
 				plain = false
 			}
 		}
-		if plain {
-			continue
-		}
+		key := data[start:i]
 		j := i + 1
 		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
 			j++
 		}
-		if j < len(data) && data[j] == ':' {
+		if j >= len(data) || data[j] != ':' {
+			continue // a value
+		}
+		if !plain {
 			return false
+		}
+		for k, name := range stateKeys {
+			if string(key) == name {
+				if seen[len(seen)-1]&(1<<k) != 0 {
+					return false
+				}
+				seen[len(seen)-1] |= 1 << k
+			}
 		}
 	}
 	return true

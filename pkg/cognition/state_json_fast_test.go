@@ -29,6 +29,10 @@ var decodeSeeds = []string{
 	` {"node_id":"a","summary":"s\"Key\":","weight":2,"extra":{"Upper":[1,{"k":"\\"}]}} `,
 	`{"node_id":"a","summary":"s","weight":2}x`,
 	`null`, `[]`, `"x"`, `{`, ``,
+	`{"revision":3,"goal_tree":{"user_partition":{"node_id":"a","summary":"s","weight":1,"children":[{"node_id":"b","summary":"b","weight":1}],"children":[{"summary":"c"}]}},"l1_memory":{}}`,
+	`{"revision":3,"goal_tree":{"user_partition":{"node_id":"a","summary":"s","weight":1},"user_partition":{"summary":"t"}},"l1_memory":{}}`,
+	`{"revision":3,"goal_tree":{"user_partition":{"node_id":"a","summary":"s","weight":1}},"goal_tree":{"root_partition":[]},"l1_memory":{}}`,
+	`{"revision":3,"goal_tree":{"user_partition":{"node_id":"a","summary":"s","weight":1,"children":[{"node_id":"b","summary":"b","weight":1,"x":{"node_id":1}}],"node_id":"z"}},"l1_memory":{"entries":["a"]}}`,
 }
 
 // FuzzStateDecoding checks that whenever the fast decoding of a state, a
@@ -71,7 +75,7 @@ func TestDecodeFastTaken(t *testing.T) {
 	if _, ok := decodeFast(data, stateIn.state); !ok {
 		t.Error("an encoded state is not decoded by the fast decoding")
 	}
-	for _, i := range []int{2, 3, 4, 5} {
+	for _, i := range []int{2, 3, 4, 5, 23, 24, 25} {
 		if _, ok := decodeFast([]byte(decodeSeeds[i]), stateIn.state); ok {
 			t.Errorf("the fast decoding took %s", decodeSeeds[i])
 		}
