@@ -9,6 +9,11 @@ import (
 // entries.
 func benchState(b *testing.B) CognitionState {
 	b.Helper()
+	return benchStateOf()
+}
+
+// benchStateOf is benchState's state.
+func benchStateOf() CognitionState {
 	s := NewState()
 	for i := range 10 {
 		parent := node(fmt.Sprintf("g%d", i), int32(i))
@@ -52,5 +57,28 @@ func BenchmarkRenderInputIR(b *testing.B) {
 	s := benchState(b)
 	for b.Loop() {
 		RenderInputIR("user: hello", "- read_file(path)", s)
+	}
+}
+
+func BenchmarkEncodeState(b *testing.B) {
+	s := benchState(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := EncodeState(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodeState(b *testing.B) {
+	data, err := EncodeState(benchState(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeState(data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

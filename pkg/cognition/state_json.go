@@ -8,18 +8,46 @@ import (
 // MarshalJSON encodes n with snake_case keys; a nil child list is encoded as
 // an empty array.
 func (n GoalNode) MarshalJSON() ([]byte, error) {
-	type plain GoalNode
-	p := plain(n)
-	if p.Children == nil {
-		p.Children = []GoalNode{}
+	return json.Marshal(wireNode(n))
+}
+
+// goalNodeJSON is a GoalNode as it is encoded, without a MarshalJSON method:
+// a tree of them is written by one json.Marshal, where a GoalNode's own
+// method would marshal each subtree separately and have encoding/json
+// check and compact it again at every level above it.
+type goalNodeJSON struct {
+	NodeID   string         `json:"node_id"`
+	Summary  string         `json:"summary"`
+	Weight   int32          `json:"weight"`
+	Children []goalNodeJSON `json:"children"`
+}
+
+// wireNode converts n's subtree; every child list is non-nil (a nil one
+// is encoded as an empty array).
+func wireNode(n GoalNode) goalNodeJSON {
+	out := goalNodeJSON{NodeID: n.NodeID, Summary: n.Summary, Weight: n.Weight, Children: []goalNodeJSON{}}
+	if len(n.Children) > 0 {
+		out.Children = make([]goalNodeJSON, len(n.Children))
+		for i, c := range n.Children {
+			out.Children[i] = wireNode(c)
+		}
 	}
-	return json.Marshal(p)
+	return out
 }
 
 // UnmarshalJSON decodes a goal node. node_id, summary and weight are required
 // (ErrMissingField); children may be absent or null. Unknown keys are ignored
 // so that newer writers stay readable.
 func (n *GoalNode) UnmarshalJSON(data []byte) error {
+	if out, ok := decodeFast(data, nodeIn.node); ok {
+		*n = out
+		return nil
+	}
+	return n.unmarshalMembers(data)
+}
+
+// unmarshalMembers is UnmarshalJSON reading the object member by member.
+func (n *GoalNode) unmarshalMembers(data []byte) error {
 	f, err := decodeObject(data)
 	if err != nil {
 		return err
@@ -43,8 +71,10 @@ func (n *GoalNode) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes t; a nil root partition is encoded as an empty array.
 func (t GoalTree) MarshalJSON() ([]byte, error) {
-	type plain GoalTree
-	p := plain(t)
+	p := struct {
+		RootPartition []string     `json:"root_partition"`
+		UserPartition goalNodeJSON `json:"user_partition"`
+	}{t.RootPartition, wireNode(t.UserPartition)}
 	if p.RootPartition == nil {
 		p.RootPartition = []string{}
 	}
@@ -55,6 +85,15 @@ func (t GoalTree) MarshalJSON() ([]byte, error) {
 // (ErrMissingField); root_partition is optional because DecodeState rebuilds
 // it from the constants anyway.
 func (t *GoalTree) UnmarshalJSON(data []byte) error {
+	if out, ok := decodeFast(data, treeIn.tree); ok {
+		*t = out
+		return nil
+	}
+	return t.unmarshalMembers(data)
+}
+
+// unmarshalMembers is UnmarshalJSON reading the object member by member.
+func (t *GoalTree) unmarshalMembers(data []byte) error {
 	f, err := decodeObject(data)
 	if err != nil {
 		return err
@@ -102,6 +141,15 @@ func (m *L1Memory) UnmarshalJSON(data []byte) error {
 // are required (ErrMissingField). It does not validate: use DecodeState for
 // persisted data.
 func (s *CognitionState) UnmarshalJSON(data []byte) error {
+	if out, ok := decodeFast(data, stateIn.state); ok {
+		*s = out
+		return nil
+	}
+	return s.unmarshalMembers(data)
+}
+
+// unmarshalMembers is UnmarshalJSON reading the object member by member.
+func (s *CognitionState) unmarshalMembers(data []byte) error {
 	f, err := decodeObject(data)
 	if err != nil {
 		return err

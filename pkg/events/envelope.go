@@ -1,7 +1,6 @@
 package events
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,7 +98,7 @@ func (e Envelope) Follow(kind Kind, attempt int, source string, now time.Time, d
 // an event this package produces is always one it accepts. It returns an
 // error wrapping ErrInvalidEvent or ErrTooLarge when maxBytes (>0) is exceeded.
 func (e Envelope) Encode(maxBytes int) ([]byte, error) {
-	raw, err := json.Marshal(e)
+	raw, err := e.marshal()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidEvent, err)
 	}
@@ -116,8 +115,22 @@ func (e Envelope) Encode(maxBytes int) ([]byte, error) {
 // does not encode for another reason is reported as fitting; Encode then
 // returns that error).
 func (e Envelope) Fits(maxBytes int) bool {
+	if maxBytes <= 0 || e.encodedBound() <= maxBytes {
+		return true // without encoding it: Encode could not find it too large
+	}
 	_, err := e.Encode(maxBytes)
 	return !errors.Is(err, ErrTooLarge)
+}
+
+// encodedBound is an upper bound of the length of e's encoding: the
+// member names, the time and the attempt take less than 256 bytes, a
+// string at most 6 bytes per byte and its quotes (a \u00XX escape; an
+// invalid UTF-8 byte becomes \ufffd), and the data at most 6 bytes per
+// byte ("null" when empty: compacting drops bytes and only escapes <, >,
+// & and U+2028/U+2029 as \u00XX and \u202X).
+func (e Envelope) encodedBound() int {
+	strs := len(e.SpecVersion) + len(e.ID) + len(e.Source) + len(e.Type) + len(e.Subject) + len(e.DataContentType) + len(e.TraceParent)
+	return 256 + 6*strs + 6*max(len(e.Data), 1)
 }
 
 // Decoder decodes events strictly. The zero value uses DefaultMaxEventBytes.
@@ -146,13 +159,9 @@ func (d Decoder) Decode(natsSubject string, msg []byte) (Envelope, error) {
 	if subjErr != nil {
 		return fail(subjErr)
 	}
-	var e Envelope
-	dec := json.NewDecoder(bytes.NewReader(msg))
-	if err := dec.Decode(&e); err != nil {
-		return fail(fmt.Errorf("%w: %w", ErrMalformedJSON, err))
-	}
-	if dec.More() {
-		return fail(fmt.Errorf("%w: trailing data after the event", ErrMalformedJSON))
+	e, err := decodeEnvelope(msg)
+	if err != nil {
+		return fail(err)
 	}
 	if err := e.validate(); err != nil {
 		return fail(err)

@@ -1,6 +1,9 @@
 package events
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // RunOf extracts the run description from any run event, best effort: the
 // `run` field of phase events, or the request itself for a `requested`
@@ -14,11 +17,48 @@ func RunOf(e Envelope) Run {
 		}
 		return Run{}
 	}
+	if run, ok := runMember(e.Data); ok {
+		return run
+	}
 	var carrier struct {
 		Run Run `json:"run"`
 	}
 	_ = json.Unmarshal(e.Data, &carrier)
 	return carrier.Run
+}
+
+// runMember decodes only the run member of data, which decoding the whole
+// data into a struct with a run field gives too, without decoding the rest
+// (a built event carries kilobytes beside its run). ok is false, and the
+// whole data must be decoded, when data is valid JSON whose keys could
+// match the run field in another way: encoding/json matches a field name
+// case-insensitively, after unescaping, and decodes each matching member
+// into the same field in turn.
+func runMember(data []byte) (run Run, ok bool) {
+	if !validJSON(data) {
+		return Run{}, true // Unmarshal decodes nothing either
+	}
+	var value []byte
+	matches := 0
+	plain := true
+	topMembers(data, func(key, v []byte) bool {
+		switch {
+		case !plainKey(key):
+			plain = false
+		case bytes.EqualFold(key, []byte("run")):
+			matches++
+			plain = plain && string(key) == "run"
+			value = v
+		}
+		return plain
+	})
+	if !plain || matches > 1 {
+		return Run{}, false
+	}
+	if matches == 1 {
+		_ = json.Unmarshal(value, &run)
+	}
+	return run, true
 }
 
 // Failed builds the terminal `failed` event of a run that a service could

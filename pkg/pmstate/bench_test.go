@@ -3,8 +3,10 @@ package pmstate
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/natstest"
@@ -61,4 +63,24 @@ func BenchmarkUpdateContended(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(calls.Load())/float64(n.Load()), "attempts/op")
+}
+
+// BenchmarkGoldenThenLearning measures a run's use of the learning record:
+// the critic adds a golden example (a full record of DefaultMaxGolden
+// examples, about 30 KB), then a prompt reads the record.
+func BenchmarkGoldenThenLearning(b *testing.B) {
+	s := benchStore(b)
+	ctx := context.Background()
+	patch := strings.Repeat("+ a line of the change\n", 20)
+	i := 0
+	for b.Loop() {
+		i++
+		g := Golden{RunID: fmt.Sprintf("run-%d", i), Intent: "add a test", Plan: "one step", Files: []string{"a.go", "a_test.go"}, Patch: patch, At: time.Now()}
+		if err := s.AddGolden(ctx, "bench", g, 0); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Learning(ctx, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package pmstate
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
@@ -124,6 +126,50 @@ func (l Learning) clone() Learning {
 	return out
 }
 
+// asDecoded returns a deep copy of l as decodeLearning gives it back from
+// its JSON: every time as its own JSON encoding decodes (no monotonic
+// reading; the zone its offset names). ok is false when a string is not
+// valid UTF-8, which the JSON encoding changes.
+func (l Learning) asDecoded() (Learning, bool) {
+	out := l.clone()
+	for i := range out.Golden {
+		g := &out.Golden[i]
+		if !validUTF8(g.RunID, g.Intent, g.Plan, g.Patch) || !validUTF8(g.Files...) || !asDecodedTime(&g.At) {
+			return Learning{}, false
+		}
+	}
+	for i := range out.Failures {
+		f := &out.Failures[i]
+		if !validUTF8(f.RunID, f.Intent, f.Reason) || !asDecodedTime(&f.At) {
+			return Learning{}, false
+		}
+	}
+	return out, true
+}
+
+func validUTF8(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// asDecodedTime replaces *t with its JSON encoding decoded.
+func asDecodedTime(t *time.Time) bool {
+	raw, err := t.MarshalJSON()
+	if err != nil {
+		return false
+	}
+	var d time.Time
+	if d.UnmarshalJSON(raw) != nil {
+		return false
+	}
+	*t = d
+	return true
+}
+
 // AddGolden stores a golden example, bounded (see Golden), keeping the
 // max (DefaultMaxGolden when <= 0) most recent ones. A run already
 // recorded is replaced, so a redelivered event adds nothing.
@@ -211,6 +257,11 @@ func (s *Store) updateLearning(ctx context.Context, project string, fn func(*Lea
 		switch {
 		case err == nil:
 			s.lastLearning.wrote(key, newRev, l.clone())
+			if d, ok := l.asDecoded(); ok {
+				// The next read of these bytes (a prompt's) copies
+				// this instead of decoding them.
+				s.learned.keep(key, sha256.Sum256(data), d)
+			}
 		case !bus.IsConflict(err):
 			return backoff.Permanent(err)
 		case onLast:
@@ -232,6 +283,13 @@ func boundGolden(g Golden) Golden {
 	g.Patch = clip(g.Patch, MaxGoldenPatchBytes)
 	if len(g.Files) > 20 {
 		g.Files = append(g.Files[:20:20], fmt.Sprintf("… and %d more", len(g.Files)-20))
+	} else {
+		g.Files = slices.Clone(g.Files)
+	}
+	for i, f := range g.Files {
+		// A repository's paths may be long (4 KB each): 50 examples
+		// of 20 of them would outgrow the bucket's largest value.
+		g.Files[i] = clip(f, maxLearnText)
 	}
 	return g
 }

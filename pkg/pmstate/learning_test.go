@@ -1,8 +1,10 @@
 package pmstate
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +39,16 @@ func TestGoldenExamplesAreBoundedAndDeduplicated(t *testing.T) {
 	}
 	if n := len(l.Golden[0].Patch); n > MaxGoldenPatchBytes+len("…") {
 		t.Fatalf("patch of %d bytes: not bounded", n)
+	}
+	long := []string{strings.Repeat("d/", 2048), "short.go"}
+	if err := s.AddGolden(ctx, "p", Golden{RunID: "run-6", Files: long}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = s.Learning(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if files := l.Golden[2].Files; len(files[0]) > maxLearnText+len("…") || files[1] != "short.go" || len(long[0]) != 4096 {
+		t.Fatalf("file names %d bytes, %q: not bounded, or the caller's list changed", len(files[0]), files[1])
 	}
 	if other, _ := s.Learning(ctx, "q"); len(other.Golden) != 0 {
 		t.Fatal("another project sees the examples")
@@ -185,5 +197,60 @@ func TestLearningReadsThroughTheReplicaKeyValue(t *testing.T) {
 	}
 	if l, err := plain.Learning(ctx, "p"); err != nil || len(l.Failures) != 1 || l.Failures[0].Reason != "from the store's bucket" {
 		t.Fatalf("the store's bucket holds %+v (%v)", l.Failures, err)
+	}
+}
+
+// TestLearningKeptAfterWriteIsItsDecoding: the record an update keeps for
+// the next read of the bytes it wrote is what decoding those bytes gives
+// (times without monotonic reading and in the zone their offset names,
+// nil and empty lists apart); a record with a string that is not UTF-8,
+// which its JSON changes, is not kept, and a read decodes it.
+func TestLearningKeptAfterWriteIsItsDecoding(t *testing.T) {
+	s, kv := newStore(t)
+	ctx := testCtx(t)
+	key, err := learnKey("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func() ([]byte, Learning) {
+		t.Helper()
+		e, err := kv.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := decodeLearning(e.Value())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Value(), l
+	}
+	zone := time.FixedZone("east", 5400)
+	if err := s.AddGolden(ctx, "p", Golden{RunID: "r1", Intent: "<add> & \u2028tests", Files: []string{}, At: time.Now().In(zone)}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddFailure(ctx, "p", Failure{RunID: "r2", Attempt: 2, Reason: "ünïcödé", At: time.Now()}, 0); err != nil {
+		t.Fatal(err)
+	}
+	raw, want := stored()
+	kept, ok := s.learned.m[key]
+	if !ok || kept.sum != sha256.Sum256(raw) {
+		t.Fatal("the written record is not kept for the next read")
+	}
+	if !reflect.DeepEqual(kept.v, want) {
+		t.Fatalf("kept %#v\ndecoded %#v", kept.v, want)
+	}
+	if err := s.AddGolden(ctx, "p", Golden{RunID: "r3", Intent: "bad \xff utf-8"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	raw, want = stored()
+	if kept := s.learned.m[key]; kept.sum == sha256.Sum256(raw) {
+		t.Fatal("a record whose JSON changes a string was kept")
+	}
+	got, err := s.Learning(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || got.Golden[1].Intent != "bad \ufffd utf-8" {
+		t.Fatalf("read %#v\nwant %#v", got, want)
 	}
 }
