@@ -18,6 +18,17 @@ import (
 // still in the stream is folded first. The work stream has interest
 // retention, so an event the recorder has not acknowledged (and so may not
 // have folded) is still there; events already folded are skipped by cause.
+//
+// Looking the earlier events up is a request to the stream's leader, which
+// answers with the run's next message (with runs interleaved in the stream,
+// usually the event in hand). It is spared when this process knows there
+// is nothing to fold: the recorder's consumer takes every message of the
+// stream and delivers new ones in stream order, so when every sequence
+// from the run's folded position up to the event was first delivered to
+// this process (none went to another recorder, none was lost) and each of
+// them that belongs to the run is folded, no earlier event of the run
+// remains. Anything else (a gap, an event of the run delivered but not
+// folded yet, a failed one, a restart) looks up as before.
 type streamOrder struct {
 	js      jetstream.JetStream
 	decoder events.Decoder
@@ -27,6 +38,11 @@ type streamOrder struct {
 	// next is, per run, the stream sequence from which this process has
 	// not yet folded the run's events (every earlier one is folded).
 	next map[string]uint64
+	// seen says which sequences were first delivered to this process.
+	seen deliveredSeqs
+	// unfolded lists, per run, the sequences delivered to this process
+	// and not folded yet.
+	unfolded map[string]map[uint64]struct{}
 }
 
 // maxOrderedRuns bounds the per-run positions kept; past it an arbitrary
@@ -35,7 +51,37 @@ type streamOrder struct {
 const maxOrderedRuns = 4096
 
 func newStreamOrder(js jetstream.JetStream, maxEventBytes int) *streamOrder {
-	return &streamOrder{js: js, decoder: events.Decoder{MaxBytes: maxEventBytes}, next: map[string]uint64{}}
+	return &streamOrder{js: js, decoder: events.Decoder{MaxBytes: maxEventBytes}, next: map[string]uint64{},
+		unfolded: map[string]map[uint64]struct{}{}}
+}
+
+// delivered notes that the run's event at seq reached this process
+// (first is whether it is the message's first delivery); a handler calls
+// it before anything else, and folded when the event is folded.
+func (o *streamOrder) delivered(runID string, seq uint64, first bool) {
+	if seq == 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if first {
+		o.seen.add(seq)
+	}
+	u := o.unfolded[runID]
+	if u == nil {
+		if len(o.unfolded) >= maxOrderedRuns {
+			// Forget an arbitrary run, and where its events were folded
+			// up to: it is looked up again.
+			for k := range o.unfolded {
+				delete(o.unfolded, k)
+				delete(o.next, k)
+				break
+			}
+		}
+		u = map[uint64]struct{}{}
+		o.unfolded[runID] = u
+	}
+	u[seq] = struct{}{}
 }
 
 func (o *streamOrder) workStream(ctx context.Context) (jetstream.Stream, error) {
@@ -59,7 +105,19 @@ func (o *streamOrder) workStream(ctx context.Context) (jetstream.Stream, error) 
 func (o *streamOrder) behind(runID string, seq uint64) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return max(o.next[runID], 1) < seq
+	from, known := o.next[runID]
+	if max(from, 1) >= seq {
+		return false
+	}
+	if !known || !o.seen.all(from, seq) {
+		return true
+	}
+	for u := range o.unfolded[runID] {
+		if u < seq {
+			return true
+		}
+	}
+	return false
 }
 
 // predecessors returns the steps of the run's events stored in the stream
@@ -111,7 +169,16 @@ func (o *streamOrder) predecessors(ctx context.Context, runID string, seq uint64
 func (o *streamOrder) folded(runID string, seq uint64, ended bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if u := o.unfolded[runID]; u != nil {
+		delete(u, seq)
+		if len(u) == 0 {
+			delete(o.unfolded, runID)
+		}
+	}
 	if ended {
+		// Forgetting where an ended run was folded up to is safe: a late
+		// event of it looks up (the events of its own still unfolded
+		// stay listed).
 		delete(o.next, runID)
 		return
 	}

@@ -80,15 +80,18 @@ func New(ctx context.Context, d *app.Deps) (worker.Handler, error) {
 // transient: the event is redelivered and the steps already stored are
 // skipped.
 func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
+	runID := in.RunID()
+	delivery, inStream := worker.DeliveryFrom(ctx)
+	if inStream {
+		s.order.delivered(runID, delivery.StreamSeq, delivery.Deliveries <= 1)
+	}
 	// (A decision whose data is invalid folds into its refusal.)
 	steps, err := audit.Fold(in)
 	if err != nil {
 		return nil, worker.Permanent(fmt.Errorf("could not fold %s: %w", in.ID, err))
 	}
-	runID := in.RunID()
 	unlock := s.locks.lock(runID)
 	defer unlock()
-	delivery, inStream := worker.DeliveryFrom(ctx)
 	// Three independent reads, each a round trip to the server when it is
 	// not answered from memory (a run's first event, a recorder that just
 	// started): the run's claim, its earlier events still in the work
