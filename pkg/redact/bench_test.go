@@ -136,7 +136,7 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_mapping_nested_line_36KB", in: "x: " + strings.Repeat("{token: {", 4000) + "p: 1"},
 		{name: "yaml_aliases_anchors_line_60KB", in: "password: *a\npassword: *b\nx: " + strings.Repeat("&a &b ", 10000)},
 		{name: "yaml_alias_lines_52KB", in: strings.Repeat("password: *a\n", 4000) + strings.Repeat("&a\n", 1000)},
-		{name: "compose_entrypoint_yaml_nested_1.5MB", in: strings.Replace(strings.Replace(splitNested.String(), "command: mysql", "entrypoint: mysql", -1), "args: [-pX]", "command: [-pX]", -1)},
+		{name: "compose_entrypoint_yaml_nested_1.5MB", in: strings.ReplaceAll(strings.ReplaceAll(splitNested.String(), "command: mysql", "entrypoint: mysql"), "args: [-pX]", "command: [-pX]")},
 		{name: "metric_matchers_line_88KB", in: strings.Repeat(`{token!~"a `, 8000)},
 		{name: "metric_matchers_unquoted_line_72KB", in: strings.Repeat(`{token=~a `, 8000)},
 		{name: "quoted_unclosed_lines_52KB", in: strings.Repeat("password: \"a\n", 4000)},
