@@ -64,22 +64,27 @@ func (o *streamOrder) delivered(runID string, seq uint64, first bool) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if first {
-		o.seen.add(seq)
-	}
 	u := o.unfolded[runID]
 	if u == nil {
 		if len(o.unfolded) >= maxOrderedRuns {
 			// Forget an arbitrary run, and where its events were folded
-			// up to: it is looked up again.
+			// up to: it is looked up again. Which sequences were
+			// delivered here is forgotten too: a handler of that run
+			// already past its lookup notes a folded position again,
+			// and an event of the run delivered before now, not folded
+			// and no longer listed, must still be looked up.
 			for k := range o.unfolded {
 				delete(o.unfolded, k)
 				delete(o.next, k)
 				break
 			}
+			o.seen = deliveredSeqs{}
 		}
 		u = map[uint64]struct{}{}
 		o.unfolded[runID] = u
+	}
+	if first {
+		o.seen.add(seq)
 	}
 	u[seq] = struct{}{}
 }
