@@ -28,7 +28,8 @@ import (
 // this process (none went to another recorder, none was lost) and each of
 // them that belongs to the run is folded, no earlier event of the run
 // remains. Anything else (a gap, an event of the run delivered but not
-// folded yet, a failed one, a restart) looks up as before.
+// folded yet, a failed one, a restart) looks up as before; an event that
+// does not fold is not waited for (a lookup skips it too).
 type streamOrder struct {
 	js      jetstream.JetStream
 	decoder events.Decoder
@@ -169,17 +170,31 @@ func (o *streamOrder) predecessors(ctx context.Context, runID string, seq uint64
 	return steps, nil
 }
 
-// folded notes that every event of the run up to seq is folded; ended
-// forgets the run.
-func (o *streamOrder) folded(runID string, seq uint64, ended bool) {
+// unfoldable notes that the run's event at seq does not fold: it is never
+// folded, and a lookup skips it too, so it is no longer listed as
+// unfolded.
+func (o *streamOrder) unfoldable(runID string, seq uint64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.unlist(runID, seq)
+}
+
+// unlist removes seq from the run's unfolded events; o.mu is held.
+func (o *streamOrder) unlist(runID string, seq uint64) {
 	if u := o.unfolded[runID]; u != nil {
 		delete(u, seq)
 		if len(u) == 0 {
 			delete(o.unfolded, runID)
 		}
 	}
+}
+
+// folded notes that every event of the run up to seq is folded; ended
+// forgets the run.
+func (o *streamOrder) folded(runID string, seq uint64, ended bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.unlist(runID, seq)
 	if ended {
 		// Forgetting where an ended run was folded up to is safe: a late
 		// event of it looks up (the events of its own still unfolded

@@ -88,6 +88,9 @@ func (s *Service) Handle(ctx context.Context, in events.Envelope) ([]events.Enve
 	// (A decision whose data is invalid folds into its refusal.)
 	steps, err := audit.Fold(in)
 	if err != nil {
+		if inStream {
+			s.order.unfoldable(runID, delivery.StreamSeq)
+		}
 		return nil, worker.Permanent(fmt.Errorf("could not fold %s: %w", in.ID, err))
 	}
 	unlock := s.locks.lock(runID)
