@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -132,7 +133,15 @@ func kind(m fs.FileMode) string {
 	return "special file"
 }
 
-// readFile reads the file at p.
+// MaxFileBytes bounds a file of a .context/ read with Dir.NoLinks: the
+// protocol's files are kilobytes, a day's history a few megabytes at
+// most, while a model's command may write a file up to the sandbox's
+// file size limit (1 GiB by default) there, which the service would
+// otherwise read whole into memory at every tool call.
+const MaxFileBytes = 16 << 20
+
+// readFile reads the file at p; with NoLinks, one larger than
+// MaxFileBytes is not read (ErrTooLarge).
 func (d Dir) readFile(p string) ([]byte, error) {
 	if !d.NoLinks {
 		return os.ReadFile(d.full(p))
@@ -141,10 +150,17 @@ func (d Dir) readFile(p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if size > MaxFileBytes {
+		_ = fh.Close()
+		return nil, fmt.Errorf("%w: %s is %d bytes (at most %d)", ErrTooLarge, p, size, MaxFileBytes)
+	}
 	// Sized as opened, as os.ReadFile does: one read for the content, one
-	// for the end.
+	// for the end; never more than the bound, should it grow meanwhile.
 	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err = buf.ReadFrom(fh)
+	_, err = buf.ReadFrom(io.LimitReader(fh, MaxFileBytes+1))
+	if err == nil && buf.Len() > MaxFileBytes {
+		err = fmt.Errorf("%w: %s grew past %d bytes", ErrTooLarge, p, MaxFileBytes)
+	}
 	return buf.Bytes(), errors.Join(err, fh.Close())
 }
 

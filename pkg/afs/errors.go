@@ -16,4 +16,7 @@ var (
 	// ErrNotRegular: a file of a .context/ read or written with
 	// Dir.NoLinks is not a regular file (a fifo, a device, a directory).
 	ErrNotRegular = errors.New("afs: not a regular file in .context, not used")
+	// ErrTooLarge: a file of a .context/ read with Dir.NoLinks is larger
+	// than MaxFileBytes; it is not read.
+	ErrTooLarge = errors.New("afs: .context file too large, not read")
 )
