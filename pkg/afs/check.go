@@ -52,7 +52,7 @@ func Check(dir string) error {
 			errs = append(errs, err)
 		}
 	}
-	names, err := jsonNames(filepath.Join(dir, DirHistory), ".jsonl")
+	names, err := Dir{Path: dir}.jsonNames(DirHistory, ".jsonl")
 	if err != nil {
 		errs = append(errs, err)
 	}

@@ -140,26 +140,42 @@ func kind(m fs.FileMode) string {
 // otherwise read whole into memory at every tool call.
 const MaxFileBytes = 16 << 20
 
+// MaxReadBytes bounds what one Dir.Read with NoLinks reads in all, and
+// MaxDirFiles the files it reads of one directory (hivemind, history):
+// many files, each under MaxFileBytes, would add up.
+const (
+	MaxReadBytes = 64 << 20
+	MaxDirFiles  = 1000
+)
+
 // readFile reads the file at p; with NoLinks, one larger than
-// MaxFileBytes is not read (ErrTooLarge).
-func (d Dir) readFile(p string) ([]byte, error) {
+// MaxFileBytes or than *left (when left is not nil; what is read is
+// taken from it) is not read (ErrTooLarge).
+func (d Dir) readFile(p string, left *int64) ([]byte, error) {
 	if !d.NoLinks {
 		return os.ReadFile(d.full(p))
+	}
+	limit := int64(MaxFileBytes)
+	if left != nil && *left < limit {
+		limit = max(*left, 0)
 	}
 	fh, size, err := d.openSized(p, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
-	if size > MaxFileBytes {
+	if size > limit {
 		_ = fh.Close()
-		return nil, fmt.Errorf("%w: %s is %d bytes (at most %d)", ErrTooLarge, p, size, MaxFileBytes)
+		return nil, fmt.Errorf("%w: %s is %d bytes (at most %d, of %d per file and %d per read of .context)", ErrTooLarge, p, size, limit, MaxFileBytes, MaxReadBytes)
 	}
 	// Sized as opened, as os.ReadFile does: one read for the content, one
 	// for the end; never more than the bound, should it grow meanwhile.
 	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err = buf.ReadFrom(io.LimitReader(fh, MaxFileBytes+1))
-	if err == nil && buf.Len() > MaxFileBytes {
-		err = fmt.Errorf("%w: %s grew past %d bytes", ErrTooLarge, p, MaxFileBytes)
+	_, err = buf.ReadFrom(io.LimitReader(fh, limit+1))
+	if err == nil && int64(buf.Len()) > limit {
+		err = fmt.Errorf("%w: %s grew past %d bytes", ErrTooLarge, p, limit)
+	}
+	if left != nil {
+		*left -= int64(buf.Len())
 	}
 	return buf.Bytes(), errors.Join(err, fh.Close())
 }

@@ -3,6 +3,7 @@ package afs
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +50,46 @@ func TestDirNoLinksRefusesHugeFiles(t *testing.T) {
 	if err := os.Truncate(full, MaxFileBytes); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.readFile(PathState); err != nil {
+	if _, err := d.readFile(PathState, nil); err != nil {
 		t.Errorf("a file of MaxFileBytes: %v", err)
+	}
+}
+
+// TestDirNoLinksBoundsARead: many files, each under MaxFileBytes, are
+// not read past MaxReadBytes in all, nor past MaxDirFiles of a directory.
+func TestDirNoLinksBoundsARead(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), Root)
+	d := Dir{Path: dir, NoLinks: true}
+	hist := filepath.Join(dir, DirHistory)
+	if err := os.MkdirAll(hist, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxReadBytes/MaxFileBytes + 1 {
+		full := filepath.Join(hist, fmt.Sprintf("2026-01-%02d.jsonl", i+1))
+		if err := os.WriteFile(full, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(full, MaxFileBytes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.readHistory(new(int64(MaxReadBytes))); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "per read of .context") {
+		t.Errorf("history of %d files of MaxFileBytes: err = %v, want ErrTooLarge for the last", MaxReadBytes/MaxFileBytes+1, err)
+	}
+	mind := filepath.Join(dir, DirHivemind)
+	if err := os.MkdirAll(mind, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range MaxDirFiles + 1 {
+		if err := os.WriteFile(filepath.Join(mind, fmt.Sprintf("n%04d.json", i)), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := d.jsonNames(DirHivemind, ".json")
+	if !errors.Is(err, ErrTooLarge) || len(names) != MaxDirFiles || names[0] != "n0000.json" {
+		t.Errorf("hivemind of %d files: %d names, err = %v; want the first %d and ErrTooLarge", MaxDirFiles+1, len(names), err, MaxDirFiles)
+	}
+	if names, err := (Dir{Path: dir}).jsonNames(DirHivemind, ".json"); err != nil || len(names) != MaxDirFiles+1 {
+		t.Errorf("without NoLinks (an operator's directory): %d names, %v; want all", len(names), err)
 	}
 }

@@ -193,8 +193,9 @@ func (d Dir) Read() (Files, error) {
 		return f, fmt.Errorf("%w: %w", ErrRead, err)
 	}
 	var errs []error
+	left := int64(MaxReadBytes)
 	read := func(p string, v any, idMaps map[string]bool) bool {
-		data, err := d.readFile(p)
+		data, err := d.readFile(p, &left)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false
 		}
@@ -235,7 +236,7 @@ func (d Dir) Read() (Files, error) {
 	if read(PathTriggers, &tr, nil) {
 		f.Triggers = &tr
 	}
-	if data, err := d.readFile(PathHazards); err == nil {
+	if data, err := d.readFile(PathHazards, &left); err == nil {
 		hs, herr := ParseHazards(data)
 		var hf HazardFile
 		_ = decodeLoose(data, &hf.Meta, nil) // a bare array has no metadata
@@ -248,11 +249,14 @@ func (d Dir) Read() (Files, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, fmt.Errorf("%w: %s: %w", ErrRead, PathHazards, err))
 	}
-	if names, err := jsonNames(d.full(DirHivemind), ".json"); err != nil {
+	if names, err := d.jsonNames(DirHivemind, ".json"); err != nil && names == nil {
 		errs = append(errs, err)
 	} else {
+		if err != nil {
+			errs = append(errs, err)
+		}
 		for _, n := range names {
-			data, err := d.readFile(DirHivemind + "/" + n)
+			data, err := d.readFile(DirHivemind+"/"+n, &left)
 			if err == nil && !json.Valid(data) {
 				err = errors.New("not JSON")
 			}
@@ -266,7 +270,7 @@ func (d Dir) Read() (Files, error) {
 			f.Hivemind[n] = json.RawMessage(strings.TrimSpace(string(data)))
 		}
 	}
-	hist, err := d.readHistory()
+	hist, err := d.readHistory(&left)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -274,15 +278,18 @@ func (d Dir) Read() (Files, error) {
 	return f, errors.Join(errs...)
 }
 
-func (d Dir) readHistory() ([]Entry, error) {
-	names, err := jsonNames(d.full(DirHistory), ".jsonl")
-	if err != nil {
+func (d Dir) readHistory(left *int64) ([]Entry, error) {
+	names, err := d.jsonNames(DirHistory, ".jsonl")
+	if err != nil && names == nil {
 		return nil, err
 	}
 	var out []Entry
 	var errs []error
+	if err != nil {
+		errs = append(errs, err)
+	}
 	for _, n := range names {
-		data, err := d.readFile(DirHistory + "/" + n)
+		data, err := d.readFile(DirHistory+"/"+n, left)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w: history/%s: %w", ErrRead, n, err))
 			continue
@@ -304,8 +311,12 @@ func (d Dir) readHistory() ([]Entry, error) {
 
 // jsonNames lists the regular files with the suffix in dir, sorted; a
 // missing dir has none.
-func jsonNames(dir, suffix string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
+// jsonNames lists the regular files of dir (relative to Path) whose
+// names end in suffix, sorted; with NoLinks at most MaxDirFiles of them,
+// the first in name order, with an error wrapping ErrTooLarge beside
+// them when there are more.
+func (d Dir) jsonNames(dir, suffix string) ([]string, error) {
+	ents, err := os.ReadDir(d.full(dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -319,6 +330,9 @@ func jsonNames(dir, suffix string) ([]string, error) {
 		}
 	}
 	sort.Strings(out)
+	if d.NoLinks && len(out) > MaxDirFiles {
+		return out[:MaxDirFiles], fmt.Errorf("%w: %s holds %d files; the first %d are read", ErrTooLarge, dir, len(out), MaxDirFiles)
+	}
 	return out, nil
 }
 
