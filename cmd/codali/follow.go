@@ -47,7 +47,7 @@ type subscription struct {
 	digest string
 }
 
-func subscribeRun(cl *client, runID string) (*subscription, error) {
+func subscribeRun(ctx context.Context, cl *client, runID string) (*subscription, error) {
 	s := &subscription{ch: make(chan *nats.Msg, 4096)}
 	for _, subject := range []string{events.RunSubjects(runID), progress.RunSubjects(runID)} {
 		sub, err := cl.nc.ChanSubscribe(subject, s.ch)
@@ -57,11 +57,42 @@ func subscribeRun(cl *client, runID string) (*subscription, error) {
 		}
 		s.subs = append(s.subs, sub)
 	}
-	if err := cl.nc.Flush(); err != nil {
+	if err := flushThrough(ctx, cl.nc); err != nil {
 		s.close()
 		return nil, fmt.Errorf("could not subscribe to run %s: %w", runID, err)
 	}
 	return s, nil
+}
+
+// flushWait bounds how long flushThrough waits for a lost server to be
+// replaced: a cluster elects new leaders within seconds, and a client
+// reconnects to another server within its reconnect wait.
+const flushWait = time.Minute
+
+// flushThrough makes sure the server has the connection's subscriptions.
+// A server that dies during the flush makes nats.go report the
+// connection closed although it is reconnecting (and it restores the
+// subscriptions on the server it reconnects to): the flush is tried
+// again until it succeeds, the connection is closed for good, or
+// flushWait or ctx ends.
+func flushThrough(ctx context.Context, nc *nats.Conn) error {
+	ctx, cancel := context.WithTimeout(ctx, flushWait)
+	defer cancel()
+	for {
+		fctx, stop := context.WithTimeout(ctx, 5*time.Second)
+		err := nc.FlushWithContext(fctx)
+		stop()
+		if err == nil || nc.IsClosed() {
+			return err
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 }
 
 func (s *subscription) close() {

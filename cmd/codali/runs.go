@@ -84,7 +84,7 @@ func cmdWatch(ctx context.Context, c *cli, args []string) int {
 		return exitUsage // unreachable: not a verdict
 	}
 	defer cl.close()
-	sub, err := subscribeRun(cl, runID)
+	sub, err := subscribeRun(ctx, cl, runID)
 	if err != nil {
 		c.errorf("watch: %v", err)
 		return exitUsage

@@ -143,7 +143,7 @@ func (c *cli) submit(ctx context.Context, o submitOptions, data events.Requested
 	}
 	var sub *subscription
 	if o.wait {
-		if sub, err = subscribeRun(cl, runID); err != nil {
+		if sub, err = subscribeRun(ctx, cl, runID); err != nil {
 			c.errorf("submit: %v", err)
 			return exitFailure
 		}
