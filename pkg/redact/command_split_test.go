@@ -30,25 +30,7 @@ var splitCommandDocs = []struct{ in, want string }{
 func TestCommandInSiblingField(t *testing.T) {
 	r := &Redactor{}
 	for _, c := range splitCommandDocs {
-		got, err := r.JSON([]byte(c.in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != c.want {
-			t.Errorf("JSON(%s)\n got %s\nwant %s", c.in, got, c.want)
-		}
-		checkSameAsReference(t, r, []byte(c.in))
-		var v any
-		if err := json.Unmarshal([]byte(c.in), &v); err != nil {
-			t.Fatal(err)
-		}
-		viaValue, _ := json.Marshal(r.Value(v))
-		var wantV any
-		_ = json.Unmarshal([]byte(c.want), &wantV)
-		wantValue, _ := json.Marshal(wantV)
-		if string(viaValue) != string(wantValue) {
-			t.Errorf("Value(%s)\n got %s\nwant %s", c.in, viaValue, wantValue)
-		}
+		checkJSONAndValue(t, r, c.in, c.want)
 	}
 	m := map[string]any{"cmd": "docker", "args": []string{"login", "-p", "SECRET"}}
 	if got := r.Value(m).(map[string]any)["args"].([]string); got[2] != "[REDACTED:password]" {
@@ -91,5 +73,30 @@ func TestPairedMembersSplitCommand(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("PairedMembers(%s) = %v, want %v", tc.doc, got, tc.want)
 		}
+	}
+}
+
+// checkJSONAndValue checks that JSON (both its paths) and Value redact
+// the document in to want.
+func checkJSONAndValue(t *testing.T, r *Redactor, in, want string) {
+	t.Helper()
+	got, err := r.JSON([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("JSON(%s)\n got %s\nwant %s", in, got, want)
+	}
+	checkSameAsReference(t, r, []byte(in))
+	var v any
+	if err := json.Unmarshal([]byte(in), &v); err != nil {
+		t.Fatal(err)
+	}
+	viaValue, _ := json.Marshal(r.Value(v))
+	var wantV any
+	_ = json.Unmarshal([]byte(want), &wantV)
+	wantValue, _ := json.Marshal(wantV)
+	if string(viaValue) != string(wantValue) {
+		t.Errorf("Value(%s)\n got %s\nwant %s", in, viaValue, wantValue)
 	}
 }

@@ -27,25 +27,7 @@ var composeDocs = []struct{ in, want string }{
 func TestComposeEntrypointAndCommand(t *testing.T) {
 	r := &Redactor{}
 	for _, c := range composeDocs {
-		got, err := r.JSON([]byte(c.in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != c.want {
-			t.Errorf("JSON(%s)\n got %s\nwant %s", c.in, got, c.want)
-		}
-		checkSameAsReference(t, r, []byte(c.in))
-		var v any
-		if err := json.Unmarshal([]byte(c.in), &v); err != nil {
-			t.Fatal(err)
-		}
-		viaValue, _ := json.Marshal(r.Value(v))
-		var wantV any
-		_ = json.Unmarshal([]byte(c.want), &wantV)
-		wantValue, _ := json.Marshal(wantV)
-		if string(viaValue) != string(wantValue) {
-			t.Errorf("Value(%s)\n got %s\nwant %s", c.in, viaValue, wantValue)
-		}
+		checkJSONAndValue(t, r, c.in, c.want)
 		if !strings.Contains(c.in, `"services"`) {
 			var m map[string]json.RawMessage
 			if err := json.Unmarshal([]byte(c.in), &m); err != nil {
