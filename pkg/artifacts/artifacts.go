@@ -72,8 +72,12 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 	ictx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 	info, err := s.obj.GetInfo(ictx, ref.Name)
 	cancel()
-	if err == nil && info.Size == uint64(len(data)) {
+	switch {
+	case err == nil && info.Size == uint64(len(data)):
 		return ref, nil
+	case errors.Is(err, jetstream.ErrObjectNotFound) && len(data) <= smallMax:
+		// Nothing to replace: written like new content.
+		return s.putNew(ctx, ref, data)
 	}
 	return s.put(ctx, ref, data)
 }
@@ -81,11 +85,31 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 // PutNew stores data like Put, without first looking whether it is stored
 // already: a round trip less, for content that is new by construction
 // (it carries the time it was made, as a model exchange's record does).
-// Storing content that is there already replaces the object with an equal
-// one in new chunks, purging the old ones under a reader that is reading
-// them, so use Put for anything else.
+// Content of up to 128 KiB is written in one chunk and its meta at once
+// (see putSmall). Storing content that is there already replaces the
+// object with an equal one in new chunks (a larger one's old chunks are
+// purged under a reader that is reading them), so use Put for anything
+// else.
 func (s *Store) PutNew(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
-	return s.put(ctx, refOf(s.bucket, prefix, data), data)
+	ref := refOf(s.bucket, prefix, data)
+	if len(data) > smallMax {
+		return s.put(ctx, ref, data)
+	}
+	return s.putNew(ctx, ref, data)
+}
+
+// putNew stores data of at most smallMax bytes with putSmall, retrying a
+// put that timed out while the bucket's leader changed.
+func (s *Store) putNew(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
+	err := retryBriefly(ctx, lookAgain, bus.IsTransient, func() error {
+		pctx, cancel := context.WithTimeout(ctx, objectTimeout)
+		defer cancel()
+		return s.putSmall(pctx, ref, data)
+	})
+	if err != nil {
+		return events.ArtifactRef{}, fmt.Errorf("could not store artifact %s: %w", ref.Name, err)
+	}
+	return ref, nil
 }
 
 func refOf(bucket, prefix string, data []byte) events.ArtifactRef {
