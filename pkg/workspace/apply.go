@@ -19,9 +19,10 @@ func (w *Workspace) Apply(ctx context.Context, diff string) error {
 	return err
 }
 
-// ApplyChange applies diff as Apply does and returns the change as git
-// applied it: the union of the files the patch touched as git itself read
-// it (`git apply --numstat`) and the change the work tree then shows
+// ApplyChange applies diff as Apply does and returns the change as it was
+// applied: the union of the files the patch touched as git itself reads
+// it (`git apply --numstat`, or the same from applyText) and the change
+// the work tree then shows
 // (Change), with the larger line counts, and the work tree's patch as git
 // writes it (a link is a link there, however the diff spelled it, so the
 // gate can judge its target). The work tree is read too because git names only a patch's new path in its numstat:
@@ -74,12 +75,27 @@ func unionChange(real, read events.Change) events.Change {
 	return out
 }
 
-// apply runs git apply on diff; with numstat it also returns the files
-// and line counts git read from the patch (ops left empty).
+// apply applies diff, in this process when it is a plain text patch (see
+// applyText) and by git apply otherwise; with numstat it also returns the
+// files and line counts git reads from the patch (ops left empty).
 func (w *Workspace) apply(ctx context.Context, diff string, numstat bool) (events.Change, error) {
 	if strings.TrimSpace(diff) == "" {
 		return events.Change{}, nil
 	}
+	if w.byGit {
+		return w.applyGit(ctx, diff, numstat)
+	}
+	if ch, ok, err := w.applyText(diff); ok {
+		if err != nil || !numstat {
+			return events.Change{}, err
+		}
+		return ch, nil
+	}
+	return w.applyGit(ctx, diff, numstat)
+}
+
+// applyGit is apply by git.
+func (w *Workspace) applyGit(ctx context.Context, diff string, numstat bool) (events.Change, error) {
 	patch := filepath.Join(filepath.Dir(w.Dir), filepath.Base(w.Dir)+".patch")
 	if err := os.WriteFile(patch, []byte(diff), 0o600); err != nil {
 		return events.Change{}, fmt.Errorf("could not write patch: %w", err)

@@ -42,7 +42,7 @@ type fileID struct {
 // the tree is written only by this process and git, with write,
 // truncate, rename, link, unlink and chmod, which move the change time
 // on every filesystem. So the builder's change after a tool loop that
-// ran no command, and the critic's read-back of `git apply` (before any
+// ran no command, and the critic's read-back of the applied patch (before any
 // check runs), keep the snapshot on tmpfs; after a command, git reads
 // every tracked path.
 type snapshot struct {

@@ -86,6 +86,8 @@ type Workspace struct {
 	gitDir string
 	cache  string
 	lim    Limits
+	// byGit makes git apply every patch (tests compare applyText with it).
+	byGit bool
 	// tracked is the set of paths the baseline commit tracks (nil when the
 	// base does not list them): the work tree as prepared, before anyone
 	// changed it.
