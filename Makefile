@@ -27,7 +27,8 @@ build: ## build codali and the five service binaries into bin/
 # Fuzz targets run briefly by `make fuzz` (package:target), one after the
 # other; each also runs its checked-in corpus (testdata/fuzz) as a plain test.
 FUZZ_TARGETS := pkg/events:FuzzDecode pkg/codex:FuzzDecode pkg/cognition:FuzzParseOutputIR pkg/llm:FuzzExtractJSON \
-	pkg/policy:FuzzGitSpellings pkg/policy:FuzzEvaluateCommand pkg/redact:FuzzRedact pkg/redact:FuzzJSON pkg/changegate:FuzzFromDiff
+	pkg/policy:FuzzGitSpellings pkg/policy:FuzzEvaluateCommand pkg/redact:FuzzRedact pkg/redact:FuzzJSON pkg/changegate:FuzzFromDiff \
+	pkg/workspace:FuzzApplyText
 FUZZTIME ?= 3s
 
 test: sandbox-deps unit fuzz ## install bubblewrap if missing, run every test with the race detector, then a short fuzz run
