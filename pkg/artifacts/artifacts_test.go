@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/codali-dev/codali/pkg/artifacts"
-	"github.com/codali-dev/codali/pkg/bus"
-	"github.com/codali-dev/codali/pkg/natstest"
 )
 
 func TestPutGet(t *testing.T) {
@@ -76,11 +74,7 @@ func TestPutNew(t *testing.T) {
 // openStore is an artifact store on a fresh embedded server.
 func openStore(t *testing.T) *artifacts.Store {
 	t.Helper()
-	_, _, js := natstest.StartJS(t)
-	if err := bus.Provision(context.Background(), js, bus.Topology{}, []string{}); err != nil {
-		t.Fatal(err)
-	}
-	s, err := artifacts.Open(context.Background(), js)
+	s, err := artifacts.Open(context.Background(), provisioned(t))
 	if err != nil {
 		t.Fatal(err)
 	}

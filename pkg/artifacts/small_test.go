@@ -119,7 +119,7 @@ func TestPutNewWithoutItsBucket(t *testing.T) {
 
 // provisioned is a JetStream context on a fresh embedded server with
 // Codali's streams and buckets.
-func provisioned(t *testing.T) jetstream.JetStream {
+func provisioned(t testing.TB) jetstream.JetStream {
 	t.Helper()
 	_, _, js := natstest.StartJS(t)
 	if err := bus.Provision(context.Background(), js, bus.Topology{}, []string{}); err != nil {
@@ -132,10 +132,7 @@ func provisioned(t *testing.T) jetstream.JetStream {
 // as PutNew does, and as the library's Put does.
 func BenchmarkPutNew(b *testing.B) {
 	ctx := context.Background()
-	_, _, js := natstest.StartJS(b)
-	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
-		b.Fatal(err)
-	}
+	js := provisioned(b)
 	s, err := artifacts.Open(ctx, js)
 	if err != nil {
 		b.Fatal(err)
