@@ -85,8 +85,8 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 // PutNew stores data like Put, without first looking whether it is stored
 // already: a round trip less, for content that is new by construction
 // (it carries the time it was made, as a model exchange's record does).
-// Content of up to 128 KiB is written in one chunk and its meta at once
-// (see putSmall). Storing content that is there already replaces the
+// Content of up to 128 KiB is written as one chunk, then its meta once
+// the chunk is stored (see putSmall). Storing content that is there already replaces the
 // object with an equal one in new chunks (a larger one's old chunks are
 // purged under a reader that is reading them), so use Put for anything
 // else.
