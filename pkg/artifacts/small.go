@@ -2,7 +2,6 @@ package artifacts
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -51,13 +50,12 @@ func (s *Store) putSmall(ctx context.Context, ref events.ArtifactRef, data []byt
 	}
 	id := nuid.Next()
 	chunkSubj := "$O." + s.bucket + ".C." + id
-	sum := sha256.Sum256(data)
 	info := jetstream.ObjectInfo{
 		ObjectMeta: jetstream.ObjectMeta{Name: ref.Name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: smallMax}},
 		Bucket:     s.bucket,
 		NUID:       id,
 		Size:       uint64(len(data)),
-		Digest:     "SHA-256=" + base64.URLEncoding.EncodeToString(sum[:]),
+		Digest:     digestOf(data),
 	}
 	meta := nats.NewMsg("$O." + s.bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(ref.Name)))
 	meta.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
