@@ -125,10 +125,10 @@ func digestOf(data []byte) string {
 // already: a round trip less, for content that is new by construction
 // (it carries the time it was made, as a model exchange's record does).
 // Content of up to 128 KiB is written as one chunk, then its meta once
-// the chunk is stored (see putSmall). Storing content that is there already replaces the
-// object with an equal one in new chunks (a larger one's old chunks are
-// purged under a reader that is reading them), so use Put for anything
-// else.
+// the chunk is stored (see putSmall). Storing content that is there
+// already replaces the object with an equal one in new chunks (a larger
+// one's old chunks are purged under a reader that is reading them), so
+// use Put for anything else.
 func (s *Store) PutNew(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
 	ref := refOf(s.bucket, prefix, data)
 	if len(data) > smallMax {
