@@ -63,7 +63,8 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 // object is never replaced by different bytes: a redelivered handler that
 // produces other content stores a second object, and every reference
 // already handed on stays valid. Storing identical content again is a
-// no-op.
+// no-op once the stored object is found whole (see whole): a name a
+// failed put left without its chunks is stored again.
 func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
 	ref := refOf(s.bucket, prefix, data)
 	// A replica that has not applied an object just stored says it is
@@ -72,24 +73,62 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 	ictx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
 	info, err := s.obj.GetInfo(ictx, ref.Name)
 	cancel()
-	switch {
-	case err == nil && info.Size == uint64(len(data)):
-		return ref, nil
-	case errors.Is(err, jetstream.ErrObjectNotFound) && len(data) <= smallMax:
-		// Nothing to replace: written like new content.
+	if err == nil && info.Size == uint64(len(data)) {
+		whole, err := s.whole(ctx, info, data)
+		switch {
+		case err != nil:
+			return events.ArtifactRef{}, fmt.Errorf("could not store artifact %s: %w", ref.Name, err)
+		case whole:
+			return ref, nil
+		}
+		// A put that failed half way left the meta without its chunks:
+		// stored again (nothing left to purge under a reader).
+	}
+	if len(data) <= smallMax && (err == nil || errors.Is(err, jetstream.ErrObjectNotFound)) {
+		// Nothing (readable) to replace: written like new content.
 		return s.putNew(ctx, ref, data)
 	}
 	return s.put(ctx, ref, data)
 }
 
+// whole reports whether the stored object info describes is data, chunks
+// included: its digest is data's, and the bucket's leader has its last
+// chunk (a put that failed half way can leave the meta alone: the
+// library's put publishes the meta before its chunks are acknowledged,
+// and purges them when one is refused). The leader is asked because a
+// replica that lags may not have the chunk yet.
+func (s *Store) whole(ctx context.Context, info *jetstream.ObjectInfo, data []byte) (bool, error) {
+	if info.Digest != digestOf(data) {
+		return false, nil
+	}
+	if info.Chunks == 0 {
+		return true, nil
+	}
+	_, err := bus.LeaderLastMsg(ctx, s.js, "OBJ_"+s.bucket, "$O."+s.bucket+".C."+info.NUID)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return true, nil
+}
+
+// digestOf is the object store's digest of data: "SHA-256=" and the
+// URL-safe base64 of its SHA-256.
+func digestOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "SHA-256=" + base64.URLEncoding.EncodeToString(sum[:])
+}
+
 // PutNew stores data like Put, without first looking whether it is stored
 // already: a round trip less, for content that is new by construction
 // (it carries the time it was made, as a model exchange's record does).
-// Content of up to 128 KiB is written in one chunk and its meta at once
-// (see putSmall). Storing content that is there already replaces the
-// object with an equal one in new chunks (a larger one's old chunks are
-// purged under a reader that is reading them), so use Put for anything
-// else.
+// Content of up to 128 KiB is written as one chunk, then its meta once
+// the chunk is stored (see putSmall). Storing content that is there
+// already replaces the object with an equal one in new chunks (a larger
+// one's old chunks are purged under a reader that is reading them), so
+// use Put for anything else.
 func (s *Store) PutNew(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
 	ref := refOf(s.bucket, prefix, data)
 	if len(data) > smallMax {

@@ -92,3 +92,58 @@ func TestGetOfADeletedArtifact(t *testing.T) {
 		t.Fatalf("a deleted artifact: %v, want ErrNotFound", err)
 	}
 }
+
+// TestPutNewAcrossLeaderChanges: small artifacts stored while the
+// bucket's stream leader steps down again and again, on three servers.
+// Every put that succeeded reads back; every one that failed (a write in
+// flight at the change times out or finds no leader) is stored by Put of
+// the same content (the event handled again) and reads back: no failed
+// put leaves a name that cannot be read.
+func TestPutNewAcrossLeaderChanges(t *testing.T) {
+	ctx, c := natstest.StartProvisionedCluster(t, 3)
+	_, js := c.Connect(t)
+	s, err := artifacts.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const puts, every = 200, 20
+	type result struct {
+		data []byte
+		ref  events.ArtifactRef
+		err  error
+	}
+	results := make([]result, puts)
+	progress := make(chan int)
+	go func() {
+		defer close(progress)
+		for i := range puts {
+			data := fmt.Appendf(nil, "exchange %d", i)
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			ref, err := s.PutNew(pctx, "stepdown", data)
+			cancel()
+			results[i] = result{data: data, ref: ref, err: err}
+			if i%every == every-1 {
+				progress <- i
+			}
+		}
+	}()
+	for range progress {
+		// The leader steps down while the next puts are in flight.
+		if _, err := js.Conn().Request("$JS.API.STREAM.LEADER.STEPDOWN.OBJ_"+events.BucketArtifacts, nil, 5*time.Second); err != nil {
+			t.Logf("step down: %v", err)
+		}
+	}
+	failed := 0
+	for i, r := range results {
+		if r.err != nil {
+			failed++
+			if r.ref, r.err = s.Put(ctx, "stepdown", r.data); r.err != nil {
+				t.Fatalf("put %d again: %v", i, r.err)
+			}
+		}
+		if got, err := s.Get(ctx, r.ref); err != nil || string(got) != string(r.data) {
+			t.Fatalf("put %d: Get %q, %v", i, got, err)
+		}
+	}
+	t.Logf("%d of %d puts failed during the leader changes and were stored again", failed, puts)
+}

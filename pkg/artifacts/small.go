@@ -2,7 +2,6 @@ package artifacts
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -30,71 +29,65 @@ const smallMax = 128 << 10
 // first looks up an object of the same name (a round trip, to purge its
 // chunks afterwards), opens and closes a reply subscription of its own
 // (work for every server of the account), and reads through a buffer of
-// the full chunk size. Here both messages are published at once on the
-// store's JetStream context and their acknowledgements awaited together.
-// If a name is stored twice, the first object's chunk is left to the
-// bucket's TTL instead of being purged under a reader.
+// the full chunk size. If a name is stored twice, the first object's
+// chunk is left to the bucket's TTL instead of being purged under a
+// reader.
+//
+// The meta is published only once the chunk is acknowledged, so a stored
+// meta always has its chunk: a chunk refused (a full account, a size
+// limit) or lost (a leader change) with its meta taken would leave a name
+// no reader can read, which Put would then take for stored. Both are
+// plain requests on the connection's shared reply subscription, which
+// forgets a request when its context ends: an acknowledgement that never
+// comes leaves nothing waiting for it (asynchronous publishes on the
+// shared JetStream context stay pending until the connection reconnects,
+// and enough of them refuse every later one). The chunk is purged only
+// when the stream refused the meta; a meta whose outcome is unknown (the
+// context ended) may be stored, so its chunk stays.
 func (s *Store) putSmall(ctx context.Context, ref events.ArtifactRef, data []byte) error {
 	if len(data) > smallMax {
 		return fmt.Errorf("artifact %s: %d bytes is over the %d of one chunk", ref.Name, len(data), smallMax)
 	}
 	id := nuid.Next()
 	chunkSubj := "$O." + s.bucket + ".C." + id
-	sum := sha256.Sum256(data)
 	info := jetstream.ObjectInfo{
 		ObjectMeta: jetstream.ObjectMeta{Name: ref.Name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: smallMax}},
 		Bucket:     s.bucket,
 		NUID:       id,
 		Size:       uint64(len(data)),
-		Digest:     "SHA-256=" + base64.URLEncoding.EncodeToString(sum[:]),
-	}
-	var acks []jetstream.PubAckFuture
-	if len(data) > 0 {
-		info.Chunks = 1
-		f, err := s.js.PublishMsgAsync(&nats.Msg{Subject: chunkSubj, Data: data})
-		if err != nil {
-			return err
-		}
-		acks = append(acks, f)
+		Digest:     digestOf(data),
 	}
 	meta := nats.NewMsg("$O." + s.bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(ref.Name)))
 	meta.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
+	if len(data) > 0 {
+		info.Chunks = 1
+	}
 	var err error
 	if meta.Data, err = json.Marshal(info); err != nil {
 		return err
 	}
-	f, err := s.js.PublishMsgAsync(meta)
-	if err != nil {
-		// The chunk may be stored without its meta: purged below.
-		err = errors.Join(err, s.waitAcks(ctx, acks))
-		s.purgeChunk(ctx, chunkSubj)
-		return err
+	if len(data) > 0 {
+		if _, err := s.js.PublishMsg(ctx, &nats.Msg{Subject: chunkSubj, Data: data}); err != nil {
+			return fmt.Errorf("chunk: %w", err)
+		}
 	}
-	if err := s.waitAcks(ctx, append(acks, f)); err != nil {
-		s.purgeChunk(ctx, chunkSubj)
-		return err
+	if _, err := s.js.PublishMsg(ctx, meta); err != nil {
+		if notStored(err) && len(data) > 0 {
+			s.purgeChunk(ctx, chunkSubj)
+		}
+		return fmt.Errorf("meta: %w", err)
 	}
 	return nil
 }
 
-// waitAcks waits for every acknowledgement and returns the first error.
-func (s *Store) waitAcks(ctx context.Context, acks []jetstream.PubAckFuture) error {
-	var first error
-	for _, f := range acks {
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			if first == nil {
-				first = err
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return first
+// notStored reports whether err says the stream did not store a message:
+// its own refusal, or no stream answering at all.
+func notStored(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) || errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
-// purgeChunk removes the chunk of an object whose put failed (best
+// purgeChunk removes the chunk of an object whose meta was refused (best
 // effort: the bucket's TTL removes it otherwise).
 func (s *Store) purgeChunk(ctx context.Context, subject string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bus.RequestTimeout)

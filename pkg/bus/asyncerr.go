@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -20,15 +21,37 @@ var ErrPermissionDenied = errors.New("the NATS server refused this identity a pe
 // permissionHint is what an operator does about ErrPermissionDenied.
 const permissionHint = "apply the NATS permissions of this release (docs/deployment.md, Permissions)"
 
-// refused returns ErrPermissionDenied, wrapped with the subject, when the
-// last asynchronous error of nc is the server refusing a publish to
-// subject; nil otherwise.
-func refused(nc *nats.Conn, subject string) error {
+// refusal watches one request for the server refusing it. The server
+// says so only asynchronously, as the connection's last error, which
+// stays there until another error or a reconnect replaces it: a refusal
+// counts for a request only when it arrived while the request was in
+// flight (it is not the error the connection had when the request was
+// sent). So once the permission is granted (a server reload keeps the
+// connection), a later timeout on the same subject is a timeout, not a
+// refusal. Another asynchronous error arriving between the refusal and
+// the request's end hides it: the request is then reported as the
+// timeout it is (the connection's error handler still logs the refusal).
+type refusal struct {
+	nc     *nats.Conn
+	before error
+}
+
+// watchRefusal starts watching a request about to be sent on nc.
+func watchRefusal(nc *nats.Conn) refusal {
 	if nc == nil {
+		return refusal{}
+	}
+	return refusal{nc: nc, before: nc.LastError()}
+}
+
+// of returns ErrPermissionDenied, wrapped with the subject, when the
+// server refused a publish to subject since watchRefusal; nil otherwise.
+func (r refusal) of(subject string) error {
+	if r.nc == nil {
 		return nil
 	}
-	last := nc.LastError()
-	if !errors.Is(last, nats.ErrPermissionViolation) {
+	last := r.nc.LastError()
+	if !errors.Is(last, nats.ErrPermissionViolation) || sameError(last, r.before) {
 		return nil
 	}
 	msg := strings.ToLower(last.Error())
@@ -36,6 +59,17 @@ func refused(nc *nats.Conn, subject string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: publish to %s (%s)", ErrPermissionDenied, subject, permissionHint)
+}
+
+// sameError reports whether a and b are the same error value (nats.go
+// makes a new one for every error the server sends), without comparing
+// values of a type that cannot be compared.
+func sameError(a, b error) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
 }
 
 // logAsyncErrors reports what nats.go tells only to a connection's error

@@ -75,9 +75,10 @@ func LeaderLastMsg(ctx context.Context, js jetstream.JetStream, stream, subject 
 		return fmt.Errorf("could not read the last message on %s from the leader of stream %s: %w", subject, stream, err)
 	}
 	api := apiPrefix(js.Options()) + "STREAM.MSG.GET." + stream
+	watch := watchRefusal(js.Conn())
 	reply, err := js.Conn().RequestWithContext(ctx, api, req)
 	if err != nil {
-		if denied := refused(js.Conn(), api); denied != nil {
+		if denied := watch.of(api); denied != nil {
 			err = fmt.Errorf("%w: %w", denied, err)
 		}
 		return nil, fail(err)

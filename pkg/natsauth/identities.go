@@ -116,8 +116,9 @@ func artifactsRead() []string {
 		"$JS.FC." + s + ".>", "$JS.FC.*.*." + s + ".>"}
 }
 
-// artifactsWrite writes objects (chunks and metadata) and purges the old
-// chunks of a replaced object.
+// artifactsWrite writes objects (chunks and metadata), asks the bucket's
+// leader whether a stored object's last chunk is there (a put of content
+// already stored), and purges the old chunks of a replaced object.
 func artifactsWrite() []string {
 	s := "OBJ_" + events.BucketArtifacts
 	return []string{api + "DIRECT.GET." + s + ".>", api + "STREAM.MSG.GET." + s, "$O." + events.BucketArtifacts + ".>", api + "STREAM.PURGE." + s}
