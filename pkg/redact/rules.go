@@ -26,6 +26,10 @@ type rule struct {
 	// find, when set, replaces re: it returns the spans to replace, each
 	// as {start, end}, in order and not overlapping.
 	find func(string) [][]int
+	// findWith, when set, is find for a whole-text rule that needs to
+	// know what the other rules redact: others returns its argument
+	// redacted by every rule but this one (see yamlalias.go).
+	findWith func(s string, others func(string) string) [][]int
 	// colonWords, for a rule without hints, says that it may match only
 	// where a word (a run without spaces, tabs, line breaks and quotes)
 	// holds four colons: the hint scanner tracks that instead of hints.
@@ -122,6 +126,10 @@ func spellings(s string) []string {
 // defaultRules is the immutable built-in rule table, in the order rules are
 // applied. Each hint list is lower case.
 var defaultRules = []rule{
+	// The value anchored where an alias under a secret-like name points
+	// (x: &pw hunter2 / password: *pw, see yamlalias.go): first, before
+	// any rule redacts an alias.
+	aliasedAnchorRule,
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
 		"private key", "nkey seed")),
@@ -214,9 +222,6 @@ var defaultRules = []rule{
 	yamlPairRule,
 	yamlSecretBlockRule,
 	yamlSecretNextRule,
-	// The value anchored where an alias under a secret-like name points
-	// (x: &pw hunter2 / password: *pw, see yamlalias.go).
-	aliasedAnchorRule,
 	jsonTextPairRule,
 	flowPairRule,
 	// A plain value under a secret-like name in a YAML flow mapping
