@@ -131,6 +131,14 @@ func FuzzRedact(f *testing.F) {
 			},
 			func() (string, string) {
 				v := secretOf(seed, 12, alnum)
+				return `{"entrypoint":["mysql"],"command":["-uroot","-p` + v + `"]}`, v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return `{"msg":"{\"command\":[\"psql\"],\"args\":[\"--password\",\"` + v + `\"]}"}`, v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
 				return "\n" + `api_requests_total{token=~"` + v + `",job="api"} 5`, v
 			},
 		}

@@ -197,6 +197,11 @@ var defaultRules = []rule{
 	// (--password hunter2, --api-key …).
 	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
 		splitRule{dash: true}, followedBy(false, "", reSpace), secretHints...),
+	// The same flag and its value as two quoted items of a list: an argv
+	// in JSON text, a YAML flow list, a Python list (["--password",
+	// "hunter2"], ['-api-key', '…']).
+	withEscapedQuotes(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...)),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
