@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -76,6 +78,44 @@ func TestSplitCommandInJSONTextBounded(t *testing.T) {
 		out := (&Redactor{}).String(in)
 		if strings.Contains(out, "S3cret") {
 			t.Errorf("String(%.60q…) left the password: …%q", in, out[max(0, len(out)-80):])
+		}
+	}
+}
+
+// TestSecretFlagInArgv: in JSON and Value an argv array's argument after
+// a flag naming a secret is redacted whatever the program (the text
+// rules read --password SECRET so), and JointElements reports such an
+// array; a flag holding its value, a flag after it and a flag that holds
+// a command's password are not such a flag's value.
+func TestSecretFlagInArgv(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{`{"argv":["psql","--password","S3cret","db"]}`, `{"argv":["psql","--password","[REDACTED:password]","db"]}`},
+		{`{"command":["vault","login","-token","S3cret"]}`, `{"command":["vault","login","-token","[REDACTED:password]"]}`},
+		{`{"entrypoint":["psql"],"command":["--password","S3cret"]}`, `{"entrypoint":["psql"],"command":["--password","[REDACTED:password]"]}`},
+		{`["tool","--api-key","k3y"]`, `["tool","--api-key","[REDACTED:password]"]`},
+		{`["tool","--password","--verbose"]`, `["tool","--password","--verbose"]`},
+		{`["tool","--password=S3cret"]`, `["tool","--password=[REDACTED:credential]"]`},
+		{`["sh","-c","--token"]`, `["sh","-c","--token"]`},
+		{`["tool","--max-tokens","4096"]`, `["tool","--max-tokens","4096"]`},
+		{`["mysql","-pSECRET","app"]`, `["mysql","-p[REDACTED:password]","app"]`},
+	} {
+		checkJSONAndValue(t, r, c.in, c.want)
+		if got := r.String(c.in); strings.Contains(got, "S3cret") || strings.Contains(got, "k3y") {
+			t.Errorf("String(%s) = %s", c.in, got)
+		}
+	}
+	for doc, want := range map[string]bool{`["psql","--password","S3cret"]`: true, `["psql","--password"]`: false} {
+		var raw []json.RawMessage
+		if err := json.Unmarshal([]byte(doc), &raw); err != nil {
+			t.Fatal(err)
+		}
+		elems := make([][]byte, len(raw))
+		for i, e := range raw {
+			elems[i] = e
+		}
+		if got := JointElements(slices.Values(elems)); got != want {
+			t.Errorf("JointElements(%s) = %v, want %v", doc, got, want)
 		}
 	}
 }

@@ -73,9 +73,7 @@ func (m *splitMapping) appendSpans(locs [][]int, s string) [][]int {
 // the NAME=value rule's.
 func appendFlagValueSpans(locs [][]int, s string, items []splitItem) [][]int {
 	for i := 0; i+1 < len(items); i++ {
-		flag := items[i].text
-		name := strings.TrimLeft(flag, "-")
-		if n := len(flag) - len(name); n == 0 || n > 2 || strings.ContainsAny(name, "= \t") || !isSecretKey(name) {
+		if !isSecretFlag(items[i].text) {
 			continue
 		}
 		v := items[i+1]

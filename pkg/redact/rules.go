@@ -200,8 +200,8 @@ var defaultRules = []rule{
 	// The same flag and its value as two quoted items of a list: an argv
 	// in JSON text, a YAML flow list, a Python list (["--password",
 	// "hunter2"], ['-api-key', '…']).
-	withEscapedQuotes(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
-		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...)),
+	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash)),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
@@ -382,6 +382,12 @@ func hasSecretAssignment(s string) bool {
 		}
 	}
 	return false
+}
+
+// hasQuotedDash reports whether s holds a quote followed by a dash: a
+// flag as a list's quoted item.
+func hasQuotedDash(s string) bool {
+	return strings.Contains(s, `"-`) || strings.Contains(s, `'-`)
 }
 
 // isNameByte reports whether c may be part of a name in the text rules:

@@ -137,7 +137,10 @@ func isAlias(v string) bool {
 // anchorLineValue returns the word after an anchor's name (s[i:] starts
 // after it) on its line, without a flow indicator after it.
 func anchorLineValue(s string, i int) string {
-	le := lineEnd(s, i)
-	i = skipBlanks(s, i, le)
-	return strings.TrimRight(s[i:wordEnd(s, i, le)], ",]}")
+	i = skipBlanks(s, i, len(s))
+	e := i
+	for e < len(s) && strings.IndexByte(" \t\r\n", s[e]) < 0 {
+		e++
+	}
+	return strings.TrimRight(s[i:e], ",]}")
 }
