@@ -115,6 +115,11 @@ func BenchmarkStringHostile(b *testing.B) {
 		ind := strings.Repeat(" ", i)
 		splitNested.WriteString(ind + "command: mysql\n" + ind + "args: [-pX]\n" + ind + "x:\n")
 	}
+	var nestedAnchors strings.Builder // anchored mappings, each deeper
+	for i := range 2000 {
+		nestedAnchors.WriteString(strings.Repeat(" ", i) + "k: &m\n")
+	}
+	nestedAnchors.WriteString("password: *m\n")
 	cases := []struct {
 		name string
 		in   string
@@ -136,6 +141,13 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_mapping_nested_line_36KB", in: "x: " + strings.Repeat("{token: {", 4000) + "p: 1"},
 		{name: "yaml_aliases_anchors_line_60KB", in: "password: *a\npassword: *b\nx: " + strings.Repeat("&a &b ", 10000)},
 		{name: "yaml_alias_lines_52KB", in: strings.Repeat("password: *a\n", 4000) + strings.Repeat("&a\n", 1000)},
+		{name: "yaml_anchors_flow_line_70KB", in: "c: [" + strings.Repeat("&pw a, ", 10000) + "]\npassword: *pw\n"},
+		{name: "yaml_anchors_block_headers_line_60KB", in: "x: " + strings.Repeat("&pw | ", 10000) + "\npassword: *pw\n"},
+		{name: "yaml_anchored_mappings_nested_2MB", in: nestedAnchors.String()},
+		{name: "json_text_objects_deep_200KB", in: strings.Repeat("{", 200000) + `{"command":["mysql"],"args":["-pX"]}`},
+		{name: "json_text_args_nested_600KB", in: strings.Repeat(`{"command":["mysql"],"args":[`, 20000)},
+		{name: "json_text_escaped_strings_nested_96KB", in: `"` + strings.Repeat(`{\"a\":\"{\\\"b\\\":`, 3000) + "\n mysql args"},
+		{name: "json_text_stray_quotes_line_100KB", in: strings.Repeat(`"a"b`, 25000) + ` {"command":["mysql"],"args":["-pX"]}`},
 		{name: "compose_entrypoint_yaml_nested_1.5MB", in: strings.ReplaceAll(strings.ReplaceAll(splitNested.String(), "command: mysql", "entrypoint: mysql"), "args: [-pX]", "command: [-pX]")},
 		{name: "metric_matchers_line_88KB", in: strings.Repeat(`{token!~"a `, 8000)},
 		{name: "metric_matchers_unquoted_line_72KB", in: strings.Repeat(`{token=~a `, 8000)},

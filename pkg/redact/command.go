@@ -67,10 +67,11 @@ var commandNames = map[string]*commandSpec{
 // holds one.
 var commandHints = []string{"mysql", "mariadb", "docker", "podman", "nerdctl", "buildah", "skopeo", "oras", "helm", "sshpass", "redis-cli"}
 
-// mayNameCommand reports whether JSON text may hold a command name: it
-// holds one of commandHints or an escape.
+// mayNameCommand reports whether JSON text may hold a command name or
+// a flag naming a secret: it holds one of commandHints, an escape, or a
+// string "-name" or "--name" with a secret-like name.
 func mayNameCommand(raw []byte) bool {
-	if bytes.IndexByte(raw, '\\') >= 0 {
+	if bytes.IndexByte(raw, '\\') >= 0 || mayHoldSecretFlag(raw) {
 		return true
 	}
 	for _, h := range commandHints {
@@ -444,9 +445,40 @@ func shellWordEnd(line string, i int, encl string) int {
 	return min(i, len(line))
 }
 
+// mayHoldSecretFlag reports whether JSON text holds a string that is a
+// flag naming a secret ("--password", "-api-key").
+func mayHoldSecretFlag(raw []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(raw[i:], []byte(`"-`))
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		e := i
+		for e < len(raw) && isNameByte(raw[e]) {
+			e++
+		}
+		if e < len(raw) && raw[e] == '"' && isSecretFlag(string(raw[i:e])) {
+			return true
+		}
+	}
+}
+
+// isSecretFlag reports whether an argument is a flag naming a secret:
+// one or two dashes and a name for which IsSecretKey holds (--password,
+// -api-key, --db-token); with its value (--password=…) it is not.
+func isSecretFlag(arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	n := len(arg) - len(name)
+	return n >= 1 && n <= 2 && name != "" && !strings.ContainsAny(name, "= \t") && isSecretKey(name)
+}
+
 // argvSecrets returns, for an argv (the strings of an array), where in
 // each argument its password starts (-1: none), or nil when none holds
-// one.
+// one: the passwords of the commands it runs, and the whole argument
+// after a flag naming a secret that is no flag itself (["psql",
+// "--password", "SECRET"], whatever the program, as the text rules read
+// --password SECRET).
 func argvSecrets(args []string) []int {
 	var from []int
 	commandSecrets(func(yield func(int, string) bool) {
@@ -464,6 +496,17 @@ func argvSecrets(args []string) []int {
 		}
 		from[i] = f
 	})
+	for i := 0; i+1 < len(args); i++ {
+		if v := args[i+1]; isSecretFlag(args[i]) && v != "" && v[0] != '-' && (from == nil || from[i] < 0) {
+			if from == nil {
+				from = make([]int, len(args))
+				for j := range from {
+					from[j] = -1
+				}
+			}
+			from[i+1] = 0
+		}
+	}
 	return from
 }
 

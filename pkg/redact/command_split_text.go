@@ -46,9 +46,63 @@ type splitItem struct {
 type splitMapping struct {
 	col         int
 	commands    [][]string
-	args        [][]splitItem
+	args        []splitArgs
 	entrypoints [][]string
 	cmdArgs     []splitArgs
+	// lists are the members' lists, whatever command they follow: a
+	// flag naming a secret gives its value in the item after it.
+	lists [][]splitItem
+}
+
+// appendSpans appends to locs the spans of the passwords in the
+// mapping's args lists after each of its commands, and in its Compose
+// command members after each of its entrypoints.
+func (m *splitMapping) appendSpans(locs [][]int, s string) [][]int {
+	locs = appendArgsSpans(locs, s, m.commands, m.args)
+	locs = appendArgsSpans(locs, s, m.entrypoints, m.cmdArgs)
+	for _, items := range m.lists {
+		locs = appendFlagValueSpans(locs, s, items)
+	}
+	return locs
+}
+
+// appendFlagValueSpans appends to locs the spans of the items of a list
+// that follow a flag naming a secret (["--password", "SECRET"],
+// ["-api-key", "…"]) and are no flag themselves: the command-line rule's
+// --password SECRET, in a list. A flag with its value (--password=…) is
+// the NAME=value rule's.
+func appendFlagValueSpans(locs [][]int, s string, items []splitItem) [][]int {
+	for i := 0; i+1 < len(items); i++ {
+		if !isSecretFlag(items[i].text) {
+			continue
+		}
+		v := items[i+1]
+		if v.text != "" && v.text[0] != '-' && !isMarkerAt(s, v.at) {
+			locs = append(locs, []int{v.at, v.at + len(v.text)})
+		}
+	}
+	return locs
+}
+
+// appendArgsSpans appends to locs the spans of the passwords in args
+// members read after each of commands: a list as an argv, a scalar as
+// the rest of a command line.
+func appendArgsSpans(locs [][]int, s string, commands [][]string, args []splitArgs) [][]int {
+	for _, a := range args {
+		if !a.scalar {
+			locs = appendArgvSpans(locs, s, commands, a.items)
+			continue
+		}
+		it := a.items[0]
+		for _, command := range commands {
+			for _, sp := range argsStringSpans(command, it.text) {
+				if !isMarkerAt(s, it.at+sp[0]) {
+					locs = append(locs, []int{it.at + sp[0], it.at + sp[1]})
+				}
+			}
+		}
+	}
+	return locs
 }
 
 // splitArgs is a Compose command member: its items, or its scalar.
@@ -68,25 +122,8 @@ func findSplitCommand(s string) [][]int {
 	var open []splitMapping
 	closeFrom := func(col int) {
 		for len(open) > 0 && open[len(open)-1].col >= col {
-			m := open[len(open)-1]
+			locs = open[len(open)-1].appendSpans(locs, s)
 			open = open[:len(open)-1]
-			for _, items := range m.args {
-				locs = appendArgvSpans(locs, s, m.commands, items)
-			}
-			for _, a := range m.cmdArgs {
-				if !a.scalar {
-					locs = appendArgvSpans(locs, s, m.entrypoints, a.items)
-					continue
-				}
-				it := a.items[0]
-				for _, entrypoint := range m.entrypoints {
-					for _, sp := range argsStringSpans(entrypoint, it.text) {
-						if !isMarkerAt(s, it.at+sp[0]) {
-							locs = append(locs, []int{it.at + sp[0], it.at + sp[1]})
-						}
-					}
-				}
-			}
 		}
 	}
 	for start := 0; start < len(s); {
@@ -130,6 +167,9 @@ func findSplitCommand(s string) [][]int {
 			items = []splitItem{unquoteItem(value, start+m[6])}
 		}
 		key := line[m[4]:m[5]]
+		if value == "" || value[0] == '[' {
+			top.lists = append(top.lists, items)
+		}
 		if strings.EqualFold(key, "command") || strings.EqualFold(key, "cmd") {
 			top.commands = appendSplitCommand(top.commands, items)
 			if len(top.cmdArgs) < maxSplitCommands && len(items) > 0 {
@@ -139,12 +179,12 @@ func findSplitCommand(s string) [][]int {
 		} else if strings.EqualFold(key, "entrypoint") {
 			top.entrypoints = appendSplitCommand(top.entrypoints, items)
 		} else if value != "" && value[0] == '[' || value == "" {
-			top.args = append(top.args, items)
+			top.args = append(top.args, splitArgs{items: items})
 		}
 		start = next
 	}
 	closeFrom(0)
-	return sortSpans(locs)
+	return sortSpans(append(locs, findSplitCommandJSON(s)...))
 }
 
 // appendSplitCommand appends the words of a command or entrypoint

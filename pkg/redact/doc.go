@@ -19,10 +19,15 @@
 // members of a Kubernetes Secret (see [PairedMembers]), and the password
 // in an argv array (see [JointElements]) or in an "args" array after its
 // sibling "command" or "cmd" member, or in a "command" member after its
-// sibling "entrypoint" (also in YAML text: a Kubernetes container's
-// command and args, a Compose service's entrypoint and command). A YAML
-// alias under a secret-like name (password: *pw) is redacted, and so is
-// the value its anchor sets (x: &pw hunter2).
+// sibling "entrypoint" (also in text: a Kubernetes container's command
+// and args and a Compose service's entrypoint and command in YAML, and
+// in JSON text, compact or not, escaped in a JSON string, or a Python
+// dict), and a value after a flag naming a secret in an argv array or a
+// quoted list (["psql", "--password", "…"]). A YAML alias under a secret-like name
+// (password: *pw) is redacted, and so is the value its anchor sets,
+// whatever its form (x: &pw hunter2, a block scalar x: &pw |, a scalar
+// in a flow collection [&pw hunter2], over several lines) and wherever
+// the alias stands where the rules redact a value.
 // Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot

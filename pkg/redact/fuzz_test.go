@@ -123,6 +123,22 @@ func FuzzRedact(f *testing.F) {
 			},
 			func() (string, string) {
 				v := secretOf(seed, 12, alnum)
+				return "\nbase: &pw |-\n  " + v[:6] + "\n\n  " + v[6:] + "\npassword: *pw\n", v[6:]
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\ncreds: [a, {b: &pw " + v + "}]\ndb: {token: *pw}\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return `{"entrypoint":["mysql"],"command":["-uroot","-p` + v + `"]}`, v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return `{"msg":"{\"command\":[\"psql\"],\"args\":[\"--password\",\"` + v + `\"]}"}`, v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
 				return "\n" + `api_requests_total{token=~"` + v + `",job="api"} 5`, v
 			},
 		}

@@ -113,15 +113,18 @@ func yamlBlockValues(s string, end, col int) ([][]int, int) {
 	return spans, end
 }
 
-// sortSpans orders spans by start and drops any overlapping an earlier
-// one (they come from separate searches).
+// sortSpans orders spans by start and joins overlapping ones into one
+// span over both (they come from separate searches, which may find the
+// same secret from two starts).
 func sortSpans(spans [][]int) [][]int {
 	slices.SortFunc(spans, func(a, b []int) int { return a[0] - b[0] })
 	out := spans[:0]
 	for _, sp := range spans {
-		if len(out) == 0 || sp[0] >= out[len(out)-1][1] {
-			out = append(out, sp)
+		if n := len(out); n > 0 && sp[0] < out[n-1][1] {
+			out[n-1] = []int{out[n-1][0], max(out[n-1][1], sp[1])} // overlapping: one span over both
+			continue
 		}
+		out = append(out, sp)
 	}
 	return out
 }

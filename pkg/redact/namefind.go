@@ -207,10 +207,13 @@ type splitRule struct {
 	// dash: the head is (?:^|\s)--? and the name follows the run's first
 	// dash (the flag rule); otherwise the head may take one boundary
 	// character and, with quote, a quote before the run.
-	dash  bool
-	quote bool // the head is a quote just before the run ("name":)
-	tail  *regexp.Regexp
-	group int
+	dash bool
+	// quotedDash: the head is ["']--? and the name follows the run's
+	// first dash (a flag as a list's quoted item).
+	quotedDash bool
+	quote      bool // the head is a quote just before the run ("name":)
+	tail       *regexp.Regexp
+	group      int
 }
 
 // nameRe matches a whole name secretName matches.
@@ -251,6 +254,8 @@ func (sr *splitRule) headOK(s string, b, last int) bool {
 	case sr.dash:
 		// (?:^|\s)--?: the run starts with a dash after a space or at 0.
 		return s[b] == '-' && (b == 0 || b-1 >= last && strings.IndexByte(reSpace, s[b-1]) >= 0)
+	case sr.quotedDash:
+		return s[b] == '-' && b-1 >= last && (s[b-1] == '"' || s[b-1] == '\'')
 	case sr.quote:
 		return b-1 >= last && s[b-1] == '"'
 	}
@@ -261,7 +266,7 @@ func (sr *splitRule) headOK(s string, b, last int) bool {
 // nameOK reports whether secretName matches the run (after the flag's
 // dash).
 func (sr *splitRule) nameOK(run string) bool {
-	if sr.dash {
+	if sr.dash || sr.quotedDash {
 		run = run[1:]
 	}
 	return run != "" && nameRe.MatchString(shortNameRun(run))

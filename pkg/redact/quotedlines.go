@@ -42,37 +42,49 @@ func findQuotedLines(s string) [][]int {
 			start = end + 1
 			continue
 		}
-		indent := m[3] - m[2]
-		addSpan := func(at, from, to int) {
-			if to > from {
-				locs = append(locs, []int{at + from, at + to})
-			}
+		if to := len(strings.TrimRight(line, " \t\r")); to > from {
+			locs = append(locs, []int{start + from, start + to})
 		}
-		addSpan(start, from, len(strings.TrimRight(line, " \t\r")))
-		start = end + 1
-		for start < len(s) {
-			end = lineEnd(s, start)
-			line = strings.TrimRight(s[start:end], "\r")
-			content := strings.TrimLeft(line, " \t")
-			if content == "" {
-				start = end + 1
-				continue
-			}
-			if len(line)-len(content) <= indent {
-				break
-			}
-			stop, closed := quotedEnd(line, len(line)-len(content), q)
-			if !closed {
-				stop = len(strings.TrimRight(line, " \t"))
-			}
-			addSpan(start, len(line)-len(content), stop)
-			start = end + 1
-			if closed {
-				break
-			}
-		}
+		var rest [][]int
+		rest, start = quotedRest(s, end, m[3]-m[2], q)
+		locs = append(locs, rest...)
+		start++
 	}
 	return locs
+}
+
+// quotedRest returns the spans of the lines after s[end] ('\n' or the
+// end of s) continuing a quoted scalar left open (quote q) on a line
+// indented by indent: the lines indented deeper (blank lines included),
+// each from its indentation up to the closing quote, which ends them;
+// and the end of the last of them.
+func quotedRest(s string, end, indent int, q byte) ([][]int, int) {
+	var spans [][]int
+	for end < len(s) {
+		start := end + 1
+		next := lineEnd(s, start)
+		line := strings.TrimRight(s[start:next], "\r")
+		content := strings.TrimLeft(line, " \t")
+		if content == "" {
+			end = next
+			continue
+		}
+		if len(line)-len(content) <= indent {
+			break
+		}
+		stop, closed := quotedEnd(line, len(line)-len(content), q)
+		if !closed {
+			stop = len(strings.TrimRight(line, " \t"))
+		}
+		if from := len(line) - len(content); stop > from {
+			spans = append(spans, []int{start + from, start + stop})
+		}
+		end = next
+		if closed {
+			break
+		}
+	}
+	return spans, end
 }
 
 // lineEnd returns where the line starting at s[start] ends (its "\n" or

@@ -93,15 +93,30 @@ func (r *Redactor) Bytes(b []byte) []byte {
 // as the previous rule left it). It reports whether anything was
 // replaced.
 func redactString(rules []rule, sc *hintScanner, s string) (string, bool) {
+	return redactSkipping(rules, sc, s, -1)
+}
+
+// redactSkipping is redactString without the whole-text rule at index
+// skip (-1: none). A rule with findWith finds its spans knowing what the
+// other rules redact: it is given them as a function, which runs every
+// rule but itself.
+func redactSkipping(rules []rule, sc *hintScanner, s string, skip int) (string, bool) {
 	if !anyMayMatch(sc, s) {
 		return s, false
 	}
 	changed := false
 	m := scanHints(sc, s, false)
 	for i := range rules {
-		if rules[i].wholeText {
+		if rules[i].wholeText && i != skip {
+			ru, may := &rules[i], sc.may(i, m)
+			if ru.findWith != nil && may && (ru.pre == nil || ru.pre(s)) {
+				ru = ru.withOthers(func(t string) string {
+					out, _ := redactSkipping(rules, sc, t, i)
+					return out
+				})
+			}
 			var c bool
-			s, c = rules[i].apply(s, sc.may(i, m))
+			s, c = ru.apply(s, may)
 			if c {
 				changed = true
 				m = scanHints(sc, s, false)
@@ -150,6 +165,14 @@ func redactLine(rules []rule, sc *hintScanner, line string) (string, bool) {
 		}
 	}
 	return line, changed
+}
+
+// withOthers returns the rule with find set to its findWith given
+// others, the redaction by the other rules.
+func (ru *rule) withOthers(others func(string) string) *rule {
+	bound := *ru
+	bound.find = func(s string) [][]int { return ru.findWith(s, others) }
+	return &bound
 }
 
 // apply replaces the rule's matches in s; may is false when none of its

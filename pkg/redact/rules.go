@@ -26,6 +26,10 @@ type rule struct {
 	// find, when set, replaces re: it returns the spans to replace, each
 	// as {start, end}, in order and not overlapping.
 	find func(string) [][]int
+	// findWith, when set, is find for a whole-text rule that needs to
+	// know what the other rules redact: others returns its argument
+	// redacted by every rule but this one (see yamlalias.go).
+	findWith func(s string, others func(string) string) [][]int
 	// colonWords, for a rule without hints, says that it may match only
 	// where a word (a run without spaces, tabs, line breaks and quotes)
 	// holds four colons: the hint scanner tracks that instead of hints.
@@ -122,6 +126,10 @@ func spellings(s string) []string {
 // defaultRules is the immutable built-in rule table, in the order rules are
 // applied. Each hint list is lower case.
 var defaultRules = []rule{
+	// The value anchored where an alias under a secret-like name points
+	// (x: &pw hunter2 / password: *pw, see yamlalias.go): first, before
+	// any rule redacts an alias.
+	aliasedAnchorRule,
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
 		"private key", "nkey seed")),
@@ -189,6 +197,11 @@ var defaultRules = []rule{
 	// (--password hunter2, --api-key …).
 	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
 		splitRule{dash: true}, followedBy(false, "", reSpace), secretHints...),
+	// The same flag and its value as two quoted items of a list: an argv
+	// in JSON text, a YAML flow list, a Python list (["--password",
+	// "hunter2"], ['-api-key', '…']).
+	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash)),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
@@ -214,9 +227,6 @@ var defaultRules = []rule{
 	yamlPairRule,
 	yamlSecretBlockRule,
 	yamlSecretNextRule,
-	// The value anchored where an alias under a secret-like name points
-	// (x: &pw hunter2 / password: *pw, see yamlalias.go).
-	aliasedAnchorRule,
 	jsonTextPairRule,
 	flowPairRule,
 	// A plain value under a secret-like name in a YAML flow mapping
@@ -372,6 +382,12 @@ func hasSecretAssignment(s string) bool {
 		}
 	}
 	return false
+}
+
+// hasQuotedDash reports whether s holds a quote followed by a dash: a
+// flag as a list's quoted item.
+func hasQuotedDash(s string) bool {
+	return strings.Contains(s, `"-`) || strings.Contains(s, `'-`)
 }
 
 // isNameByte reports whether c may be part of a name in the text rules:

@@ -225,6 +225,15 @@ func blockLines(s string, end, col int) ([][]int, int) {
 // blank, with the line's start in s, its indentation and the line without
 // trailing space; it returns the end of the last of those lines.
 func deeperLines(s string, end, col int, visit func(start, indent int, line string)) int {
+	return deeperLinesWhile(s, end, col, func(start, indent int, line string) bool {
+		visit(start, indent, line)
+		return true
+	})
+}
+
+// deeperLinesWhile is deeperLines stopping before the line for which
+// visit returns false: it returns the end of the line before it.
+func deeperLinesWhile(s string, end, col int, visit func(start, indent int, line string) bool) int {
 	for end < len(s) {
 		start := end + 1
 		next := len(s)
@@ -236,8 +245,8 @@ func deeperLines(s string, end, col int, visit func(start, indent int, line stri
 		if line != "" && indent <= col {
 			break
 		}
-		if line != "" {
-			visit(start, indent, line)
+		if line != "" && !visit(start, indent, line) {
+			break
 		}
 		end = next
 	}

@@ -1,105 +1,146 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // YAML aliases. A value that is only an alias (password: *pw) names an
 // anchor; the secret is the anchored value (x: &pw hunter2), which
-// aliasedAnchorRule redacts wherever the anchor is set when an alias
-// under a secret-like name refers to it; a value anchored under a
-// secret-like name (password: &pw hunter2) is the name rules' already.
-// The alias itself is redacted too: the rules read lines, and on its own
-// line "*hunter2" may as well be a password that starts with "*" (a
-// YAML alias needs its anchor, which only the whole text shows).
-var aliasedAnchorRule = rule{label: "credential", find: findAliasedAnchors, hints: secretHints, wholeText: true,
+// aliasedAnchorRule redacts wherever the anchor is set when an alias the
+// other rules redact refers to it: an alias is secret when it stands
+// where a secret would be redacted, in any of the forms the rules know
+// (password: *pw, password: / *pw, {password: *pw}, - name: DB_PASSWORD /
+// value: *pw, ...). The rule asks the other rules: it counts the alias
+// tokens of each anchored name in the text before and after the other
+// rules redact it, and an alias that disappeared was secret. It runs
+// first, before any rule could redact an alias. An anchored value
+// that is itself an alias (y: &b *a) makes its anchor secret too.
+//
+// The alias itself is redacted by the rule that found it: the rules read
+// lines, and on its own line "*hunter2" may as well be a password that
+// starts with "*" (a YAML alias needs its anchor, which only the whole
+// text shows). A value anchored under a secret-like name
+// (password: &pw hunter2) is the name rules' already. See yamlanchor.go
+// for the anchored values.
+var aliasedAnchorRule = rule{label: "credential", findWith: findAliasedAnchors, hints: secretHints, wholeText: true,
 	pre: func(s string) bool { return strings.IndexByte(s, '*') >= 0 && strings.IndexByte(s, '&') >= 0 }}
 
-// maxAliases bounds the alias names aliasedAnchorRule looks for: each
-// costs a scan of the text.
-const maxAliases = 16
+// yamlToken is an anchor (&name) or an alias (*name) in text: where its
+// "&" or "*" is, where its name ends.
+type yamlToken struct{ at, end int }
 
-// isYAMLAlias reports whether a plain value is only a YAML alias: "*"
-// and an anchor name of the characters anchors are written with,
-// [A-Za-z0-9_.-] (YAML allows more, but "**hunter2**" is Markdown).
-func isYAMLAlias(v string) bool {
-	if len(v) < 2 || v[0] != '*' {
-		return false
+// yamlTokens returns the tokens of s starting with c ('&' or '*'), by
+// name: c and a name of the characters anchors are written with,
+// [A-Za-z0-9_.-] (YAML allows more, but "**hunter2**" is Markdown), at
+// the start of a line or after a space, a tab or one of before, and
+// followed by the end of a line, a space or one of after. When only is
+// set, only the names in it are kept.
+func yamlTokens(s string, c byte, before, after string, only map[string][]yamlToken) map[string][]yamlToken {
+	var toks map[string][]yamlToken
+	for i := 0; i < len(s); i++ {
+		j := strings.IndexByte(s[i:], c)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		e := at + 1
+		for e < len(s) && isNameByte(s[e]) {
+			e++
+		}
+		i = e - 1
+		if e == at+1 || at > 0 && strings.IndexByte(" \t\n"+before, s[at-1]) < 0 ||
+			e < len(s) && strings.IndexByte(" \t\r\n"+after, s[e]) < 0 {
+			continue
+		}
+		name := s[at+1 : e]
+		if only != nil && only[name] == nil {
+			continue
+		}
+		if toks == nil {
+			toks = map[string][]yamlToken{}
+		}
+		toks[name] = append(toks[name], yamlToken{at: at, end: e})
 	}
+	return toks
+}
+
+// Where anchors and aliases stand: after the start of a line, a space or
+// a tab, or one of these (a flow collection's, a key's colon, an item's
+// dash); followed by the end of a line, a space or one of these.
+const (
+	anchorBefore = ":-[{,"
+	anchorAfter  = ""
+	aliasBefore  = ":[{,"
+	aliasAfter   = ",]}"
+)
+
+// findAliasedAnchors returns the spans of the values anchored with the
+// names of the aliases that others (the other rules) redact.
+func findAliasedAnchors(s string, others func(string) string) [][]int {
+	anchors := yamlTokens(s, '&', anchorBefore, anchorAfter, nil)
+	if anchors == nil {
+		return nil
+	}
+	aliases := yamlTokens(s, '*', aliasBefore, aliasAfter, anchors)
+	if aliases == nil {
+		return nil
+	}
+	left := yamlTokens(others(s), '*', aliasBefore, aliasAfter, aliases)
+	var secret []string
+	for name, toks := range aliases {
+		if len(left[name]) < len(toks) {
+			secret = append(secret, name)
+		}
+	}
+	var locs [][]int
+	var set []yamlToken
+	for done := map[string]bool{}; len(secret) > 0; {
+		name := secret[len(secret)-1]
+		secret = secret[:len(secret)-1]
+		if done[name] {
+			continue
+		}
+		done[name] = true
+		set = append(set, anchors[name]...)
+		for _, a := range anchors[name] {
+			// An anchored alias (y: &b *a) holds the secret of its anchor.
+			if v := anchorLineValue(s, a.end); len(v) > 1 && v[0] == '*' && anchors[v[1:]] != nil && isAlias(v) {
+				secret = append(secret, v[1:])
+			}
+		}
+	}
+	slices.SortFunc(set, func(a, b yamlToken) int { return a.at - b.at })
+	var ln anchorLine
+	end := -1
+	for _, a := range set {
+		if a.at < end {
+			continue // inside the value of an anchor before it
+		}
+		var spans [][]int
+		spans, end = anchoredValue(s, a, &ln)
+		locs = append(locs, spans...)
+	}
+	return sortSpans(locs)
+}
+
+// isAlias reports whether v is only an alias: "*" and a name.
+func isAlias(v string) bool {
 	for i := 1; i < len(v); i++ {
 		if !isNameByte(v[i]) {
 			return false
 		}
 	}
-	return true
+	return len(v) > 1 && v[0] == '*'
 }
 
-// isAliasLine reports whether the value s[from:to] of a name: value line
-// (secretLine's match starting at start) is an alias given after a colon,
-// unquoted, and ending at a space or the line's end: after "=" (.env,
-// INI) or a quote a value starting with "*" is a value, and so is one
-// the expression cut at a "#" (*hun#ter2).
-func isAliasLine(s string, start, from, to int) bool {
-	return isYAMLAlias(s[from:to]) && strings.HasSuffix(strings.TrimRight(s[start:from], " \t"), ":") &&
-		(to == len(s) || strings.IndexByte(" \t\r\n", s[to]) >= 0)
-}
-
-// findAliasedAnchors returns the spans of the values anchored with the
-// names of the aliases given under secret-like names: the scalar after
-// "&name " on its line, up to a comment, without its quotes.
-func findAliasedAnchors(s string) [][]int {
-	var names []string
-	g := secretLine.SubexpIndex("secret")
-	secretLineFinder.each(s, func(m []int) {
-		if len(names) >= maxAliases || m[2*g] < 0 {
-			return
-		}
-		if isAliasLine(s, m[0], m[2*g], m[2*g+1]) {
-			names = append(names, s[m[2*g]+1:m[2*g+1]])
-		}
-	})
-	var locs [][]int
-	for _, name := range names {
-		anchor := "&" + name
-		for i := 0; ; {
-			j := strings.Index(s[i:], anchor)
-			if j < 0 {
-				break
-			}
-			at := i + j
-			i = at + len(anchor)
-			if at > 0 && strings.IndexByte(" \t:-[{,", s[at-1]) < 0 || i < len(s) && s[i] != ' ' && s[i] != '\t' {
-				continue // a longer anchor name, or no anchor
-			}
-			if from, to := anchoredScalar(s, i); from < to {
-				locs = append(locs, []int{from, to})
-				i = to // the rest of the line is the value: linear on a line of anchors
-			}
-		}
+// anchorLineValue returns the word after an anchor's name (s[i:] starts
+// after it) on its line, without a flow indicator after it.
+func anchorLineValue(s string, i int) string {
+	i = skipBlanks(s, i, len(s))
+	e := i
+	for e < len(s) && strings.IndexByte(" \t\r\n", s[e]) < 0 {
+		e++
 	}
-	return sortSpans(locs)
-}
-
-// anchoredScalar returns the span of the scalar after an anchor's name
-// (s[i:] starts after it): the rest of its line up to a comment, inside
-// its quotes when quoted; empty when the line has nothing more (the
-// anchor is a mapping's or a block's).
-func anchoredScalar(s string, i int) (int, int) {
-	end := len(s)
-	if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
-		end = i + j
-	}
-	line := s[i:end]
-	from := i + len(line) - len(strings.TrimLeft(line, " \t"))
-	v := strings.TrimRight(s[from:end], " \t\r")
-	if v != "" && (v[0] == '"' || v[0] == '\'') {
-		if k := closingQuote(v, 1, v[0]); k > 1 && k < len(v) {
-			return from + 1, from + k
-		}
-	}
-	if j := strings.Index(v, " #"); j >= 0 {
-		v = strings.TrimRight(v[:j], " \t")
-	}
-	if v == "" || v[0] == '#' || isBlockIndicator(v) {
-		return 0, 0
-	}
-	return from, from + len(v)
+	return strings.TrimRight(s[i:e], ",]}")
 }

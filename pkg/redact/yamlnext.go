@@ -42,40 +42,54 @@ func findYAMLSecretNext(s string) [][]int {
 			return
 		}
 		var spans [][]int
-		structure, done, list := false, false, false
-		names := isSecretsName(s[m[3]:m[1]])
-		end = deeperLines(s, m[1], m[3]-m[2], func(start, indent int, line string) {
-			content := line[indent:]
-			if item := strings.TrimLeft(strings.TrimPrefix(content, "-"), " \t"); !names && len(item) < len(content) &&
-				item != "" && item[0] != '#' && (len(spans) == 0 || list) && !isYAMLStructure(item) {
-				// A list of secrets (passwords: / - hunter2): each item's
-				// scalar, as if on its own line.
-				list, indent, content = true, indent+len(content)-len(item), item
-			}
-			quoted := (content[0] == '"' || content[0] == '\'') && len(content) >= 2 && content[len(content)-1] == content[0]
-			switch {
-			case structure || done || content[0] == '#':
-			case strings.ContainsRune(line[:indent], '\t') || !quoted && isYAMLStructure(content):
-				// A mapping or list under the name holds no secret itself; a
-				// structure line after the scalar ends it.
-				structure, done = len(spans) == 0, true
-			default:
-				from, to := start+indent, start+len(line)
-				if quoted {
-					from, to = from+1, to-1
-				} else if j := strings.Index(content, " #"); j >= 0 {
-					to = from + len(strings.TrimRight(content[:j], " "))
-				}
-				if from < to {
-					spans = append(spans, []int{from, to})
-				}
-			}
-		})
-		if !structure {
-			locs = append(locs, spans...)
-		}
+		spans, end = nextLinesValue(s, m[1], m[3]-m[2], isSecretsName(s[m[3]:m[1]]))
+		locs = append(locs, spans...)
 	})
 	return locs
+}
+
+// nextLinesValue returns the spans of the YAML value given on the lines
+// after s[end] ('\n' or the end of s) indented deeper than col (see
+// yamlSecretNextRule), none when the lines are a mapping (or a list
+// under a name holding names, names), and the end of the last line
+// read.
+func nextLinesValue(s string, end, col int, names bool) ([][]int, int) {
+	var spans [][]int
+	structure, list := false, false
+	end = deeperLinesWhile(s, end, col, func(start, indent int, line string) bool {
+		content := line[indent:]
+		if item := strings.TrimLeft(strings.TrimPrefix(content, "-"), " \t"); !names && len(item) < len(content) &&
+			item != "" && item[0] != '#' && (len(spans) == 0 || list) && !isYAMLStructure(item) {
+			// A list of secrets (passwords: / - hunter2): each item's
+			// scalar, as if on its own line.
+			list, indent, content = true, indent+len(content)-len(item), item
+		}
+		quoted := (content[0] == '"' || content[0] == '\'') && len(content) >= 2 && content[len(content)-1] == content[0]
+		switch {
+		case content[0] == '#':
+		case strings.ContainsRune(line[:indent], '\t') || !quoted && isYAMLStructure(content):
+			// A mapping or list under the name holds no secret itself (its
+			// lines are read again by the rules, for the secrets in them);
+			// a structure line after the scalar ends it.
+			structure = len(spans) == 0
+			return false
+		default:
+			from, to := start+indent, start+len(line)
+			if quoted {
+				from, to = from+1, to-1
+			} else if j := strings.Index(content, " #"); j >= 0 {
+				to = from + len(strings.TrimRight(content[:j], " "))
+			}
+			if from < to {
+				spans = append(spans, []int{from, to})
+			}
+		}
+		return true
+	})
+	if structure {
+		return nil, end
+	}
+	return spans, end
 }
 
 // isSecretsName reports whether a YAML name (the text from the name to

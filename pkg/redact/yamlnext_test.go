@@ -15,6 +15,7 @@ var laterLineCases = []struct{ name, in, want string }{
 	{"multi-line plain scalar", "client_secret:\n  part-one\n  part-two\nnext: 1\n", "client_secret:\n  [REDACTED:credential]\n  [REDACTED:credential]\nnext: 1\n"},
 	{"list item name", "- password:\n    hunter2\n", "- password:\n    [REDACTED:credential]\n"},
 	{"ansible vault", "db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  6231\n", "db_password: !vault |\n  [REDACTED:credential]\n  [REDACTED:credential]\n"},
+	{"settings holding a secret", "password:\n  min_length: 12\n  token:\n    abc\n", "password:\n  min_length: 12\n  token:\n    [REDACTED:credential]\n"},
 	{"mapping after the scalar", "password:\n  hunter2\n  x: y\n", "password:\n  [REDACTED:credential]\n  x: y\n"},
 	{"list of secrets", "spec:\n  passwords:\n    - hunter2\n    - \"s3 cret\"\n  user: x\n", "spec:\n  passwords:\n    - [REDACTED:credential]\n    - \"[REDACTED:credential]\"\n  user: x\n"},
 	{"pgpass line", "db.example.com:5432:app:alice:s3cr3t\n", "db.example.com:5432:app:alice:[REDACTED:password]\n"},
