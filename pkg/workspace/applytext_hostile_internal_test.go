@@ -154,10 +154,10 @@ func TestApplyTextBounds(t *testing.T) {
 			strconv.Itoa(maxInProcessDiff/2) + " @@\n" + strings.Repeat("+\n", maxInProcessDiff/2),
 		"many lines": "diff --git a/lines.txt b/lines.txt\n--- a/lines.txt\n+++ b/lines.txt\n@@ -" + strconv.Itoa(maxInProcessLines) + ",2 +" +
 			strconv.Itoa(maxInProcessLines) + ",2 @@\n \n-x\n+y\n",
-		"long name":     "diff --git a/new/" + long + " b/new/" + long + "\nnew file mode 100644\n--- /dev/null\n+++ b/new/" + long + "\n@@ -0,0 +1 @@\n+x\n",
+		"long name": "diff --git a/new/" + long + " b/new/" + long + "\nnew file mode 100644\n--- /dev/null\n+++ b/new/" + long + "\n@@ -0,0 +1 @@\n+x\n",
 		"long line": "diff --git a/big.txt b/big.txt\nnew file mode 100644\n--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1 @@\n+" +
 			strings.Repeat("x", maxInProcessDiff) + "\n",
-		"long path": "diff --git a/" + deep + " b/" + deep + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + deep + "\n@@ -0,0 +1 @@\n+x\n",
+		"long path":     "diff --git a/" + deep + " b/" + deep + "\nnew file mode 100644\n--- /dev/null\n+++ b/" + deep + "\n@@ -0,0 +1 @@\n+x\n",
 		"gitattributes": "diff --git a/d/.gitattributes b/d/.gitattributes\nnew file mode 100644\n--- /dev/null\n+++ b/d/.gitattributes\n@@ -0,0 +1 @@\n+x\n",
 	} {
 		if _, ok := here.planText(diff); ok {
