@@ -3,6 +3,7 @@ module github.com/codali-dev/codali/pkg
 go 1.26.0
 
 require (
+	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/cenkalti/backoff/v4 v4.3.0
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/nats-io/jwt/v2 v2.8.2
@@ -24,7 +25,6 @@ require (
 require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/bluekeyes/go-gitdiff v0.9.0 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect

@@ -85,6 +85,7 @@ func (w *Workspace) apply(ctx context.Context, diff string, numstat bool) (event
 	if w.byGit {
 		return w.applyGit(ctx, diff, numstat)
 	}
+	defer func() { w.patched = true }()
 	if ch, ok, err := w.applyText(diff); ok {
 		if err != nil || !numstat {
 			return events.Change{}, err

@@ -15,12 +15,23 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 )
 
-// maxInProcessFile bounds a file patched in this process, and
-// maxInProcessBytes all the files of one patch; a larger patch is left to
-// git.
+// Bounds of a patch applied in this process (a larger one is left to
+// git): maxInProcessDiff its bytes, maxInProcessFile a file it patches,
+// maxInProcessBytes all of them, and maxInProcessLines the lines of the
+// patch and of the files it patches, all together. Reading and patching
+// holds some hundred bytes per line, so they keep it to a few MiB.
 const (
-	maxInProcessFile  = 16 << 20
-	maxInProcessBytes = 64 << 20
+	maxInProcessDiff  = 1 << 20
+	maxInProcessFile  = 4 << 20
+	maxInProcessBytes = 8 << 20
+	maxInProcessLines = 1 << 16
+)
+
+// maxNameBytes bounds a name and maxPathBytes a whole path (NAME_MAX and
+// PATH_MAX of Linux filesystems): a longer one is left to git.
+const (
+	maxNameBytes = 255
+	maxPathBytes = 4096
 )
 
 // textEdit is one file of a patch applied in this process: its path, the
@@ -57,28 +68,48 @@ func (w *Workspace) applyText(diff string) (events.Change, bool, error) {
 	}
 	var ch events.Change
 	for _, e := range edits {
-		if err := e.write(w.Dir); err != nil {
-			return events.Change{}, true, fmt.Errorf("%w: %s: %w", ErrApply, e.path, err)
-		}
 		ch.Files = append(ch.Files, events.FileChange{Path: e.path})
 		ch.Added += int(e.added)
 		ch.Removed += int(e.removed)
+	}
+	// As git: every deletion (and the directories it empties) first, then
+	// the writes, so a directory emptied and written again is made anew.
+	for _, deletions := range []bool{true, false} {
+		for _, e := range edits {
+			if (e.content == nil) != deletions {
+				continue
+			}
+			if err := e.write(w.Dir); err != nil {
+				return events.Change{}, true, fmt.Errorf("%w: %s: %w", ErrApply, e.path, err)
+			}
+		}
 	}
 	return ch, true, nil
 }
 
 // planText parses diff and computes every file's new content; ok is false
-// when the diff is not one applyText applies.
+// when the diff is not one applyText applies: not exactly in git diff's
+// form (see scanPatch), over the bounds, a tree git may read through a
+// .gitattributes (see plainTree), or a hunk git would place elsewhere
+// (see placedAsGit).
 func (w *Workspace) planText(diff string) ([]textEdit, bool) {
+	lines := strings.Count(diff, "\n")
+	if len(diff) > maxInProcessDiff || lines > maxInProcessLines || !w.plainTree() {
+		return nil, false
+	}
+	scanned, ok := scanPatch(diff)
+	if !ok {
+		return nil, false
+	}
 	files, _, err := gitdiff.Parse(strings.NewReader(diff))
-	if err != nil || len(files) == 0 || strings.Count("\n"+diff, "\ndiff --git ") != len(files) {
+	if err != nil || len(files) != len(scanned) {
 		return nil, false
 	}
 	edits := make([]textEdit, 0, len(files))
 	seen := make(map[string]bool, len(files))
-	budget := int64(maxInProcessBytes)
-	for _, f := range files {
-		e, ok := w.planFile("\n"+diff, f, &budget)
+	b := budget{bytes: maxInProcessBytes, lines: maxInProcessLines - int64(lines)}
+	for i, f := range files {
+		e, ok := w.planFile(scanned[i], f, &b)
 		if !ok || seen[e.path] {
 			return nil, false
 		}
@@ -96,38 +127,39 @@ func (w *Workspace) planText(diff string) ([]textEdit, bool) {
 	return edits, true
 }
 
-// planFile plans one file's edit; budget is what the patch's files may
-// still read.
-func (w *Workspace) planFile(diff string, f *gitdiff.File, budget *int64) (textEdit, bool) {
-	if f.IsBinary || f.IsCopy || f.IsRename || f.BinaryFragment != nil {
+// plainTree reports whether the work tree is still as prepared, with no
+// .gitattributes among its paths: git apply converts what it reads and
+// writes by attributes (line ends, ident, encodings), this process does
+// not. A tree a process was given, or patched already (a patch left to
+// git may have added one), may have one.
+func (w *Workspace) plainTree() bool {
+	return w.trackedSet != nil && !w.trackedAttributes && !w.commanded.Load() && !w.patched
+}
+
+// budget is what the files of a patch may still hold in this process.
+type budget struct{ bytes, lines int64 }
+
+// planFile plans the edit of one file of the patch, which scanPatch read
+// as s and go-gitdiff as f.
+func (w *Workspace) planFile(s scannedFile, f *gitdiff.File, b *budget) (textEdit, bool) {
+	if f.IsBinary || f.IsCopy || f.IsRename || f.BinaryFragment != nil || !sameReading(s, f) {
 		return textEdit{}, false
 	}
-	var e textEdit
-	switch {
-	case f.IsNew && !f.IsDelete && f.OldName == "":
-		if f.NewMode != 0o100644 && f.NewMode != 0o100755 {
-			return textEdit{}, false
-		}
-		e.path, e.exec = f.NewName, f.NewMode == 0o100755
-	case f.IsDelete && !f.IsNew && f.NewName == "":
-		e.path = f.OldName
-	case !f.IsNew && !f.IsDelete && f.OldName == f.NewName && f.NewMode == 0 && len(f.TextFragments) > 0 &&
-		(f.OldMode == 0 || f.OldMode == 0o100644 || f.OldMode == 0o100755):
-		// (An old mode alone is the index line's: no mode change.)
-		e.path = f.NewName
-	default:
-		return textEdit{}, false
-	}
-	// Only git's own format, whose header names the path plainly: a
-	// traditional diff's names keep their a/ and b/ here, which git
-	// strips.
-	if !plainPath(e.path) || !strings.Contains(diff, "\ndiff --git a/"+e.path+" b/"+e.path+"\n") {
-		return textEdit{}, false
-	}
+	e := textEdit{path: s.path, exec: f.NewMode == 0o100755}
 	e.abs = filepath.Join(w.Dir, filepath.FromSlash(e.path))
-	old, mode, exists, ok := w.readPlain(e.path, e.abs, *budget)
-	*budget -= int64(len(old))
+	if len(e.abs) >= maxPathBytes {
+		return textEdit{}, false
+	}
+	old, mode, exists, ok := w.readPlain(e.path, e.abs, min(maxInProcessFile, b.bytes))
 	if !ok || exists == f.IsNew {
+		return textEdit{}, false
+	}
+	oldLines := int64(bytes.Count(old, []byte("\n")))
+	if len(old) > 0 && old[len(old)-1] != '\n' {
+		oldLines++
+	}
+	b.bytes -= int64(len(old))
+	if b.lines -= oldLines; b.lines < 0 || !placedAsGit(f.TextFragments, oldLines) {
 		return textEdit{}, false
 	}
 	e.exists = exists
@@ -155,14 +187,75 @@ func (w *Workspace) planFile(diff string, f *gitdiff.File, budget *int64) (textE
 	return e, true
 }
 
+// sameReading reports whether go-gitdiff read the file as scanPatch did:
+// the same path and kind (a regular file added or deleted, or modified
+// without a mode change) and the same hunks.
+func sameReading(s scannedFile, f *gitdiff.File) bool {
+	var ok bool
+	switch s.kind {
+	case 'A':
+		ok = f.IsNew && !f.IsDelete && f.OldName == "" && f.NewName == s.path && regularFileMode(f.NewMode)
+	case 'D':
+		ok = f.IsDelete && !f.IsNew && f.NewName == "" && f.OldName == s.path && regularFileMode(f.OldMode)
+	case 'M':
+		// (An old mode alone is the index line's: no mode change.)
+		ok = !f.IsNew && !f.IsDelete && f.OldName == s.path && f.NewName == s.path && f.NewMode == 0 &&
+			(f.OldMode == 0 || regularFileMode(f.OldMode))
+	}
+	if !ok || len(f.TextFragments) != len(s.hunks) {
+		return false
+	}
+	for i, frag := range f.TextFragments {
+		if (hunkRange{frag.OldPosition, frag.OldLines, frag.NewPosition, frag.NewLines}) != s.hunks[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// regularFileMode reports whether m is git's mode of a regular file.
+func regularFileMode(m os.FileMode) bool { return m == 0o100644 || m == 0o100755 }
+
+// placedAsGit reports whether git places every hunk of a file of
+// oldLines lines where go-gitdiff does, its old position: git tries a
+// hunk first at its new position in the file as patched so far (which
+// must then be the old one moved by the hunks before it), a hunk at
+// position 0 or 1 only at the start, and one without trailing context
+// only at the end. go-gitdiff has checked that it matches there exactly,
+// so git applies it there too.
+func placedAsGit(frags []*gitdiff.TextFragment, oldLines int64) bool {
+	var moved int64
+	for i, fr := range frags {
+		if (fr.OldPosition == 0) != (fr.OldLines == 0) || (fr.NewPosition == 0) != (fr.NewLines == 0) {
+			return false
+		}
+		start, at := max(fr.OldPosition-1, 0), max(fr.NewPosition-1, 0)
+		switch {
+		case at != start+moved,
+			fr.OldPosition <= 1 && at != 0,
+			fr.TrailingContext == 0 && (i != len(frags)-1 || start+fr.OldLines != oldLines):
+			return false
+		}
+		moved += fr.NewLines - fr.OldLines
+	}
+	return true
+}
+
 // plainPath reports whether p is a path applyText takes: clean, relative,
-// inside the work tree and outside .git, without spaces, control
-// characters, backslashes or quotes (git quotes some of those in its
-// headers, and a space makes a header's two names ambiguous).
+// inside the work tree and outside .git, not a .gitattributes (see
+// plainTree), without spaces, control characters, backslashes or quotes
+// (git quotes some of those in its headers, and a space makes a header's
+// two names ambiguous), and with no name longer than a filesystem takes
+// (a write that fails after others is left to git instead).
 func plainPath(p string) bool {
 	c, err := Clean(p)
-	if err != nil || c != p || c == "." || inGit(c) {
+	if err != nil || c != p || c == "." || inGit(c) || strings.EqualFold(path.Base(c), ".gitattributes") {
 		return false
+	}
+	for part := range strings.SplitSeq(c, "/") {
+		if len(part) > maxNameBytes {
+			return false
+		}
 	}
 	for i := 0; i < len(p); i++ {
 		if b := p[i]; b <= ' ' || b == 0x7f || b == '\\' || b == '"' {

@@ -20,6 +20,20 @@ func FuzzApplyText(f *testing.F) {
 		"diff --git a/l/a.txt b/l/a.txt\n--- a/l/a.txt\n+++ b/l/a.txt\n@@ -1 +1 @@\n-one\n+1\n",
 		"diff --git a/up/o.txt b/up/o.txt\nnew file mode 100644\n--- /dev/null\n+++ b/up/o.txt\n@@ -0,0 +1 @@\n+o\n",
 		"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+1\n",
+		// Hunks git places elsewhere than their old position says.
+		"diff --git a/ab.txt b/ab.txt\n--- a/ab.txt\n+++ b/ab.txt\n@@ -3,3 +1,3 @@\n a\n-b\n+B\n a\n",
+		"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n",
+		"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,0 +2 @@\n+x\n",
+		"diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+n\n@@ -0,0 +2 @@\n+m\n",
+		// Lines git reads otherwise than go-gitdiff.
+		"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -+1,3 +1,3 @@\n one\n-two\n+2\n three\n",
+		"diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n two\n-three\n+3\n\\ 123456789\n",
+		"diff --git a/a.txt b/a.txt\n--- \"a/a\\x2etxt\"\n+++ \"b/a\\x2etxt\"\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
+		"diff --git a/a.txt b/a.txt\n--- a//a.txt\n+++ b//a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
+		"diff --git a/ab.txt b/ab.txt\ndeleted file mode 120000\n--- a/ab.txt\n+++ /dev/null\n@@ -1,6 +0,0 @@\n-a\n-b\n-a\n-b\n-a\n-b\n",
+		// A deletion that empties a directory written again.
+		"diff --git a/dir/n.txt b/dir/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/dir/n.txt\n@@ -0,0 +1 @@\n+n\n" +
+			"diff --git a/dir/b.txt b/dir/b.txt\ndeleted file mode 100644\n--- a/dir/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\n",
 	} {
 		f.Add(seed)
 	}
@@ -37,6 +51,7 @@ func FuzzApplyText(f *testing.F) {
 		fuzzTree(t, outside, outside)
 		before, outBefore := treeOf(t, here), treeOf(t, outside)
 		w := &Workspace{Dir: here}
+		w.setTracked(newTrackedSet(fuzzTracked))
 		_, ok, err := w.applyText(diff)
 		if after := treeOf(t, outside); !reflect.DeepEqual(after, outBefore) {
 			t.Fatalf("wrote outside the work tree: %v", after)
@@ -66,12 +81,16 @@ func FuzzApplyText(f *testing.F) {
 	})
 }
 
+// fuzzTracked are the paths of fuzzTree, tracked as a base lists them.
+var fuzzTracked = []string{"a.txt", "ab.txt", "dir/b.txt", "exe.sh", "la.txt", "l", "up"}
+
 // fuzzTree fills dir with a few files, a link to a file, one to a
 // directory of the tree and one to outside.
 func fuzzTree(t *testing.T, dir, outside string) {
 	t.Helper()
 	write(t, filepath.Join(dir, "a.txt"), "one\ntwo\nthree\n")
 	write(t, filepath.Join(dir, "dir", "b.txt"), "b\n")
+	write(t, filepath.Join(dir, "ab.txt"), "a\nb\na\nb\na\nb\n")
 	write(t, filepath.Join(dir, "exe.sh"), "#!/bin/sh\n")
 	if err := os.Chmod(filepath.Join(dir, "exe.sh"), 0o755); err != nil {
 		t.Fatal(err)

@@ -88,6 +88,9 @@ type Workspace struct {
 	lim    Limits
 	// byGit makes git apply every patch (tests compare applyText with it).
 	byGit bool
+	// patched is set once a patch was applied (or tried): the tree is no
+	// longer as prepared (see plainTree).
+	patched bool
 	// tracked is the set of paths the baseline commit tracks (nil when the
 	// base does not list them): the work tree as prepared, before anyone
 	// changed it.
