@@ -64,11 +64,7 @@ func readable(t *testing.T, s *artifacts.Store, prefix string, data []byte) {
 // would find it, take it for stored and hand on a reference to it.
 func TestPutNewWhoseChunkIsRefused(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, s := openProvisioned(t)
 	data := bytes.Repeat([]byte("refused "), 512)
 	restore := updateArtifactsStream(t, ctx, js, func(c *jetstream.StreamConfig) { c.MaxMsgSize = 1024 })
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -92,14 +88,10 @@ func TestPutNewWhoseChunkIsRefused(t *testing.T) {
 // no longer allows the roll-up), the put fails and its chunk is purged.
 func TestPutNewWhoseMetaIsRefused(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, s := openProvisioned(t)
 	restore := updateArtifactsStream(t, ctx, js, func(c *jetstream.StreamConfig) { c.AllowRollup = false })
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	_, err = s.PutNew(pctx, "norollup", []byte("meta refused"))
+	_, err := s.PutNew(pctx, "norollup", []byte("meta refused"))
 	cancel()
 	var apiErr *jetstream.APIError
 	if !errors.As(err, &apiErr) {
@@ -125,11 +117,7 @@ func TestPutNewWhoseMetaIsRefused(t *testing.T) {
 // content put again later is read back.
 func TestPutNewCancelled(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := openProvisioned(t)
 	for i, n := range []int{0, 10, 64 << 10} {
 		data := bytes.Repeat([]byte{'c' + byte(i)}, n)
 		cctx, cancel := context.WithCancel(ctx)
@@ -150,11 +138,7 @@ func TestPutNewCancelled(t *testing.T) {
 // not refused as too many pending ones.
 func TestPutNewAfterLostAcknowledgements(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, s := openProvisioned(t)
 	if err := js.DeleteStream(ctx, "OBJ_"+events.BucketArtifacts); err != nil {
 		t.Fatal(err)
 	}

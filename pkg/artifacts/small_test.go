@@ -21,11 +21,7 @@ import (
 // the same bytes. Sizes around the one-chunk bound, and empty content.
 func TestPutNewWritesTheLibrarysLayout(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, s := openProvisioned(t)
 	obj, err := js.ObjectStore(ctx, events.BucketArtifacts)
 	if err != nil {
 		t.Fatal(err)
@@ -65,11 +61,7 @@ func TestPutNewWritesTheLibrarysLayout(t *testing.T) {
 // purges its chunk, and the bucket's listing shows the name once.
 func TestPutNewTwiceThenPut(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, s := openProvisioned(t)
 	data := []byte(`{"exchange":1}`)
 	ref, err := s.PutNew(ctx, "twice", data)
 	if err != nil {
@@ -101,20 +93,27 @@ func TestPutNewTwiceThenPut(t *testing.T) {
 // it could not store the artifact (after retrying for a while).
 func TestPutNewWithoutItsBucket(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, s := openProvisioned(t)
 	if err := js.DeleteStream(ctx, "OBJ_"+events.BucketArtifacts); err != nil {
 		t.Fatal(err)
 	}
 	pctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	_, err = s.PutNew(pctx, "gone", []byte("x"))
+	_, err := s.PutNew(pctx, "gone", []byte("x"))
 	if err == nil || !strings.Contains(err.Error(), "could not store artifact gone/") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// openProvisioned is provisioned and a store over it.
+func openProvisioned(t testing.TB) (jetstream.JetStream, *artifacts.Store) {
+	t.Helper()
+	js := provisioned(t)
+	s, err := artifacts.Open(context.Background(), js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js, s
 }
 
 // provisioned is a JetStream context on a fresh embedded server with

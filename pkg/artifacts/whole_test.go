@@ -29,11 +29,7 @@ import (
 // the name for stored.
 func TestPutAfterAPutLeftItsMetaOnly(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, s := openProvisioned(t)
 	for _, n := range []int{10, 300 << 10} {
 		data := bytes.Repeat([]byte("m"), n)
 		name := "metaonly/" + refOfData(data)
@@ -117,11 +113,7 @@ func TestPutWhenTheLeaderCannotSay(t *testing.T) {
 // Get reads it.
 func TestPutOverOtherContentOfTheSameSize(t *testing.T) {
 	ctx := context.Background()
-	js := provisioned(t)
-	s, err := artifacts.Open(ctx, js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, s := openProvisioned(t)
 	obj, err := js.ObjectStore(ctx, events.BucketArtifacts)
 	if err != nil {
 		t.Fatal(err)
