@@ -47,8 +47,8 @@ type gitRun struct {
 	protocols string
 }
 
-// run runs git in dir with gitSafeConfig, no user or system configuration
-// and a scratch HOME. With a gitDir the repository is GIT_DIR=gitDir with
+// run runs git in dir with gitSafeConfig, no user or system configuration,
+// no system attributes file and a scratch HOME. With a gitDir the repository is GIT_DIR=gitDir with
 // GIT_WORK_TREE=workTree, so no .git in the work tree is ever consulted.
 // Standard output larger than limit is an error wrapping ErrTooLarge
 // (never cut); a failure carries the tail of standard error.
@@ -59,7 +59,7 @@ func (g gitRun) run(ctx context.Context, dir string, limit int64, args ...string
 	cmd.Dir = dir
 	cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + g.scratch, "XDG_CONFIG_HOME=" + g.scratch,
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_ATTR_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
 		"GIT_AUTHOR_DATE=2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2000-01-01T00:00:00Z",
 		"GIT_ALLOW_PROTOCOL=" + g.allowedProtocols(),
 	}

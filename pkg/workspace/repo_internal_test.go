@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -49,5 +50,29 @@ func TestGitRefusesFileTransportForRemoteClones(t *testing.T) {
 	_, err := g.run(context.Background(), scratch, 64<<10, "clone", "--quiet", "--", "file://"+src, filepath.Join(scratch, "work"))
 	if !errors.Is(err, ErrGit) || !strings.Contains(err.Error(), "not allowed") {
 		t.Fatalf("clone over file with file refused: %v", err)
+	}
+}
+
+// TestGitReadsNothingOfTheHost: git runs with no system or user
+// configuration and no system attributes file, so a host's
+// /etc/gitconfig or /etc/gitattributes changes no work tree (and git's
+// applies read a patch as the in-process apply does).
+func TestGitReadsNothingOfTheHost(t *testing.T) {
+	scratch := t.TempDir()
+	fake := filepath.Join(scratch, "git")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nenv > \"$HOME/env\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (gitRun{git: fake, scratch: scratch}).run(context.Background(), scratch, 64<<10, "status"); err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.ReadFile(filepath.Join(scratch, "env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_ATTR_NOSYSTEM=1", "HOME=" + scratch, "XDG_CONFIG_HOME=" + scratch} {
+		if !strings.Contains("\n"+string(env), "\n"+want+"\n") {
+			t.Errorf("git runs without %s:\n%s", want, env)
+		}
 	}
 }
