@@ -268,7 +268,7 @@ var secretLine = regexp.MustCompile(secretLinePattern)
 
 // secretLinePattern is secretLine's expression, also found by
 // secretLineFinder.
-var secretLinePattern = `(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`
+var secretLinePattern = `(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?\r?$`
 
 var secretLineFinder = newNameFinder(secretLinePattern, followedBy(true, " \t", ":="))
 
