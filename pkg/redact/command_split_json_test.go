@@ -119,3 +119,28 @@ func TestSecretFlagInArgv(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedFlagListOverLines: a flag naming a secret and its value as
+// two quoted items of a list are redacted when the list is printed one
+// item per line (indented JSON, a YAML flow list over lines, CRLF).
+func TestQuotedFlagListOverLines(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{"{\n  \"command\": [\n    \"psql\",\n    \"--password\",\n    \"S3cret\"\n  ]\n}\n",
+			"{\n  \"command\": [\n    \"psql\",\n    \"--password\",\n    \"[REDACTED:credential]\"\n  ]\n}\n"},
+		{"args: [\"--token\",\r\n       \"S3cret\"]\r\n", "args: [\"--token\",\r\n       \"[REDACTED:credential]\"]\r\n"},
+		{"['--api-key',\n\n 'S3cret']", "['--api-key',\n\n '[REDACTED:credential]']"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{
+		"[\"--password\",\n \"--verbose\"]",
+		"[\"--password\",\n \"a\nb\"]",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}

@@ -130,6 +130,12 @@ var defaultRules = []rule{
 	// (x: &pw hunter2 / password: *pw, see yamlalias.go): first, before
 	// any rule redacts an alias.
 	aliasedAnchorRule,
+	// A flag with a secret-like name and its value as two quoted items
+	// of a list on lines of their own (indented JSON, a YAML flow list
+	// over lines: "--password",\n  "hunter2"); on one line they are the
+	// line rule's below.
+	withEscapedQuotes(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>[^\s"'-][^"'\r\n]*)["']`,
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash))),
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
 		"private key", "nkey seed")),
