@@ -47,6 +47,9 @@ func anchoredValue(s string, a yamlToken, ln *anchorLine) ([][]int, int) {
 	last := after == le || s[after] == '\r' || s[after] == '#'
 	switch {
 	case i == le || s[i] == '\r' || s[i] == '#':
+		if ln.colon >= 0 && ln.colon < a.at {
+			col = compactListCol(s, le, col) // x: &pw / - hunter2
+		}
 		spans, end := nextLinesValue(s, le, col, false)
 		if spans == nil {
 			return nil, le // a mapping: its lines may set other anchors
