@@ -208,6 +208,13 @@ var defaultRules = []rule{
 	// "hunter2"], ['-api-key', '…']).
 	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
 		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash)),
+	// The same flag and its value as two items of a flow list with the
+	// value unquoted: a YAML flow list ([psql, --password, hunter2],
+	// ["--token", abc], [--password, *pw]); a word, up to a space, ","
+	// or a bracket; only on a line with a "[" (prose's "--password, or"
+	// is kept).
+	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*(?P<secret>[^\s"',\[\]{}#-][^\s,\[\]{}]*)`,
+		splitRule{flowDash: true}, followedBy(true, " \t", ","), secretHints...), func(s string) bool { return strings.IndexByte(s, '[') >= 0 }),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
