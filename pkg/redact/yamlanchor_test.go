@@ -42,6 +42,8 @@ func TestYAMLAnchoredValues(t *testing.T) {
 		{"x: &db:pass hunter2\npassword: *db:pass\n", "x: &db:pass [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
 		{"x: &pw/1 hunter2\npassword: *pw/1\n", "x: &pw/1 [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
 		{"x: &clé hunter2\ny: [&p$ s3cr3t]\npassword: *clé\ntoken: *p$\n", "x: &clé [REDACTED:credential]\ny: [&p$ [REDACTED:credential]]\npassword: [REDACTED:credential]\ntoken: [REDACTED:credential]\n"},
+		{"---x: &pw hunter2\npassword: *pw\n", "---x: &pw [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
+		{"--- &pw hunter2\npassword: *pw\n", "--- &pw [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
 		// The alias in other forms.
 		{"x: &pw hunter2\ndb: {password: *pw, user: app}\n", "x: &pw [REDACTED:credential]\ndb: {password: [REDACTED:credential], user: app}\n"},
 		{"x: &pw hunter2\nenv:\n- name: DB_PASSWORD\n  value: *pw\n", "x: &pw [REDACTED:credential]\nenv:\n- name: DB_PASSWORD\n  value: [REDACTED:credential]\n"},
