@@ -152,6 +152,8 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "metric_matchers_line_88KB", in: strings.Repeat(`{token!~"a `, 8000)},
 		{name: "metric_matchers_unquoted_line_72KB", in: strings.Repeat(`{token=~a `, 8000)},
 		{name: "quoted_unclosed_lines_52KB", in: strings.Repeat("password: \"a\n", 4000)},
+		{name: "quoted_flag_items_lines_64KB", in: strings.Repeat("\"--password\",\n  \"", 4000)},
+		{name: "compact_lists_names_48KB", in: strings.Repeat("passwords: #\n", 4000) + strings.Repeat("\n", 4000) + "- a\n"},
 		{name: "quoted_scalar_lines_16KB", in: "password: \"a\n" + strings.Repeat("  b\n", 4000)},
 	}
 	for _, c := range cases {

@@ -119,3 +119,55 @@ func TestSecretFlagInArgv(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedFlagListOverLines: a flag naming a secret and its value as
+// two quoted items of a list are redacted when the list is printed one
+// item per line (indented JSON, a YAML flow list over lines, CRLF).
+func TestQuotedFlagListOverLines(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{"{\n  \"command\": [\n    \"psql\",\n    \"--password\",\n    \"S3cret\"\n  ]\n}\n",
+			"{\n  \"command\": [\n    \"psql\",\n    \"--password\",\n    \"[REDACTED:credential]\"\n  ]\n}\n"},
+		{"args: [\"--token\",\r\n       \"S3cret\"]\r\n", "args: [\"--token\",\r\n       \"[REDACTED:credential]\"]\r\n"},
+		{"['--api-key',\n\n 'S3cret']", "['--api-key',\n\n '[REDACTED:credential]']"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{
+		"[\"--password\",\n \"--verbose\"]",
+		"[\"--password\",\n \"a\nb\"]",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
+// TestFlagInFlowListUnquoted: a flag naming a secret and its value as
+// two items of a YAML flow list, the value unquoted (a word or an
+// alias, whose anchor is then redacted too); a value that is another
+// flag, and prose without a list, are kept.
+func TestFlagInFlowListUnquoted(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{"command: [psql, --password, S3cret]\n", "command: [psql, --password, [REDACTED:credential]]\n"},
+		{"args: [\"--token\", S3cret, -v]\n", "args: [\"--token\", [REDACTED:credential], -v]\n"},
+		{"args: [app,--api-key,S3cret]", "args: [app,--api-key,[REDACTED:credential]]"},
+		{"x: &pw S3cret\nargs: [--password, *pw]\n", "x: &pw [REDACTED:credential]\nargs: [--password, [REDACTED:credential]]\n"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{
+		"args: [--password, --verbose]\n",
+		"Use --verbose, --password, or --token\n",
+		"args: [x --password, y]\n",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}

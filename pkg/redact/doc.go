@@ -23,7 +23,8 @@
 // and args and a Compose service's entrypoint and command in YAML, and
 // in JSON text, compact or not, escaped in a JSON string, or a Python
 // dict), and a value after a flag naming a secret in an argv array or a
-// quoted list (["psql", "--password", "…"]). A YAML alias under a secret-like name
+// quoted list (["psql", "--password", "…"], the two items on one
+// line or on two) or a YAML flow list ([psql, --password, …]). A YAML alias under a secret-like name
 // (password: *pw) is redacted, and so is the value its anchor sets,
 // whatever its form (x: &pw hunter2, a block scalar x: &pw |, a scalar
 // in a flow collection [&pw hunter2], over several lines) and wherever

@@ -211,9 +211,12 @@ type splitRule struct {
 	// quotedDash: the head is ["']--? and the name follows the run's
 	// first dash (a flag as a list's quoted item).
 	quotedDash bool
-	quote      bool // the head is a quote just before the run ("name":)
-	tail       *regexp.Regexp
-	group      int
+	// flowDash: the head is [\[,][\t ]*["']?--? and the name follows the
+	// run's first dash (a flag as an item of a flow list, [x, --token, v]).
+	flowDash bool
+	quote    bool // the head is a quote just before the run ("name":)
+	tail     *regexp.Regexp
+	group    int
 }
 
 // nameRe matches a whole name secretName matches.
@@ -256,6 +259,8 @@ func (sr *splitRule) headOK(s string, b, last int) bool {
 		return s[b] == '-' && (b == 0 || b-1 >= last && strings.IndexByte(reSpace, s[b-1]) >= 0)
 	case sr.quotedDash:
 		return s[b] == '-' && b-1 >= last && (s[b-1] == '"' || s[b-1] == '\'')
+	case sr.flowDash:
+		return s[b] == '-' && flowItemStart(s, b, last)
 	case sr.quote:
 		return b-1 >= last && s[b-1] == '"'
 	}
@@ -263,10 +268,23 @@ func (sr *splitRule) headOK(s string, b, last int) bool {
 	return b == 0 || b-1 >= last
 }
 
+// flowItemStart reports whether s[b] starts an item of a flow list, at
+// or after last: after "[" or ",", spaces and tabs and a quote.
+func flowItemStart(s string, b, last int) bool {
+	j := b - 1
+	if j >= last && (s[j] == '"' || s[j] == '\'') {
+		j--
+	}
+	for j >= last && (s[j] == ' ' || s[j] == '\t') {
+		j--
+	}
+	return j >= last && (s[j] == '[' || s[j] == ',')
+}
+
 // nameOK reports whether secretName matches the run (after the flag's
 // dash).
 func (sr *splitRule) nameOK(run string) bool {
-	if sr.dash || sr.quotedDash {
+	if sr.dash || sr.quotedDash || sr.flowDash {
 		run = run[1:]
 	}
 	return run != "" && nameRe.MatchString(shortNameRun(run))

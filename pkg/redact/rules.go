@@ -130,6 +130,12 @@ var defaultRules = []rule{
 	// (x: &pw hunter2 / password: *pw, see yamlalias.go): first, before
 	// any rule redacts an alias.
 	aliasedAnchorRule,
+	// A flag with a secret-like name and its value as two quoted items
+	// of a list on lines of their own (indented JSON, a YAML flow list
+	// over lines: "--password",\n  "hunter2"); on one line they are the
+	// line rule's below.
+	withEscapedQuotes(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>[^\s"'-][^"'\r\n]*)["']`,
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash))),
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
 		"private key", "nkey seed")),
@@ -202,6 +208,13 @@ var defaultRules = []rule{
 	// "hunter2"], ['-api-key', '…']).
 	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
 		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash)),
+	// The same flag and its value as two items of a flow list with the
+	// value unquoted: a YAML flow list ([psql, --password, hunter2],
+	// ["--token", abc], [--password, *pw]); a word, up to a space, ","
+	// or a bracket; only on a line with a "[" (prose's "--password, or"
+	// is kept).
+	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*(?P<secret>[^\s"',\[\]{}#-][^\s,\[\]{}]*)`,
+		splitRule{flowDash: true}, followedBy(true, " \t", ","), secretHints...), func(s string) bool { return strings.IndexByte(s, '[') >= 0 }),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
@@ -268,7 +281,7 @@ var secretLine = regexp.MustCompile(secretLinePattern)
 
 // secretLinePattern is secretLine's expression, also found by
 // secretLineFinder.
-var secretLinePattern = `(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?$`
+var secretLinePattern = `(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)?["']?` + secretName + `["']?[\t ]*[:=][\t ]*["']?(?P<secret>[^\s"'#(,=](?:[^"'\r\n#]*[^\s"',])?)["']?[\t ]*(?:#.*)?\r?$`
 
 var secretLineFinder = newNameFinder(secretLinePattern, followedBy(true, " \t", ":="))
 

@@ -31,8 +31,7 @@ var aliasedAnchorRule = rule{label: "credential", findWith: findAliasedAnchors, 
 type yamlToken struct{ at, end int }
 
 // yamlTokens returns the tokens of s starting with c ('&' or '*'), by
-// name: c and a name of the characters anchors are written with,
-// [A-Za-z0-9_.-] (YAML allows more, but "**hunter2**" is Markdown), at
+// name: c and a name of the bytes YAML allows in one (isAnchorByte), at
 // the start of a line or after a space, a tab or one of before, and
 // followed by the end of a line, a space or one of after. When only is
 // set, only the names in it are kept.
@@ -45,7 +44,7 @@ func yamlTokens(s string, c byte, before, after string, only map[string][]yamlTo
 		}
 		at := i + j
 		e := at + 1
-		for e < len(s) && isNameByte(s[e]) {
+		for e < len(s) && isAnchorByte(s[e]) {
 			e++
 		}
 		i = e - 1
@@ -124,10 +123,17 @@ func findAliasedAnchors(s string, others func(string) string) [][]int {
 	return sortSpans(locs)
 }
 
+// isAnchorByte reports whether c may be part of an anchor's name: YAML
+// allows any byte but a space, a control character and a flow indicator
+// (&db:pass, &pw/1, &clé).
+func isAnchorByte(c byte) bool {
+	return c > ' ' && c != 0x7f && strings.IndexByte(",[]{}", c) < 0
+}
+
 // isAlias reports whether v is only an alias: "*" and a name.
 func isAlias(v string) bool {
 	for i := 1; i < len(v); i++ {
-		if !isNameByte(v[i]) {
+		if !isAnchorByte(v[i]) {
 			return false
 		}
 	}

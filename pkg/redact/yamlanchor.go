@@ -22,7 +22,9 @@ import "strings"
 //     itself, and its lines are read on for other anchors.
 //
 // An anchor on a document's start (--- &pw |) is a document's root,
-// which no alias of its document can name: it is kept.
+// which no alias of its document can name: its block is kept, but a
+// scalar on its line is redacted (text that is no valid YAML may name
+// it); "---x:" starts no document.
 
 // anchoredValue returns the spans of the value the anchor a sets in s
 // and where the text it read ends (the anchors before it are inside the
@@ -30,6 +32,14 @@ import "strings"
 func anchoredValue(s string, a yamlToken, ln *anchorLine) ([][]int, int) {
 	ln.read(s, a.at)
 	if ln.docStart {
+		// A document's root: no alias of its document names it, but in
+		// text that is no valid YAML one may; its line's scalar is
+		// redacted, no lines after it (a root block would be the rest of
+		// the text).
+		i := skipBlanks(s, a.end, ln.end)
+		if v := strings.TrimRight(s[i:ln.end], " \t\r"); v != "" && v[0] != '#' && !isBlockIndicator(v) {
+			return [][]int{{i, i + len(v)}}, ln.end
+		}
 		return nil, ln.end
 	}
 	col := ln.parentColumn(a.at)
@@ -47,6 +57,9 @@ func anchoredValue(s string, a yamlToken, ln *anchorLine) ([][]int, int) {
 	last := after == le || s[after] == '\r' || s[after] == '#'
 	switch {
 	case i == le || s[i] == '\r' || s[i] == '#':
+		if ln.colon >= 0 && ln.colon < a.at {
+			col = compactListCol(s, le, col) // x: &pw / - hunter2
+		}
 		spans, end := nextLinesValue(s, le, col, false)
 		if spans == nil {
 			return nil, le // a mapping: its lines may set other anchors
@@ -87,7 +100,9 @@ func (ln *anchorLine) read(s string, at int) {
 		return
 	}
 	ls := strings.LastIndexByte(s[:at], '\n') + 1
-	*ln = anchorLine{start: ls, end: lineEnd(s, at), docStart: strings.HasPrefix(s[ls:], "---")}
+	le := lineEnd(s, at)
+	*ln = anchorLine{start: ls, end: le, docStart: strings.HasPrefix(s[ls:le], "---") &&
+		(ls+3 == le || strings.IndexByte(" \t\r", s[ls+3]) >= 0)}
 	i := skipBlanks(s, ls, ln.end)
 	ln.dashCol = i - ls - 1
 	for i < ln.end && s[i] == '-' && (i+1 == ln.end || s[i+1] == ' ' || s[i+1] == '\t') {

@@ -38,6 +38,12 @@ func TestYAMLAnchoredValues(t *testing.T) {
 		{"x: &pw \"hun\n  ter2\"\npassword: *pw\n", "x: &pw \"[REDACTED:credential]\n  [REDACTED:credential]\"\npassword: [REDACTED:credential]\n"},
 		{"x: &pw\n  hunter2\n  more\ny: 1\npassword: *pw\n", "x: &pw\n  [REDACTED:credential]\n  [REDACTED:credential]\ny: 1\npassword: [REDACTED:credential]\n"},
 		{"x: &pw # shared\n  - a1\n  - a2\npasswords: *pw\n", "x: &pw # shared\n  - [REDACTED:credential]\n  - [REDACTED:credential]\npasswords: [REDACTED:credential]\n"},
+		{"x: &pw\n- hunter2\n- two\ny: 1\npasswords: *pw\n", "x: &pw\n- [REDACTED:credential]\n- [REDACTED:credential]\ny: 1\npasswords: [REDACTED:credential]\n"},
+		{"x: &db:pass hunter2\npassword: *db:pass\n", "x: &db:pass [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
+		{"x: &pw/1 hunter2\npassword: *pw/1\n", "x: &pw/1 [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
+		{"x: &clé hunter2\ny: [&p$ s3cr3t]\npassword: *clé\ntoken: *p$\n", "x: &clé [REDACTED:credential]\ny: [&p$ [REDACTED:credential]]\npassword: [REDACTED:credential]\ntoken: [REDACTED:credential]\n"},
+		{"---x: &pw hunter2\npassword: *pw\n", "---x: &pw [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
+		{"--- &pw hunter2\npassword: *pw\n", "--- &pw [REDACTED:credential]\npassword: [REDACTED:credential]\n"},
 		// The alias in other forms.
 		{"x: &pw hunter2\ndb: {password: *pw, user: app}\n", "x: &pw [REDACTED:credential]\ndb: {password: [REDACTED:credential], user: app}\n"},
 		{"x: &pw hunter2\nenv:\n- name: DB_PASSWORD\n  value: *pw\n", "x: &pw [REDACTED:credential]\nenv:\n- name: DB_PASSWORD\n  value: [REDACTED:credential]\n"},
@@ -63,6 +69,7 @@ func TestYAMLAnchoredValues(t *testing.T) {
 		"--- &pw |\nplain\n",
 		"x: &pw |\n  a\ny: keep\npassword: *pw\n",
 		"p := &pw\nq := *pw\n",
+		"- &pw\n- hunter2\n- x: *pw\n",
 	} {
 		want := in
 		if strings.Contains(in, "password: *pw") {

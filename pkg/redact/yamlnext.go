@@ -42,7 +42,8 @@ func findYAMLSecretNext(s string) [][]int {
 			return
 		}
 		var spans [][]int
-		spans, end = nextLinesValue(s, m[1], m[3]-m[2], isSecretsName(s[m[3]:m[1]]))
+		col := compactListCol(s, m[1], m[3]-m[2])
+		spans, end = nextLinesValue(s, m[1], col, isSecretsName(s[m[3]:m[1]]))
 		locs = append(locs, spans...)
 	})
 	return locs
@@ -106,4 +107,29 @@ func isSecretsName(head string) bool {
 func isYAMLStructure(content string) bool {
 	return content == "-" || strings.HasPrefix(content, "- ") || strings.HasPrefix(content, "-\t") ||
 		strings.Contains(content, ": ") || strings.Contains(content, ":\t") || strings.HasSuffix(content, ":")
+}
+
+// compactListCol returns col less one when the first line after s[end]
+// that is neither blank nor a comment is a list item indented as deep as
+// col, a key's column (a compact sequence: passwords: / - hunter2, the
+// items at their key's column), so that nextLinesValue reads its items;
+// else col.
+func compactListCol(s string, end, col int) int {
+	for end < len(s) {
+		start := end + 1
+		next := len(s)
+		if j := strings.IndexByte(s[start:], '\n'); j >= 0 {
+			next = start + j
+		}
+		line := strings.TrimRight(s[start:next], "\r \t")
+		content := strings.TrimLeft(line, " ")
+		if content != "" && content[0] != '#' {
+			if len(line)-len(content) == col && content[0] == '-' && (len(content) == 1 || content[1] == ' ' || content[1] == '\t') {
+				return col - 1
+			}
+			return col
+		}
+		end = next
+	}
+	return col
 }

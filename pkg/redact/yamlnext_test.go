@@ -18,6 +18,8 @@ var laterLineCases = []struct{ name, in, want string }{
 	{"settings holding a secret", "password:\n  min_length: 12\n  token:\n    abc\n", "password:\n  min_length: 12\n  token:\n    [REDACTED:credential]\n"},
 	{"mapping after the scalar", "password:\n  hunter2\n  x: y\n", "password:\n  [REDACTED:credential]\n  x: y\n"},
 	{"list of secrets", "spec:\n  passwords:\n    - hunter2\n    - \"s3 cret\"\n  user: x\n", "spec:\n  passwords:\n    - [REDACTED:credential]\n    - \"[REDACTED:credential]\"\n  user: x\n"},
+	{"compact list of secrets", "spec:\n  passwords:\n  - hunter2\n  - s3cr3t\n  user: x\n", "spec:\n  passwords:\n  - [REDACTED:credential]\n  - [REDACTED:credential]\n  user: x\n"},
+	{"compact list after a comment", "passwords: # all\n\n- hunter2\nuser: x\n", "passwords: # all\n\n- [REDACTED:credential]\nuser: x\n"},
 	{"pgpass line", "db.example.com:5432:app:alice:s3cr3t\n", "db.example.com:5432:app:alice:[REDACTED:password]\n"},
 	{"pgpass wildcards", "*:*:*:postgres:pa\\:ss\n", "*:*:*:postgres:[REDACTED:password]\n"},
 	{"pgpass password with a space", "db:5432:app:alice:two words\r\n", "db:5432:app:alice:[REDACTED:password]\r\n"},
