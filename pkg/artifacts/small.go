@@ -19,7 +19,7 @@ import (
 // message.
 const smallMax = 128 << 10
 
-// putSmall stores data of at most smallMax bytes as a new object named
+// putSmall stores data (at most smallMax bytes: its callers check) as a new object named
 // ref.Name, written in the object store's own layout (one chunk message
 // on a subject of its own, then the meta message that rolls up the
 // name's earlier meta), so the library reads it like any other object.
@@ -45,9 +45,6 @@ const smallMax = 128 << 10
 // when the stream refused the meta; a meta whose outcome is unknown (the
 // context ended) may be stored, so its chunk stays.
 func (s *Store) putSmall(ctx context.Context, ref events.ArtifactRef, data []byte) error {
-	if len(data) > smallMax {
-		return fmt.Errorf("artifact %s: %d bytes is over the %d of one chunk", ref.Name, len(data), smallMax)
-	}
 	id := nuid.Next()
 	chunkSubj := "$O." + s.bucket + ".C." + id
 	info := jetstream.ObjectInfo{
