@@ -35,7 +35,8 @@ const (
 )
 
 // textEdit is one file of a patch applied in this process: its path, the
-// content it gets (nil: removed), and the mode of a new file.
+// content it gets (nil: removed), whether it is executable, and its line
+// counts.
 type textEdit struct {
 	path    string
 	abs     string
@@ -47,20 +48,20 @@ type textEdit struct {
 	removed int64
 }
 
-// applyText applies diff in this process when every file in it is a
-// plain text change git would apply exactly as written: a regular file
-// added (mode 100644 or 100755), modified (no mode change) or deleted,
-// under a clean path outside .git whose directories are real directories
-// of the work tree, with hunks that match the file where they say. That
-// is what models write, and it spares a git process per applied change.
-// Anything else (renames, copies, links, binary patches, mode changes,
-// hunks that only apply at an offset, unusual names, large files) returns
-// ok false with nothing written, and git applies the diff as before.
+// applyText applies diff in this process when it is exactly as git diff
+// writes a plain text patch (see planText): regular files added (mode
+// 100644 or 100755), modified (no mode change) or deleted, under clean
+// paths outside .git whose directories are real directories of the work
+// tree, each hunk matching where git places it, within the bounds above,
+// on a tree as prepared with no .gitattributes. That is what models
+// write, and it spares a git process per applied change. Anything else
+// returns ok false with nothing written, and git applies the diff as
+// before.
 //
 // The new content of every file is computed before the first write, so a
 // diff is either left to git untouched or applied here. A modified file
-// is replaced (a new file renamed over it, with its mode), as git does,
-// never written through a link it may share.
+// is replaced (a new file renamed over it, with git's permissions), never
+// written through a link it may share.
 func (w *Workspace) applyText(diff string) (events.Change, bool, error) {
 	edits, ok := w.planText(diff)
 	if !ok {
