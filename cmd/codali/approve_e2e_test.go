@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,6 +82,45 @@ func (p *pipeline) parked(t *testing.T, request string) (string, []pendingApprov
 	return runID, pend
 }
 
+// parkRequested waits until the run's park record holds the stream
+// sequence of its approval_requested, and checks the message stored
+// there is that park.
+func (p *pipeline) parkRequested(t *testing.T, runID string) {
+	t.Helper()
+	_, js := p.js(t)
+	ctx := t.Context()
+	kv, err := js.KeyValue(ctx, events.BucketParks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Park      events.Envelope `json:"park"`
+		Requested uint64          `json:"requested"`
+		Awaits    bool            `json:"awaits"`
+	}
+	eventually(t, "the park of "+runID+" to know its approval_requested", func() bool {
+		e, err := kv.Get(ctx, runID)
+		return err == nil && json.Unmarshal(e.Value(), &rec) == nil && rec.Requested != 0
+	})
+	if !rec.Awaits {
+		t.Fatalf("the park of %s does not await its approval_requested: %+v", runID, rec)
+	}
+	st, err := js.Stream(ctx, events.StreamWork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := st.GetMsg(ctx, rec.Requested)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return // acknowledged by every consumer since: nothing to compare
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Get(events.HeaderMsgID) != rec.Park.ID || m.Subject != events.KindApprovalRequested.Subject(runID) {
+		t.Fatalf("the park of %s names message %d, which is %s %s, not its approval_requested %s", runID, rec.Requested, m.Subject, m.Header.Get(events.HeaderMsgID), rec.Park.ID)
+	}
+}
+
 func (p *pipeline) must(t *testing.T, args ...string) string {
 	t.Helper()
 	code, out, errOut := p.run(t, args...)
@@ -143,6 +183,10 @@ func TestApprovalsParkAndResumeRuns(t *testing.T) {
 	if pend[0].Call == pend[1].Call || pend[0].Tool != "write_file" || !strings.Contains(strings.Join(pend[0].Warnings, " "), "requires approval") {
 		t.Fatalf("pending calls: %+v", pend)
 	}
+	// The runtime reported where it stored the park's approval_requested
+	// (through every wrapper of the builder's handler): decisions count
+	// from there on, as in the history.
+	p.parkRequested(t, runA)
 	_, runsOut, _ := p.run(t, "runs")
 	if !strings.Contains(runsOut, runA) || !strings.Contains(runsOut, "waiting for approval") {
 		t.Fatalf("codali runs does not show the wait:\n%s", runsOut)

@@ -57,6 +57,16 @@ type record struct {
 	// to this park, redelivered, hands the park out again (its
 	// approval_requested may never have been published).
 	From uint64 `json:"from,omitempty"`
+	// Requested is the stream sequence of the park's approval_requested
+	// (0 until it is known), and Awaits says it will be: the builder
+	// that parked reports it once the runtime has stored the event
+	// (SetRequested). While it is unknown no decision counts (ErrUnsent),
+	// and then only decisions stored after it do, as in the history,
+	// which folds a run's events in stream order. A park stored by a
+	// builder that reports no sequence (an older release) has neither,
+	// and its decisions count from From on.
+	Requested uint64 `json:"requested,omitempty"`
+	Awaits    bool   `json:"awaits,omitempty"`
 }
 
 // Store reads and updates park records. It is safe for concurrent use.
@@ -99,6 +109,11 @@ var (
 	ErrContended = errors.New("park record contended")
 	// ErrInvalid: a deadline event does not decode.
 	ErrInvalid = errors.New("invalid approval event")
+	// ErrUnsent: a decision came while its park's approval_requested is
+	// not known to be stored yet (transient: the builder that parked
+	// reports it when its handling completes, or handles the parking
+	// message again).
+	ErrUnsent = errors.New("the park's approval_requested is not stored yet")
 )
 
 // update applies f to the run's record under compare-and-set; f returns
@@ -150,8 +165,43 @@ func (s *Store) update(ctx context.Context, runID string, f func(r *record) (boo
 // park, made while handling the message at stream sequence from (0 when
 // unknown). A redelivered park (the same event id) keeps the decisions
 // taken since; a park that comes before the current one (see before)
-// changes nothing; any other replaces the record.
+// changes nothing; any other replaces the record. Decisions count from
+// the message at from on; see ParkAwaiting for a parker that learns where
+// the park's approval_requested is stored.
 func (s *Store) Park(ctx context.Context, park events.Envelope, from uint64) error {
+	return s.park(ctx, park, from, false)
+}
+
+// ParkAwaiting is Park for a parker that reports, with SetRequested, the
+// stream sequence of the park's approval_requested once it is stored
+// (from the stream's acknowledgement). Until then a decision on the park
+// is not taken (ErrUnsent); afterwards only decisions stored after the
+// approval_requested are, as the history takes them. A guessed call id
+// published between the parking message and its approval_requested
+// thus decides nothing in the run as in the history.
+func (s *Store) ParkAwaiting(ctx context.Context, park events.Envelope, from uint64) error {
+	return s.park(ctx, park, from, true)
+}
+
+// SetRequested records seq, the stream sequence the park's
+// approval_requested is stored at, while park is the run's current,
+// unsettled park awaiting it and no sequence is recorded yet (the first
+// one stays: a copy published again after the stream's duplicate window
+// is a later message).
+func (s *Store) SetRequested(ctx context.Context, park events.Envelope, seq uint64) error {
+	if seq == 0 {
+		return nil
+	}
+	return s.update(ctx, park.RunID(), func(r *record) (bool, error) {
+		if r.Park.ID != park.ID || !r.Awaits || r.Requested != 0 || r.Outcome != "" {
+			return false, nil
+		}
+		r.Requested = seq
+		return true, nil
+	})
+}
+
+func (s *Store) park(ctx context.Context, park events.Envelope, from uint64, awaits bool) error {
 	return s.update(ctx, park.RunID(), func(r *record) (bool, error) {
 		if r.Park.ID == park.ID {
 			return false, nil
@@ -162,7 +212,7 @@ func (s *Store) Park(ctx context.Context, park events.Envelope, from uint64) err
 			// run's later park stays current.
 			return false, nil
 		}
-		*r = record{Park: park, Decisions: map[string]events.ApprovalDecidedData{}, From: from}
+		*r = record{Park: park, Decisions: map[string]events.ApprovalDecidedData{}, From: from, Awaits: awaits}
 		return true, nil
 	})
 }
@@ -243,7 +293,9 @@ func result(r *record) (Result, error) {
 // is handled first (an undecided call takes the first one stored after
 // the parking message and before seq, read from the stream, else this
 // one; see firstDecision); a decision stored before the message that
-// parked the run changes nothing; a decision for a call not parked now
+// parked the run changes nothing, and so does, for a park stored with
+// ParkAwaiting, one stored before the park's approval_requested (until
+// that is known, Decide returns ErrUnsent); a decision for a call not parked now
 // (another attempt or park, or no park) changes nothing and returns a
 // zero Park, unless the message is the one whose handling stored the
 // current park (a redelivery of the decision that resumed the run into
@@ -290,13 +342,27 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Re
 			out = Result{}
 			return false, nil
 		}
-		if seq != 0 && (!scanned || scannedFrom != r.From) {
+		after := r.From
+		if seq != 0 && r.Awaits {
+			if r.Requested == 0 {
+				return false, fmt.Errorf("%w: decision %s at %d on park %s", ErrUnsent, dec.ID, seq, r.Park.ID)
+			}
+			if seq < r.Requested {
+				// Stored before the park's approval_requested (a guessed
+				// call id): the history records it as a decision on a
+				// call not parked yet.
+				out = Result{}
+				return false, nil
+			}
+			after = r.Requested
+		}
+		if seq != 0 && (!scanned || scannedFrom != after) {
 			// The first decision on the call in stream order stands,
 			// whichever message is handled first.
-			if first, err = s.firstDecision(ctx, dec, dd, r.From, seq); err != nil {
+			if first, err = s.firstDecision(ctx, dec, dd, after, seq); err != nil {
 				return false, err
 			}
-			scanned, scannedFrom = true, r.From
+			scanned, scannedFrom = true, after
 		}
 		r.Decisions[dd.Call] = first
 		out.Decided[dd.Call] = Decision{Data: first}

@@ -270,10 +270,11 @@ func (r *Runtime) process(ctx context.Context, msg jetstream.Msg) {
 
 	start := time.Now()
 	hctx := withSteps(ContextWithDelivery(ctx, Delivery{StreamSeq: streamSeq, Deliveries: deliveries, Header: msg.Headers()}), r.metrics, r.cfg.Service)
+	hctx, hooks := WithPublishHooks(hctx)
 	outs, err := r.handle(hctx, msg, env)
 	if err == nil {
 		done := Step(hctx, StepPublish)
-		err = r.publish(ctx, outs)
+		err = r.publishThen(ctx, outs, hooks)
 		done()
 	}
 	if r.metrics != nil {
@@ -362,6 +363,12 @@ func (r *Runtime) handle(ctx context.Context, msg jetstream.Msg, env events.Enve
 // waits for each acknowledgement. An output that is too large or invalid is
 // a permanent failure.
 func (r *Runtime) publish(ctx context.Context, outs []events.Envelope) error {
+	return r.publishThen(ctx, outs, nil)
+}
+
+// publishThen is publish that runs the handler's OnPublished hooks (nil:
+// none) for each output once it is stored.
+func (r *Runtime) publishThen(ctx context.Context, outs []events.Envelope, hooks *PublishHooks) error {
 	for _, out := range outs {
 		subject, err := out.NATSSubject()
 		if err != nil {
@@ -377,8 +384,14 @@ func (r *Runtime) publish(ctx context.Context, outs []events.Envelope) error {
 		if out.TraceParent != "" {
 			m.Header.Set(HeaderTraceParent, out.TraceParent)
 		}
-		if err := r.publishMsg(ctx, m); err != nil {
+		ack, err := r.publishMsg(ctx, m)
+		if err != nil {
 			return fmt.Errorf("could not publish %s: %w", out.ID, err)
+		}
+		if hooks != nil {
+			if err := hooks.Published(ctx, out.ID, ack.Sequence); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -393,13 +406,18 @@ const publishRetryFor = 45 * time.Second
 // publish that times out or finds no stream leader is sent again with the
 // same message id — the stream's duplicate window makes that safe: if the
 // first one was stored after all, the second is dropped as a duplicate.
-func (r *Runtime) publishMsg(ctx context.Context, m *nats.Msg) error {
-	return r.retryTransient(ctx, "publish "+m.Subject, func(ctx context.Context) error {
+// The acknowledgement of a duplicate carries the sequence of the message
+// stored first.
+func (r *Runtime) publishMsg(ctx context.Context, m *nats.Msg) (*jetstream.PubAck, error) {
+	var ack *jetstream.PubAck
+	err := r.retryTransient(ctx, "publish "+m.Subject, func(ctx context.Context) error {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		_, err := r.js.PublishMsg(pctx, m)
+		var err error
+		ack, err = r.js.PublishMsg(pctx, m)
 		return err
 	})
+	return ack, err
 }
 
 // ack acknowledges msg and waits for the server to confirm, retrying a
@@ -538,7 +556,7 @@ func (r *Runtime) publishDeadLetter(ctx context.Context, d delivery, reason stri
 	m.Header.Set(events.HeaderDeadLetterSequence, strconv.FormatUint(d.streamSeq, 10))
 	m.Header.Set(events.HeaderDeadLetterDeliveries, strconv.FormatUint(d.deliveries, 10))
 	m.Header.Set(events.HeaderDeadLetterService, r.cfg.Service)
-	if err := r.publishMsg(ctx, m); err != nil {
+	if _, err := r.publishMsg(ctx, m); err != nil {
 		return fmt.Errorf("could not dead-letter message: %w", err)
 	}
 	return nil

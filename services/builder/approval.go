@@ -189,7 +189,16 @@ func (s *Service) recordPark(ctx context.Context, park events.Envelope, data eve
 	if err != nil {
 		return err
 	}
-	if err := store.Park(ctx, park, streamSeq(ctx)); err != nil {
+	// The runtime reports where it stored the park's approval_requested;
+	// from then on decisions stored after it count (see
+	// approval.ParkAwaiting). Called directly (no runtime), the park
+	// counts decisions from the parking message on.
+	if worker.OnPublished(ctx, park.ID, func(ctx context.Context, seq uint64) error { return store.SetRequested(ctx, park, seq) }) {
+		err = store.ParkAwaiting(ctx, park, streamSeq(ctx))
+	} else {
+		err = store.Park(ctx, park, streamSeq(ctx))
+	}
+	if err != nil {
 		return err
 	}
 	dl, err := events.NewKeyed(park.RunID(), events.KindApprovalDeadline, park.Attempt, data.Park, events.SourceFor(events.ServiceBuilder), data.Deadline,
@@ -227,8 +236,11 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 	}
 	if res.Republish {
 		// The decision resumed the run into this park before: its
-		// approval_requested may have been lost with that handling.
-		return []events.Envelope{res.Park.Event}, nil
+		// approval_requested may have been lost with that handling, or
+		// stored without its sequence being recorded.
+		p := res.Park.Event
+		worker.OnPublished(ctx, p.ID, func(ctx context.Context, seq uint64) error { return store.SetRequested(ctx, p, seq) })
+		return []events.Envelope{p}, nil
 	}
 	if res.Park.Event.ID == "" {
 		s.d.Log.Info("decision for a call not parked now; ignored", "run_id", in.RunID(), "event", in.ID)

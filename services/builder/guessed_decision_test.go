@@ -1,0 +1,76 @@
+package builder_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/approval"
+	"github.com/codali-dev/codali/pkg/apptest"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/codali-dev/codali/pkg/worker"
+)
+
+// TestAGuessedDecisionBeforeTheParkIsPublishedDecidesNothing: call ids
+// are predictable (a1-s1-c1), so a decision can be published after the
+// plan that parks the run and before the builder's approval_requested is
+// stored. The history, folding the run's events in stream order, records
+// it as a decision on a call not parked yet; the run must not act on it
+// either. The runtime reports where it stored the approval_requested
+// (worker.OnPublished); until then the decision is retried, and after it
+// the first decision stored after the approval_requested is the one the
+// run acts on.
+func TestAGuessedDecisionBeforeTheParkIsPublishedDecidesNothing(t *testing.T) {
+	const run = "01jguessed000000000000000000"
+	p := newParking(t, run, 1)
+	d, ctx := p.d, apptest.Ctx(t)
+	req, err := events.New(run, events.KindRequested, 1, "agent/ci", apptest.Now(), p.request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.StoreEvent(t, ctx, d.JS, req, req.ID)
+	if err := d.Claims.Admit(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	hctx, hooks := worker.WithPublishHooks(ctx)
+	outs, err := p.handleIn(hctx, p.plan, natstest.StoreEvent(t, ctx, d.JS, p.plan, p.plan.ID), 1)
+	call := p.parked(outs, err).Calls[0].ID
+	decide := func(data events.ApprovalDecidedData) events.Envelope {
+		t.Helper()
+		data.Call, data.At = call, apptest.Now().Add(time.Minute)
+		e, err := events.NewKeyed(run, events.KindApprovalDecided, 1, call, "agent/ci", apptest.Now(), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	guessed := decide(events.ApprovalDecidedData{Decision: events.DecisionApprove, By: "mallory"})
+	guessedSeq := natstest.StoreEvent(t, ctx, d.JS, guessed, guessed.ID+"-mallory")
+	if _, err := p.handle(guessed, guessedSeq, 1); !errors.Is(err, approval.ErrUnsent) {
+		t.Fatalf("a decision handled before the park's approval_requested is stored: %v, want %v", err, approval.ErrUnsent)
+	}
+
+	// The runtime stores the approval_requested and reports where.
+	if err := hooks.Published(ctx, outs[0].ID, natstest.StoreEvent(t, ctx, d.JS, outs[0], outs[0].ID)); err != nil {
+		t.Fatal(err)
+	}
+	if outs, err := p.handle(guessed, guessedSeq, 2); err != nil || len(outs) != 0 {
+		t.Fatalf("the guessed decision, redelivered: %v, %d events, want none", err, len(outs))
+	}
+	alice := decide(events.ApprovalDecidedData{Decision: events.DecisionReject, By: "alice", Note: "not go.mod"})
+	outs, err = p.handle(alice, natstest.StoreEvent(t, ctx, d.JS, alice, alice.ID+"-alice"), 1)
+	if err != nil || len(outs) != 1 || outs[0].Type != events.KindBuilt.Type() {
+		t.Fatalf("the approver's decision: %v, %+v, want built", err, outs)
+	}
+	var bd events.BuiltData
+	if err := events.DecodeData(outs[0], &bd); err != nil {
+		t.Fatal(err)
+	}
+	if len(bd.Tools) == 0 || bd.Tools[0].Approval == nil {
+		t.Fatalf("the built event records no decided call: %+v", bd.Tools)
+	}
+	if got := bd.Tools[0].Approval; got.Decision != events.DecisionReject || got.By != "alice" {
+		t.Fatalf("the run acted on %s by %s, want the decision stored after the park (reject by alice)", got.Decision, got.By)
+	}
+}
