@@ -110,11 +110,25 @@ var (
 	// ErrInvalid: a deadline event does not decode.
 	ErrInvalid = errors.New("invalid approval event")
 	// ErrUnsent: a decision came while its park's approval_requested is
-	// not known to be stored yet (transient: the builder that parked
-	// reports it when its handling completes, or handles the parking
-	// message again).
+	// not known to be stored yet. Decide wraps it in an *UnsentError
+	// naming the park: its handler publishes the park again (a copy
+	// stored within the stream's duplicate window is not stored twice,
+	// and the acknowledgement names the first), records the sequence
+	// with SetRequested, and decides again.
 	ErrUnsent = errors.New("the park's approval_requested is not stored yet")
 )
+
+// UnsentError is the error of a decision on a park awaiting its
+// approval_requested's sequence (see ParkAwaiting); it wraps ErrUnsent.
+type UnsentError struct {
+	// Park is the run's current park, as stored.
+	Park events.Envelope
+}
+
+func (e *UnsentError) Error() string { return fmt.Sprintf("%v: park %s", ErrUnsent, e.Park.ID) }
+
+// Unwrap returns ErrUnsent.
+func (e *UnsentError) Unwrap() error { return ErrUnsent }
 
 // update applies f to the run's record under compare-and-set; f returns
 // whether to write. A missing record is passed as nil.
@@ -345,7 +359,7 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Re
 		after := r.From
 		if seq != 0 && r.Awaits {
 			if r.Requested == 0 {
-				return false, fmt.Errorf("%w: decision %s at %d on park %s", ErrUnsent, dec.ID, seq, r.Park.ID)
+				return false, fmt.Errorf("decision %s at %d: %w", dec.ID, seq, &UnsentError{Park: r.Park})
 			}
 			if seq < r.Requested {
 				// Stored before the park's approval_requested (a guessed

@@ -32,8 +32,10 @@ func TestADecisionBeforeTheParksRequestDecidesNothing(t *testing.T) {
 	guessedSeq := natstest.StoreEvent(t, ctx, js, guessed, guessed.ID+"-mallory")
 
 	// Handled before the approval_requested is known: not taken yet.
-	if _, err := s.Decide(ctx, guessed, guessedSeq); !errors.Is(err, approval.ErrUnsent) {
-		t.Fatalf("a decision before the park's request is known: %v, want %v", err, approval.ErrUnsent)
+	_, err := s.Decide(ctx, guessed, guessedSeq)
+	var unsent *approval.UnsentError
+	if !errors.Is(err, approval.ErrUnsent) || !errors.As(err, &unsent) || unsent.Park.ID != p.ID {
+		t.Fatalf("a decision before the park's request is known: %v, want %v naming park %s", err, approval.ErrUnsent, p.ID)
 	}
 	requestedSeq := natstest.StoreEvent(t, ctx, js, p, p.ID)
 	if err := s.SetRequested(ctx, p, requestedSeq); err != nil {

@@ -2,7 +2,11 @@ package worker
 
 import (
 	"encoding/hex"
+	"fmt"
 	"strings"
+
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/nats-io/nats.go"
 )
 
 // HeaderTraceParent is the W3C trace-context header the runtime sets on
@@ -19,4 +23,27 @@ func traceIDOf(traceparent string) string {
 		return ""
 	}
 	return parts[1]
+}
+
+// EventMsg is the message the runtime publishes for the event e: on e's
+// subject, encoded within maxBytes, with e's id as its Nats-Msg-Id (so a
+// copy published again within the stream's duplicate window is dropped)
+// and e's trace context. A handler that publishes an event itself (the
+// builder publishing a park again) sends the same message.
+func EventMsg(e events.Envelope, maxBytes int) (*nats.Msg, error) {
+	subject, err := e.NATSSubject()
+	if err != nil {
+		return nil, fmt.Errorf("event %s: %w", e.ID, err)
+	}
+	data, err := e.Encode(maxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("event %s: %w", e.ID, err)
+	}
+	m := nats.NewMsg(subject)
+	m.Data = data
+	m.Header.Set(events.HeaderMsgID, e.ID)
+	if e.TraceParent != "" {
+		m.Header.Set(HeaderTraceParent, e.TraceParent)
+	}
+	return m, nil
 }

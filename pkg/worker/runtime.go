@@ -370,19 +370,9 @@ func (r *Runtime) publish(ctx context.Context, outs []events.Envelope) error {
 // none) for each output once it is stored.
 func (r *Runtime) publishThen(ctx context.Context, outs []events.Envelope, hooks *PublishHooks) error {
 	for _, out := range outs {
-		subject, err := out.NATSSubject()
+		m, err := EventMsg(out, r.cfg.MaxEventBytes)
 		if err != nil {
-			return Permanent(fmt.Errorf("output %s: %w", out.ID, err))
-		}
-		data, err := out.Encode(r.cfg.MaxEventBytes)
-		if err != nil {
-			return Permanent(fmt.Errorf("output %s: %w", out.ID, err))
-		}
-		m := nats.NewMsg(subject)
-		m.Data = data
-		m.Header.Set(events.HeaderMsgID, out.ID)
-		if out.TraceParent != "" {
-			m.Header.Set(HeaderTraceParent, out.TraceParent)
+			return Permanent(err)
 		}
 		ack, err := r.publishMsg(ctx, m)
 		if err != nil {

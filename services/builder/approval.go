@@ -231,6 +231,19 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, err
 	}
 	res, err := store.Decide(ctx, in, streamSeq(ctx))
+	var unsent *approval.UnsentError
+	if errors.As(err, &unsent) {
+		// The builder that parked has not recorded where the park's
+		// approval_requested is stored: it stopped (or failed to record
+		// it) after the runtime published it, or before. Waiting for it
+		// would hold a decision the history may already have taken
+		// until it is dead-lettered, which ends the run: publish the
+		// park again and record where it is, then decide.
+		if err := s.publishPark(ctx, store, unsent.Park); err != nil {
+			return nil, err
+		}
+		res, err = store.Decide(ctx, in, streamSeq(ctx))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +286,24 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, err
 	}
 	return s.build(ctx, rs.Plan, pd, &rs.Loop, diff, decided)
+}
+
+// publishPark publishes park (an approval_requested event, as stored in
+// the park store) as the runtime would, and records the stream sequence
+// the stream acknowledges: for a copy stored earlier within the stream's
+// duplicate window (the runtime's publish whose sequence was not
+// recorded), that copy's; otherwise this one's, stored after the
+// decision being handled, which then decides nothing, as in the history.
+func (s *Service) publishPark(ctx context.Context, store *approval.Store, park events.Envelope) error {
+	m, err := worker.EventMsg(park, s.d.Config.Events.MaxEventBytes)
+	if err != nil {
+		return worker.Permanent(fmt.Errorf("could not publish the park again: %w", err))
+	}
+	ack, err := s.d.JS.PublishMsg(ctx, m)
+	if err != nil {
+		return fmt.Errorf("could not publish the park %s again: %w", park.ID, err)
+	}
+	return store.SetRequested(ctx, park, ack.Sequence)
 }
 
 // deadline handles a park's approval_deadline: when the park is still

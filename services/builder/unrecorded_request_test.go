@@ -1,0 +1,146 @@
+package builder_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/codali-dev/codali/pkg/apptest"
+	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/codali-dev/codali/pkg/worker"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// unrecorded is a run parked by a handling whose publish hooks never ran:
+// the builder stopped (or its park store write failed) before it recorded
+// where the park's approval_requested is stored.
+type unrecorded struct {
+	parking
+	run  string
+	park events.Envelope
+	call string
+}
+
+// parkUnrecorded parks run on its plan (stored in the work stream) and
+// drops the handling's publish hooks.
+func parkUnrecorded(t *testing.T, run string) unrecorded {
+	t.Helper()
+	p := newParking(t, run, 1)
+	ctx := apptest.Ctx(t)
+	req, err := events.New(run, events.KindRequested, 1, "agent/ci", apptest.Now(), p.request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.StoreEvent(t, ctx, p.d.JS, req, req.ID)
+	if err := p.d.Claims.Admit(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	hctx, _ := worker.WithPublishHooks(ctx) // the hooks are never called
+	outs, err := p.handleIn(hctx, p.plan, natstest.StoreEvent(t, ctx, p.d.JS, p.plan, p.plan.ID), 1)
+	call := p.parked(outs, err).Calls[0].ID
+	return unrecorded{parking: p, run: run, park: outs[0], call: call}
+}
+
+// decision stores a decision on the parked call and returns it with its
+// stream sequence.
+func (u unrecorded) decision(t *testing.T, decision, by, note string) (events.Envelope, uint64) {
+	t.Helper()
+	e, err := events.NewKeyed(u.run, events.KindApprovalDecided, 1, u.call, "agent/ci", apptest.Now(),
+		events.ApprovalDecidedData{Call: u.call, Decision: decision, By: by, Note: note, At: apptest.Now().Add(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, natstest.StoreEvent(t, apptest.Ctx(t), u.d.JS, e, e.ID+"-"+by)
+}
+
+// actedOn fails the test unless outs is the built event of a run that
+// acted on a decision of by.
+func actedOn(t *testing.T, outs []events.Envelope, err error, decision, by string) {
+	t.Helper()
+	if err != nil || len(outs) != 1 || outs[0].Type != events.KindBuilt.Type() {
+		t.Fatalf("the settling decision: %v, %+v, want built", err, outs)
+	}
+	var bd events.BuiltData
+	if err := events.DecodeData(outs[0], &bd); err != nil {
+		t.Fatal(err)
+	}
+	if len(bd.Tools) == 0 || bd.Tools[0].Approval == nil {
+		t.Fatalf("the built event records no decided call: %+v", bd.Tools)
+	}
+	if got := bd.Tools[0].Approval; got.Decision != decision || got.By != by {
+		t.Fatalf("the run acted on %s by %s, want %s by %s", got.Decision, got.By, decision, by)
+	}
+}
+
+// TestADecisionAfterAnUnrecordedRequestIsTaken: the runtime stored the
+// park's approval_requested, then the builder stopped before recording
+// its sequence. The history shows the park; a human decides. The
+// decision must be taken at once (the history records it), not handed
+// back until it is dead-lettered, which ends the run failed. A guessed
+// decision stored before the approval_requested still decides nothing.
+func TestADecisionAfterAnUnrecordedRequestIsTaken(t *testing.T) {
+	u := parkUnrecorded(t, "01junrecorded0000000000000000")
+	guessed, guessedSeq := u.decision(t, events.DecisionApprove, "mallory", "")
+	natstest.StoreEvent(t, apptest.Ctx(t), u.d.JS, u.park, u.park.ID) // the runtime's publish
+	alice, aliceSeq := u.decision(t, events.DecisionReject, "alice", "not go.mod")
+
+	if outs, err := u.handle(guessed, guessedSeq, 1); err != nil || len(outs) != 0 {
+		t.Fatalf("a decision stored before the park's approval_requested: %v, %d events, want none", err, len(outs))
+	}
+	outs, err := u.handle(alice, aliceSeq, 1)
+	actedOn(t, outs, err, events.DecisionReject, "alice")
+	requestedCopies(t, u, 1)
+}
+
+// TestADecisionBeforeAnUnpublishedRequestDecidesNothing: the builder
+// stored the park and stopped before the runtime published its
+// approval_requested. A decision (a guessed call id) stored now comes
+// before any approval_requested of the park in the stream, so the
+// history records it as refused: it decides nothing, without waiting.
+// The park's approval_requested is then in the stream, and a decision
+// stored after it is taken.
+func TestADecisionBeforeAnUnpublishedRequestDecidesNothing(t *testing.T) {
+	u := parkUnrecorded(t, "01junpublished000000000000000")
+	guessed, guessedSeq := u.decision(t, events.DecisionApprove, "mallory", "")
+	if outs, err := u.handle(guessed, guessedSeq, 1); err != nil || len(outs) != 0 {
+		t.Fatalf("a decision stored before the park's approval_requested: %v, %d events, want none", err, len(outs))
+	}
+	seqs := requestedCopies(t, u, 1)
+	if seqs[0] < guessedSeq {
+		t.Fatalf("the park's approval_requested is stored at %d, before the guessed decision at %d", seqs[0], guessedSeq)
+	}
+	alice, aliceSeq := u.decision(t, events.DecisionReject, "alice", "not go.mod")
+	outs, err := u.handle(alice, aliceSeq, 1)
+	actedOn(t, outs, err, events.DecisionReject, "alice")
+}
+
+// requestedCopies fails the test unless the work stream holds n copies of
+// the park's approval_requested, and returns their sequences.
+func requestedCopies(t *testing.T, u unrecorded, n int) []uint64 {
+	t.Helper()
+	ctx := apptest.Ctx(t)
+	st, err := u.d.JS.Stream(ctx, events.StreamWork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []uint64
+	subject := events.KindApprovalRequested.Subject(u.run)
+	for next := uint64(1); ; {
+		m, err := st.GetMsg(ctx, next, jetstream.WithGetMsgSubject(subject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Header.Get(events.HeaderMsgID) == u.park.ID {
+			seqs = append(seqs, m.Sequence)
+		}
+		next = m.Sequence + 1
+	}
+	if len(seqs) != n {
+		t.Fatalf("copies of the park's approval_requested in the stream: %v, want %d", seqs, n)
+	}
+	return seqs
+}
