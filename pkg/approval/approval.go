@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
@@ -80,6 +81,8 @@ type Store struct {
 	// work is the work stream once bound (workStream).
 	workMu sync.Mutex
 	work   jetstream.Stream
+	// now is the clock parks age by (nil: they never do; WithClock).
+	now func() time.Time
 }
 
 // Open binds the codali-parks bucket (created by bus.Provision).
@@ -202,6 +205,14 @@ func (s *Store) ParkAwaiting(ctx context.Context, park events.Envelope, from uin
 // unsettled park awaiting it and no sequence is recorded yet (the first
 // one stays: a copy published again after the stream's duplicate window
 // is a later message).
+//
+// The sequence is the stream acknowledgement's, which names the copy
+// stored first only within the duplicate window. Reported later than
+// that after the park was made (less a margin for the clocks of
+// builders and servers; see WithClock), it may be a later copy's while
+// the history holds the first, and decisions stored between the two:
+// the park then stops awaiting and counts its decisions from the
+// parking message on, as a park stored with Park does.
 func (s *Store) SetRequested(ctx context.Context, park events.Envelope, seq uint64) error {
 	if seq == 0 {
 		return nil
@@ -210,10 +221,18 @@ func (s *Store) SetRequested(ctx context.Context, park events.Envelope, seq uint
 		if r.Park.ID != park.ID || !r.Awaits || r.Requested != 0 || r.Outcome != "" {
 			return false, nil
 		}
+		if s.now != nil && s.now().Sub(r.Park.Time) >= bus.DuplicateWindow-clockMargin {
+			r.Awaits = false
+			return true, nil
+		}
 		r.Requested = seq
 		return true, nil
 	})
 }
+
+// clockMargin is how far the clock of the builder that made a park and
+// the stream's may disagree (see SetRequested).
+const clockMargin = time.Minute
 
 func (s *Store) park(ctx context.Context, park events.Envelope, from uint64, awaits bool) error {
 	return s.update(ctx, park.RunID(), func(r *record) (bool, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
@@ -27,6 +28,11 @@ func WithAdmitter(a Admitter) Option { return func(s *Store) { s.admit = a } }
 // WithMaxEventBytes bounds the events read from the work stream (as the
 // worker decodes them); the default is the decoder's.
 func WithMaxEventBytes(n int) Option { return func(s *Store) { s.decoder.MaxBytes = n } }
+
+// WithClock gives the store a clock, by which a park ages: a park's
+// approval_requested sequence reported after the stream's duplicate window
+// may be a later copy's (see SetRequested). Without one, parks never age.
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
 // ErrStream: the work stream could not be read.
 var ErrStream = errors.New("could not read the work stream")

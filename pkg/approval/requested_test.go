@@ -3,8 +3,10 @@ package approval_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/approval"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
 )
@@ -107,5 +109,53 @@ func TestSetRequestedOnlyForTheAwaitingPark(t *testing.T) {
 	od := verdict(t, "other", "a1-s1-c1", events.DecisionApprove, "alice", "")
 	if _, err := s.Decide(ctx, od, natstest.StoreEvent(t, ctx, js, od, od.ID)); !errors.Is(err, approval.ErrUnsent) {
 		t.Fatalf("a sequence reported for another park was taken: %v", err)
+	}
+}
+
+// TestASequenceReportedLateCountsFromTheParkingMessage: the sequence of a
+// park's approval_requested is reported long after the park was made (the
+// builder stopped after the runtime published it and came back after the
+// stream's duplicate window, or the first decision came then and
+// published the park again). The copy just stored is then not a
+// duplicate, though an earlier copy may be in the history, with
+// decisions after it: taking the new copy's sequence would refuse a
+// decision the history took. The park stops awaiting instead, and counts
+// decisions from the parking message on; within the window the sequence
+// is taken.
+func TestASequenceReportedLateCountsFromTheParkingMessage(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after time.Duration
+		taken bool
+	}{
+		{"within the duplicate window", 5 * time.Minute, false},
+		{"after the duplicate window", bus.DuplicateWindow, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, js := workStream(t)
+			s := openWith(t, ctx, js, approval.WithClock(func() time.Time { return t0.Add(tc.after) }))
+			const run = "late"
+			parking := verdict(t, "planner", "a1-s1-c1", events.DecisionApprove, "x", "")
+			p := park(t, run, 1, "a1-s1-c1")
+			if err := s.ParkAwaiting(ctx, p, natstest.StoreEvent(t, ctx, js, parking, parking.ID)); err != nil {
+				t.Fatal(err)
+			}
+			natstest.StoreEvent(t, ctx, js, p, p.ID+"-first") // the copy stored first
+			alice := verdict(t, run, "a1-s1-c1", events.DecisionReject, "alice", "no")
+			aliceSeq := natstest.StoreEvent(t, ctx, js, alice, alice.ID)
+			if err := s.SetRequested(ctx, p, natstest.StoreEvent(t, ctx, js, p, p.ID)); err != nil {
+				t.Fatal(err)
+			}
+			r, err := s.Decide(ctx, alice, aliceSeq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Settled != tc.taken {
+				t.Fatalf("the decision stored between the two copies: settled %v, want %v (%+v)", r.Settled, tc.taken, r)
+			}
+			if tc.taken && r.Decided["a1-s1-c1"].Data.By != "alice" {
+				t.Fatalf("decided by %+v, want alice", r.Decided)
+			}
+		})
 	}
 }

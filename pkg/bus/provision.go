@@ -76,6 +76,11 @@ func (t Topology) Validate() error {
 	return errors.Join(errs...)
 }
 
+// DuplicateWindow is every stream's duplicate window: a message published
+// again with the same Nats-Msg-Id within it is dropped, and its
+// acknowledgement names the message stored first.
+const DuplicateWindow = 10 * time.Minute
+
 // WorkStream is the configuration of the run event stream. Interest
 // retention: an event is removed once every consumer interested in its
 // subject (its phase worker and the recorder) has acknowledged it. Duplicate
@@ -98,7 +103,7 @@ func (t Topology) WorkStream() jetstream.StreamConfig {
 		Replicas:    t.Replicas,
 		MaxAge:      t.WorkMaxAge,
 		MaxMsgSize:  t.MaxMsgSize,
-		Duplicates:  10 * time.Minute,
+		Duplicates:  DuplicateWindow,
 		Discard:     jetstream.DiscardOld,
 	}
 }
@@ -118,7 +123,7 @@ func (t Topology) TimersStream() jetstream.StreamConfig {
 		Replicas:          t.Replicas,
 		MaxAge:            events.ParkRetention,
 		MaxMsgSize:        t.MaxMsgSize,
-		Duplicates:        10 * time.Minute,
+		Duplicates:        DuplicateWindow,
 		AllowMsgSchedules: true,
 		AllowRollup:       true,
 	}
@@ -135,7 +140,7 @@ func (t Topology) DeadLetterStream() jetstream.StreamConfig {
 		Replicas:    t.Replicas,
 		MaxAge:      t.DeadLetterMaxAge,
 		MaxMsgSize:  t.MaxMsgSize,
-		Duplicates:  10 * time.Minute,
+		Duplicates:  DuplicateWindow,
 	}
 }
 
@@ -156,7 +161,7 @@ func (t Topology) RAOStream() jetstream.StreamConfig {
 		MaxAge:      t.RAOMaxAge,
 		MaxBytes:    orUnlimited(t.RAOMaxBytes),
 		MaxMsgSize:  t.MaxMsgSize,
-		Duplicates:  10 * time.Minute,
+		Duplicates:  DuplicateWindow,
 		DenyDelete:  true,
 		// Atomic batches need nats-server 2.12 or later, as the timers
 		// stream's message schedules do.

@@ -354,7 +354,8 @@ func (s *Service) parks(ctx context.Context) (*approval.Store, error) {
 	if s.parkStore != nil {
 		return s.parkStore, nil
 	}
-	opts := []approval.Option{approval.WithMaxEventBytes(s.d.Config.Events.MaxEventBytes)}
+	// Parks age by the clock they are made by (see approval.SetRequested).
+	opts := []approval.Option{approval.WithMaxEventBytes(s.d.Config.Events.MaxEventBytes), approval.WithClock(s.d.Now)}
 	if s.d.Claims != nil {
 		opts = append(opts, approval.WithAdmitter(s.d.Claims))
 	}

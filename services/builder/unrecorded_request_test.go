@@ -2,10 +2,12 @@ package builder_test
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/apptest"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/worker"
@@ -26,7 +28,12 @@ type unrecorded struct {
 // drops the handling's publish hooks.
 func parkUnrecorded(t *testing.T, run string) unrecorded {
 	t.Helper()
-	p := newParking(t, run, 1)
+	return parkUnrecordedWith(t, newParking(t, run, 1), run)
+}
+
+// parkUnrecordedWith is parkUnrecorded with the parking builder p of run.
+func parkUnrecordedWith(t *testing.T, p parking, run string) unrecorded {
+	t.Helper()
 	ctx := apptest.Ctx(t)
 	req, err := events.New(run, events.KindRequested, 1, "agent/ci", apptest.Now(), p.request)
 	if err != nil {
@@ -111,6 +118,27 @@ func TestADecisionBeforeAnUnpublishedRequestDecidesNothing(t *testing.T) {
 		t.Fatalf("the park's approval_requested is stored at %d, before the guessed decision at %d", seqs[0], guessedSeq)
 	}
 	alice, aliceSeq := u.decision(t, events.DecisionReject, "alice", "not go.mod")
+	outs, err := u.handle(alice, aliceSeq, 1)
+	actedOn(t, outs, err, events.DecisionReject, "alice")
+}
+
+// TestADecisionLongAfterAnUnrecordedRequestIsTaken: the runtime stored
+// the park's approval_requested, the builder stopped before recording its
+// sequence, and the first decision comes after the stream's duplicate
+// window: the park published again is stored as a second copy, after the
+// decision, while the history holds the first, before it. The decision is
+// the one the history takes, and the run acts on it.
+func TestADecisionLongAfterAnUnrecordedRequestIsTaken(t *testing.T) {
+	const run = "01jlate0000000000000000000000"
+	p := newParking(t, run, 1)
+	var later atomic.Int64
+	p.d.Now = func() time.Time { return apptest.Now().Add(time.Duration(later.Load())) }
+	u := parkUnrecordedWith(t, p, run)
+	// The copy stored first, under another message id: the stream has
+	// forgotten it by the time the park is published again.
+	natstest.StoreEvent(t, apptest.Ctx(t), u.d.JS, u.park, u.park.ID+"-first")
+	alice, aliceSeq := u.decision(t, events.DecisionReject, "alice", "not go.mod")
+	later.Store(int64(bus.DuplicateWindow + time.Minute))
 	outs, err := u.handle(alice, aliceSeq, 1)
 	actedOn(t, outs, err, events.DecisionReject, "alice")
 }
