@@ -193,7 +193,7 @@ func (s *Service) recordPark(ctx context.Context, park events.Envelope, data eve
 	// from then on decisions stored after it count (see
 	// approval.ParkAwaiting). Called directly (no runtime), the park
 	// counts decisions from the parking message on.
-	if worker.OnPublished(ctx, park.ID, func(ctx context.Context, seq uint64) error { return store.SetRequested(ctx, park, seq) }) {
+	if worker.OnPublished(ctx, park.ID, s.recordRequested(store, park)) {
 		err = store.ParkAwaiting(ctx, park, streamSeq(ctx))
 	} else {
 		err = store.Park(ctx, park, streamSeq(ctx))
@@ -252,7 +252,7 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 		// approval_requested may have been lost with that handling, or
 		// stored without its sequence being recorded.
 		p := res.Park.Event
-		worker.OnPublished(ctx, p.ID, func(ctx context.Context, seq uint64) error { return store.SetRequested(ctx, p, seq) })
+		worker.OnPublished(ctx, p.ID, s.recordRequested(store, p))
 		return []events.Envelope{p}, nil
 	}
 	if res.Park.Event.ID == "" {
@@ -286,6 +286,22 @@ func (s *Service) resume(ctx context.Context, in events.Envelope) ([]events.Enve
 		return nil, err
 	}
 	return s.build(ctx, rs.Plan, pd, &rs.Loop, diff, decided)
+}
+
+// recordRequested returns the publish hook that records where the
+// runtime stored park's approval_requested. A failed record is logged, not
+// returned: failing the handling would hand its input out again, and a
+// plan handled again runs its tool loop (its model calls, which may not
+// park again) once more under an approval_requested the history already
+// shows. The first decision on the park records it instead (see resume).
+func (s *Service) recordRequested(store *approval.Store, park events.Envelope) func(context.Context, uint64) error {
+	return func(ctx context.Context, seq uint64) error {
+		if err := store.SetRequested(ctx, park, seq); err != nil {
+			s.d.Log.Warn("could not record where the park's approval_requested is stored; its first decision will", "run_id", park.RunID(),
+				"event", park.ID, "seq", seq, "err", err)
+		}
+		return nil
+	}
 }
 
 // publishPark publishes park (an approval_requested event, as stored in

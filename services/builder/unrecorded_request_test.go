@@ -172,3 +172,25 @@ func requestedCopies(t *testing.T, u unrecorded, n int) []uint64 {
 	}
 	return seqs
 }
+
+// TestAFailedRecordOfTheRequestDoesNotFailTheParking: the runtime stored
+// the park's approval_requested, but its sequence cannot be recorded (the
+// park store fails). The parking handling still completes: failing it
+// would hand the plan out again and run its tool loop (its model calls,
+// which may not park again) once more, under an approval_requested the
+// history already shows. A decision learns the sequence itself.
+func TestAFailedRecordOfTheRequestDoesNotFailTheParking(t *testing.T) {
+	const run = "01jfailedrecord00000000000000"
+	p := newParking(t, run, 1)
+	ctx := apptest.Ctx(t)
+	hctx, hooks := worker.WithPublishHooks(ctx)
+	outs, err := p.handleIn(hctx, p.plan, natstest.StoreEvent(t, ctx, p.d.JS, p.plan, p.plan.ID), 1)
+	p.parked(outs, err)
+	seq := natstest.StoreEvent(t, ctx, p.d.JS, outs[0], outs[0].ID)
+	if err := p.d.JS.DeleteKeyValue(ctx, events.BucketParks); err != nil {
+		t.Fatal(err)
+	}
+	if err := hooks.Published(ctx, outs[0].ID, seq); err != nil {
+		t.Fatalf("a failed record of the park's approval_requested failed the parking handling: %v", err)
+	}
+}
