@@ -380,10 +380,13 @@ func (s *Store) Decide(ctx context.Context, dec events.Envelope, seq uint64) (Re
 			if r.Requested == 0 {
 				return false, fmt.Errorf("decision %s at %d: %w", dec.ID, seq, &UnsentError{Park: r.Park})
 			}
-			if seq < r.Requested {
+			if seq <= r.Requested {
 				// Stored before the park's approval_requested (a guessed
 				// call id): the history records it as a decision on a
-				// call not parked yet.
+				// call not parked yet. (A decision stored at its
+				// sequence took the park's message id first: it is not
+				// after the park, and no later decision's scan, which
+				// starts after that sequence, takes it.)
 				out = Result{}
 				return false, nil
 			}

@@ -159,3 +159,30 @@ func TestASequenceReportedLateCountsFromTheParkingMessage(t *testing.T) {
 		})
 	}
 }
+
+// TestADecisionAtTheRequestedSequenceDecidesNothing: the sequence
+// recorded for a park's approval_requested is where the stream says a
+// message with the park's id is stored. A decision stored there (an
+// agent published it under the park's message id first, so the park was
+// dropped as its duplicate) is not a decision after the park: it decides
+// nothing, whichever message is handled first, as a later decision's scan
+// (which starts after the recorded sequence) does not take it either.
+func TestADecisionAtTheRequestedSequenceDecidesNothing(t *testing.T) {
+	ctx, js := workStream(t)
+	s := openWith(t, ctx, js)
+	const run = "taken"
+	parking := verdict(t, "planner", "a1-s1-c1", events.DecisionApprove, "x", "")
+	p := park(t, run, 1, "a1-s1-c1")
+	if err := s.ParkAwaiting(ctx, p, natstest.StoreEvent(t, ctx, js, parking, parking.ID)); err != nil {
+		t.Fatal(err)
+	}
+	taken := verdict(t, run, "a1-s1-c1", events.DecisionApprove, "mallory", "")
+	takenSeq := natstest.StoreEvent(t, ctx, js, taken, p.ID)
+	if err := s.SetRequested(ctx, p, takenSeq); err != nil { // the duplicate's acknowledgement
+		t.Fatal(err)
+	}
+	r, err := s.Decide(ctx, taken, takenSeq)
+	if err != nil || r.Park.Event.ID != "" || r.Settled {
+		t.Fatalf("the decision stored under the park's message id: %+v, %v, want nothing", r, err)
+	}
+}
