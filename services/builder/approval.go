@@ -179,25 +179,16 @@ func (s *Service) withExchanges(ctx context.Context, park events.Envelope) (even
 	return with, nil
 }
 
-// recordPark makes park the run's current park in the park store and
-// schedules its deadline: a JetStream message schedule that fires once,
-// at the deadline, as the run's approval_deadline event. Both are stored
-// before the park is published, so a decision always finds its park, and
-// nothing in any process waits for the deadline.
+// recordPark schedules park's deadline — a JetStream message schedule
+// that fires once, at the deadline, as the run's approval_deadline event
+// — and then makes park the run's current park in the park store. Both
+// are stored before the park is published, so a decision always finds
+// its park, and nothing in any process waits for the deadline. The park
+// is stored last: a decision that finds it may publish it (see resume),
+// and must not publish a park whose deadline is not scheduled (a
+// deadline without its park changes nothing when it fires).
 func (s *Service) recordPark(ctx context.Context, park events.Envelope, data events.ApprovalRequestedData) error {
 	store, err := s.parks(ctx)
-	if err != nil {
-		return err
-	}
-	// The runtime reports where it stored the park's approval_requested;
-	// from then on decisions stored after it count (see
-	// approval.ParkAwaiting). Called directly (no runtime), the park
-	// counts decisions from the parking message on.
-	if worker.OnPublished(ctx, park.ID, s.recordRequested(store, park)) {
-		err = store.ParkAwaiting(ctx, park, streamSeq(ctx))
-	} else {
-		err = store.Park(ctx, park, streamSeq(ctx))
-	}
 	if err != nil {
 		return err
 	}
@@ -217,7 +208,14 @@ func (s *Service) recordPark(ctx context.Context, park events.Envelope, data eve
 		jetstream.WithMsgID(dl.ID)); err != nil {
 		return fmt.Errorf("could not schedule the deadline of %s: %w", park.ID, err)
 	}
-	return nil
+	// The runtime reports where it stored the park's approval_requested;
+	// from then on decisions stored after it count (see
+	// approval.ParkAwaiting). Called directly (no runtime), the park
+	// counts decisions from the parking message on.
+	if worker.OnPublished(ctx, park.ID, s.recordRequested(store, park)) {
+		return store.ParkAwaiting(ctx, park, streamSeq(ctx))
+	}
+	return store.Park(ctx, park, streamSeq(ctx))
 }
 
 // resume handles a decision: the park store records it on the run's

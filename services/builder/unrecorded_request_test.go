@@ -194,3 +194,28 @@ func TestAFailedRecordOfTheRequestDoesNotFailTheParking(t *testing.T) {
 		t.Fatalf("a failed record of the park's approval_requested failed the parking handling: %v", err)
 	}
 }
+
+// TestNoParkIsStoredWithoutItsDeadline: a decision that finds its park's
+// approval_requested unrecorded publishes the park from the park store.
+// So the park is stored last, once its deadline is scheduled: a parking
+// handling that cannot schedule the deadline fails (and is handled
+// again) without storing a park a decision would publish, deadline-less.
+func TestNoParkIsStoredWithoutItsDeadline(t *testing.T) {
+	const run = "01jnodeadline0000000000000000"
+	p := newParking(t, run, 1)
+	ctx := apptest.Ctx(t)
+	if err := p.d.JS.DeleteStream(ctx, events.StreamTimers); err != nil {
+		t.Fatal(err)
+	}
+	hctx, _ := worker.WithPublishHooks(ctx)
+	if outs, err := p.handleIn(hctx, p.plan, natstest.StoreEvent(t, ctx, p.d.JS, p.plan, p.plan.ID), 1); err == nil {
+		t.Fatalf("parked without scheduling the deadline: %+v", outs)
+	}
+	kv, err := p.d.JS.KeyValue(ctx, events.BucketParks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Get(ctx, run); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Fatalf("a park was stored without its deadline (%v)", err)
+	}
+}
