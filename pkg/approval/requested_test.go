@@ -1,6 +1,7 @@
 package approval_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestADecisionBeforeTheParksRequestDecidesNothing: the window between
@@ -25,11 +27,7 @@ func TestADecisionBeforeTheParksRequestDecidesNothing(t *testing.T) {
 	ctx, js := workStream(t)
 	s := openWith(t, ctx, js)
 	const run = "window"
-	parking := verdict(t, "planner", "a1-s1-c1", events.DecisionApprove, "x", "") // stands for the plan
-	p := park(t, run, 1, "a1-s1-c1")
-	if err := s.ParkAwaiting(ctx, p, natstest.StoreEvent(t, ctx, js, parking, parking.ID)); err != nil {
-		t.Fatal(err)
-	}
+	p := parkedAwaiting(t, ctx, js, s, run)
 	guessed := verdict(t, run, "a1-s1-c1", events.DecisionApprove, "mallory", "")
 	guessedSeq := natstest.StoreEvent(t, ctx, js, guessed, guessed.ID+"-mallory")
 
@@ -135,11 +133,7 @@ func TestASequenceReportedLateCountsFromTheParkingMessage(t *testing.T) {
 			ctx, js := workStream(t)
 			s := openWith(t, ctx, js, approval.WithClock(func() time.Time { return t0.Add(tc.after) }))
 			const run = "late"
-			parking := verdict(t, "planner", "a1-s1-c1", events.DecisionApprove, "x", "")
-			p := park(t, run, 1, "a1-s1-c1")
-			if err := s.ParkAwaiting(ctx, p, natstest.StoreEvent(t, ctx, js, parking, parking.ID)); err != nil {
-				t.Fatal(err)
-			}
+			p := parkedAwaiting(t, ctx, js, s, run)
 			natstest.StoreEvent(t, ctx, js, p, p.ID+"-first") // the copy stored first
 			alice := verdict(t, run, "a1-s1-c1", events.DecisionReject, "alice", "no")
 			aliceSeq := natstest.StoreEvent(t, ctx, js, alice, alice.ID)
@@ -171,11 +165,7 @@ func TestADecisionAtTheRequestedSequenceDecidesNothing(t *testing.T) {
 	ctx, js := workStream(t)
 	s := openWith(t, ctx, js)
 	const run = "taken"
-	parking := verdict(t, "planner", "a1-s1-c1", events.DecisionApprove, "x", "")
-	p := park(t, run, 1, "a1-s1-c1")
-	if err := s.ParkAwaiting(ctx, p, natstest.StoreEvent(t, ctx, js, parking, parking.ID)); err != nil {
-		t.Fatal(err)
-	}
+	p := parkedAwaiting(t, ctx, js, s, run)
 	taken := verdict(t, run, "a1-s1-c1", events.DecisionApprove, "mallory", "")
 	takenSeq := natstest.StoreEvent(t, ctx, js, taken, p.ID)
 	if err := s.SetRequested(ctx, p, takenSeq); err != nil { // the duplicate's acknowledgement
@@ -185,4 +175,17 @@ func TestADecisionAtTheRequestedSequenceDecidesNothing(t *testing.T) {
 	if err != nil || r.Park.Event.ID != "" || r.Settled {
 		t.Fatalf("the decision stored under the park's message id: %+v, %v, want nothing", r, err)
 	}
+}
+
+// parkedAwaiting stores, in the work stream, a message standing for the
+// plan that parks run, and parks run on call a1-s1-c1 with s.ParkAwaiting
+// from it; it returns the park.
+func parkedAwaiting(t *testing.T, ctx context.Context, js jetstream.JetStream, s *approval.Store, run string) events.Envelope {
+	t.Helper()
+	parking := verdict(t, "planner", "a1-s1-c1", events.DecisionApprove, "x", "") // stands for the plan
+	p := park(t, run, 1, "a1-s1-c1")
+	if err := s.ParkAwaiting(ctx, p, natstest.StoreEvent(t, ctx, js, parking, parking.ID)); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

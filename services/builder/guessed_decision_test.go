@@ -61,17 +61,5 @@ func TestAGuessedDecisionBeforeTheParkIsPublishedDecidesNothing(t *testing.T) {
 	}
 	alice := decide(events.ApprovalDecidedData{Decision: events.DecisionReject, By: "alice", Note: "not go.mod"})
 	outs, err = p.handle(alice, natstest.StoreEvent(t, ctx, d.JS, alice, alice.ID+"-alice"), 1)
-	if err != nil || len(outs) != 1 || outs[0].Type != events.KindBuilt.Type() {
-		t.Fatalf("the approver's decision: %v, %+v, want built", err, outs)
-	}
-	var bd events.BuiltData
-	if err := events.DecodeData(outs[0], &bd); err != nil {
-		t.Fatal(err)
-	}
-	if len(bd.Tools) == 0 || bd.Tools[0].Approval == nil {
-		t.Fatalf("the built event records no decided call: %+v", bd.Tools)
-	}
-	if got := bd.Tools[0].Approval; got.Decision != events.DecisionReject || got.By != "alice" {
-		t.Fatalf("the run acted on %s by %s, want the decision stored after the park (reject by alice)", got.Decision, got.By)
-	}
+	actedOn(t, outs, err, events.DecisionReject, "alice")
 }
