@@ -146,6 +146,30 @@ func TestRerunRefusesATamperedHistory(t *testing.T) {
 	}
 }
 
+// TestRerunOfARunWhoseExchangesAreGone: a run whose recorded model
+// exchanges are no longer stored (their chunks purged; the bucket's TTL
+// expires them alike, their metas with them or not) cannot be rerun:
+// rerun says the recording is gone and exits 1, instead of waiting for
+// content that never comes.
+func TestRerunOfARunWhoseExchangesAreGone(t *testing.T) {
+	cfg := fastConfig(t)
+	p := startUp(t, cfg)
+	run := p.passedRun(t)
+	_, js := p.js(t)
+	s, err := js.Stream(context.Background(), "OBJ_"+events.BucketArtifacts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Purge(context.Background(), jetstream.WithPurgeSubject("$O."+events.BucketArtifacts+".C.>")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg)
+	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "cannot be rerun: a recorded model exchange is gone") ||
+		!strings.Contains(errOut, "artifact lost") {
+		t.Fatalf("rerun of a run whose exchanges are gone exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
 // tamperHistory rewrites a run's history behind the recorder's back:
 // every event is published again, the second one's summary changed, so
 // the sequence stays contiguous and the state replays, but the hash

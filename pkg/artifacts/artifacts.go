@@ -4,12 +4,10 @@
 package artifacts
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -25,27 +23,38 @@ var ErrCorrupt = errors.New("artifact does not match its reference")
 // ErrNotFound: the referenced artifact does not exist.
 var ErrNotFound = errors.New("artifact not found")
 
+// ErrLost: the artifact's meta is stored but its content is not (its
+// chunks expired with the bucket's TTL, were purged or deleted): it
+// cannot be read, now or later.
+var ErrLost = errors.New("artifact lost: its content is no longer stored")
+
 // ErrNotReplicated: the artifact is stored, but the replica that answered
 // has not applied it yet (it is catching up); transient, unlike
 // ErrNotFound.
 var ErrNotReplicated = errors.New("artifact stored, but not yet on the replica that answered")
 
-// IsLost reports whether err means a referenced artifact is gone or
-// damaged: retrying cannot help, so callers treat it as permanent.
-func IsLost(err error) bool { return errors.Is(err, ErrNotFound) || errors.Is(err, ErrCorrupt) }
+// IsLost reports whether err means a referenced artifact is gone
+// (ErrNotFound, ErrLost) or damaged (ErrCorrupt): retrying cannot help,
+// so callers treat it as permanent.
+func IsLost(err error) bool {
+	return errors.Is(err, ErrNotFound) || errors.Is(err, ErrLost) || errors.Is(err, ErrCorrupt)
+}
 
 // Store puts and gets artifacts. Safe for concurrent use.
 type Store struct {
 	obj    jetstream.ObjectStore
 	js     jetstream.JetStream
+	stream jetstream.Stream // the bucket's
 	bucket string
-	// lookAgain bounds how long Get looks again for a referenced object
-	// that is not found.
+	// lookAgain bounds the waits between the attempts of a put that
+	// failed transiently, or of a Get of an object not found (see
+	// retryBriefly).
 	lookAgain time.Duration
+	// attempt bounds one attempt of a put or a get.
+	attempt time.Duration
 }
 
-// lookAgain is how long Get looks again for a referenced object that is
-// not found, and put retries a timed-out write.
+// lookAgain is the default of Store.lookAgain.
 const lookAgain = 5 * time.Second
 
 // Open returns the store over the artifacts bucket, which must exist
@@ -55,7 +64,11 @@ func Open(ctx context.Context, js jetstream.JetStream) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not open object store %s: %w", events.BucketArtifacts, err)
 	}
-	return &Store{obj: obj, js: js, bucket: events.BucketArtifacts, lookAgain: lookAgain}, nil
+	st, err := js.Stream(ctx, "OBJ_"+events.BucketArtifacts)
+	if err != nil {
+		return nil, fmt.Errorf("could not open object store %s: %w", events.BucketArtifacts, err)
+	}
+	return &Store{obj: obj, js: js, stream: st, bucket: events.BucketArtifacts, lookAgain: lookAgain, attempt: objectTimeout}, nil
 }
 
 // Put stores data content-addressed under prefix ("<prefix>/<sha256>")
@@ -92,21 +105,28 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 }
 
 // whole reports whether the stored object info describes is data, chunks
-// included: its digest is data's, and the bucket's leader has its last
-// chunk (a put that failed half way can leave the meta alone: the
-// library's put publishes the meta before its chunks are acknowledged,
-// and purges them when one is refused). The leader is asked because a
-// replica that lags may not have the chunk yet.
+// included: its digest is data's, and the bucket's leader has its
+// chunks, all of them (a put that failed half way can leave the meta
+// alone: the library's put publishes the meta before its chunks are
+// acknowledged, and purges them when one is refused; the bucket's TTL,
+// a purge or a delete can remove some or all). The leader is asked
+// because a replica that lags may not have them yet: for one chunk, the
+// chunk; for more, how many the chunks' subject holds.
 func (s *Store) whole(ctx context.Context, info *jetstream.ObjectInfo, data []byte) (bool, error) {
 	if info.Digest != digestOf(data) {
 		return false, nil
 	}
-	if info.Chunks == 0 {
-		return true, nil
+	var err error
+	switch info.Chunks {
+	case 0:
+		return info.Size == 0, nil
+	case 1:
+		_, err = bus.LeaderLastMsg(ctx, s.js, "OBJ_"+s.bucket, chunkSubject(s.bucket, info.NUID))
+	default:
+		err = s.chunksStored(ctx, info)
 	}
-	_, err := bus.LeaderLastMsg(ctx, s.js, "OBJ_"+s.bucket, "$O."+s.bucket+".C."+info.NUID)
 	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
+	case errors.Is(err, jetstream.ErrMsgNotFound), errors.Is(err, ErrLost):
 		return false, nil
 	case err != nil:
 		return false, err
@@ -194,60 +214,4 @@ func retryBriefly(ctx context.Context, within time.Duration, retry func(error) b
 		}
 		delay = min(2*delay, time.Second)
 	}
-}
-
-// Get fetches the artifact and checks its size and digest. It returns an
-// error wrapping ErrNotFound or ErrCorrupt.
-func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error) {
-	if ref.Bucket != s.bucket {
-		return nil, fmt.Errorf("%w: bucket %q (want %q)", ErrNotFound, ref.Bucket, s.bucket)
-	}
-	// A reference is handed on only after its object was stored, so "not
-	// found" can also be a replica of a cluster that has not caught up
-	// yet (reads may be served by any replica): look again briefly before
-	// calling the artifact lost.
-	var data []byte
-	err := retryBriefly(ctx, s.lookAgain, func(err error) bool {
-		return errors.Is(err, jetstream.ErrObjectNotFound) || bus.IsTransient(err)
-	}, func() error {
-		gctx, cancel := context.WithTimeout(ctx, objectTimeout)
-		defer cancel()
-		var err error
-		data, err = s.obj.GetBytes(gctx, ref.Name)
-		return err
-	})
-	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return nil, s.notFound(ctx, ref.Name)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("could not fetch artifact %s: %w", ref.Name, err)
-	}
-	sum := sha256.Sum256(data)
-	if int64(len(data)) != ref.Size || !bytes.Equal([]byte(hex.EncodeToString(sum[:])), []byte(ref.SHA256)) {
-		return nil, fmt.Errorf("%w: %s", ErrCorrupt, ref.Name)
-	}
-	return data, nil
-}
-
-// notFound is the error for an object that is still not found after Get
-// looked again: a replica catching up (after a restart) can lag longer
-// than that, so only the bucket's stream leader says the object is
-// missing, or deleted (ErrNotFound, the run cannot go on); stored there,
-// it is ErrNotReplicated, and the event is handled again later.
-func (s *Store) notFound(ctx context.Context, name string) error {
-	meta := "$O." + s.bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(name))
-	m, err := bus.LeaderLastMsg(ctx, s.js, "OBJ_"+s.bucket, meta)
-	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return fmt.Errorf("%w: %s", ErrNotFound, name)
-	case err != nil:
-		return fmt.Errorf("could not fetch artifact %s: %w", name, err)
-	}
-	var info struct {
-		Deleted bool `json:"deleted"`
-	}
-	if json.Unmarshal(m.Data, &info) == nil && info.Deleted {
-		return fmt.Errorf("%w: %s (deleted)", ErrNotFound, name)
-	}
-	return fmt.Errorf("could not fetch artifact %s: %w", name, ErrNotReplicated)
 }

@@ -2,6 +2,12 @@ package artifacts
 
 import "time"
 
-// LookAgainFor sets how long s.Get looks again for an object that is not
-// found (a test shortens it to expose a replica that lags longer).
+// LookAgainFor sets how long s waits in all between the attempts of a
+// put or of a Get of an object not found (a test shortens it to expose
+// a replica that lags longer, or a put that gives up).
 func LookAgainFor(s *Store, d time.Duration) { s.lookAgain = d }
+
+// AttemptTimeoutFor sets how long one attempt of a put or a get of s may
+// take (a test shortens it to fail an attempt against a server that does
+// not answer quickly).
+func AttemptTimeoutFor(s *Store, d time.Duration) { s.attempt = d }

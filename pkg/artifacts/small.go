@@ -2,7 +2,6 @@ package artifacts
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,7 +45,7 @@ const smallMax = 128 << 10
 // context ended) may be stored, so its chunk stays.
 func (s *Store) putSmall(ctx context.Context, ref events.ArtifactRef, data []byte) error {
 	id := nuid.Next()
-	chunkSubj := "$O." + s.bucket + ".C." + id
+	chunkSubj := chunkSubject(s.bucket, id)
 	info := jetstream.ObjectInfo{
 		ObjectMeta: jetstream.ObjectMeta{Name: ref.Name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: smallMax}},
 		Bucket:     s.bucket,
@@ -54,7 +53,7 @@ func (s *Store) putSmall(ctx context.Context, ref events.ArtifactRef, data []byt
 		Size:       uint64(len(data)),
 		Digest:     digestOf(data),
 	}
-	meta := nats.NewMsg("$O." + s.bucket + ".M." + base64.URLEncoding.EncodeToString([]byte(ref.Name)))
+	meta := nats.NewMsg(metaSubject(s.bucket, ref.Name))
 	meta.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
 	if len(data) > 0 {
 		info.Chunks = 1
