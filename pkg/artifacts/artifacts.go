@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
@@ -83,7 +84,7 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 	// A replica that has not applied an object just stored says it is
 	// missing: the same bytes are stored again under the same name, which
 	// changes no reference.
-	ictx, cancel := context.WithTimeout(ctx, bus.RequestTimeout)
+	ictx, cancel := context.WithTimeout(ctx, min(bus.RequestTimeout, s.attempt))
 	info, err := s.obj.GetInfo(ictx, ref.Name)
 	cancel()
 	if err == nil && info.Size == uint64(len(data)) {
@@ -97,8 +98,9 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 		// A put that failed half way left the meta without its chunks:
 		// stored again (nothing left to purge under a reader).
 	}
-	if len(data) <= smallMax && (err == nil || errors.Is(err, jetstream.ErrObjectNotFound)) {
-		// Nothing (readable) to replace: written like new content.
+	if len(data) <= smallMax {
+		// Nothing (readable) to keep, or the look-up failed: written like
+		// new content, which is safe over whatever the name holds.
 		return s.putNew(ctx, ref, data)
 	}
 	return s.put(ctx, ref, data)
@@ -157,11 +159,14 @@ func (s *Store) PutNew(ctx context.Context, prefix string, data []byte) (events.
 	return s.putNew(ctx, ref, data)
 }
 
-// putNew stores data of at most smallMax bytes with putSmall, retrying a
-// put that timed out while the bucket's leader changed.
+// putNew stores data of at most smallMax bytes with putSmall, retrying an
+// attempt that failed transiently (it timed out while the bucket's
+// leader changed, or the server did not answer): each attempt writes a
+// new chunk and only then its meta, so a retried put never leaves a meta
+// whose chunk is missing.
 func (s *Store) putNew(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
-	err := retryBriefly(ctx, lookAgain, bus.IsTransient, func() error {
-		pctx, cancel := context.WithTimeout(ctx, objectTimeout)
+	err := retryBriefly(ctx, s.lookAgain, bus.IsTransient, func() error {
+		pctx, cancel := context.WithTimeout(ctx, s.attempt)
 		defer cancel()
 		return s.putSmall(pctx, ref, data)
 	})
@@ -179,10 +184,13 @@ func refOf(bucket, prefix string, data []byte) events.ArtifactRef {
 
 // put stores data as the object ref names.
 func (s *Store) put(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
-	// Storing the same content under its digest again is harmless, so a
-	// put that timed out while the bucket's leader changed is retried.
-	err := retryBriefly(ctx, lookAgain, bus.IsTransient, func() error {
-		pctx, cancel := context.WithTimeout(ctx, objectTimeout)
+	// Storing the same content under its digest again is harmless, so an
+	// attempt that failed transiently (it timed out while the bucket's
+	// leader changed, or the server did not answer) is retried: the
+	// library's put of the name replaces a meta an earlier attempt may
+	// have left without its chunks.
+	err := retryBriefly(ctx, s.lookAgain, bus.IsTransient, func() error {
+		pctx, cancel := context.WithTimeout(ctx, s.attempt)
 		defer cancel()
 		_, err := s.obj.PutBytes(pctx, ref.Name, data)
 		return err
@@ -193,25 +201,36 @@ func (s *Store) put(ctx context.Context, ref events.ArtifactRef, data []byte) (e
 	return ref, nil
 }
 
-// objectTimeout bounds one object put or get (chunked, so longer than a
-// plain request).
+// objectTimeout is the default of Store.attempt: one object put or get
+// (chunked, so longer than a plain request).
 const objectTimeout = 30 * time.Second
 
-// retryBriefly calls op until it succeeds or fails with an error retry
-// does not accept, for about within at most.
+// retryBriefly calls op until it succeeds, fails with an error retry does
+// not accept, or ctx ends, waiting between attempts with jittered
+// exponential backoff (50 ms doubling up to 1 s) for at most within in
+// all. Only the waits count: an attempt that failed only when its own
+// timeout ended (a server that did not answer) is retried like one
+// refused at once, so a put's attempts are bounded by the caller's
+// context and by their number, not by how long the first took.
 func retryBriefly(ctx context.Context, within time.Duration, retry func(error) bool, op func() error) error {
-	delay := 50 * time.Millisecond
-	deadline := time.Now().Add(within)
+	b := backoff.NewExponentialBackOff(backoff.WithInitialInterval(50*time.Millisecond),
+		backoff.WithMaxInterval(time.Second), backoff.WithMaxElapsedTime(0))
+	var waited time.Duration
 	for {
 		err := op()
-		if err == nil || !retry(err) || time.Now().After(deadline) {
+		if err == nil || !retry(err) || ctx.Err() != nil {
 			return err
 		}
+		wait := b.NextBackOff()
+		if waited += wait; waited > within {
+			return err
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return err
-		case <-time.After(delay):
+		case <-t.C:
 		}
-		delay = min(2*delay, time.Second)
 	}
 }
