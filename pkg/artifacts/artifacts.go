@@ -103,6 +103,10 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 		// new content, which is safe over whatever the name holds.
 		return s.putNew(ctx, ref, data)
 	}
+	if errors.Is(err, jetstream.ErrBadObjectMeta) {
+		// The library's put refuses a name whose meta does not decode.
+		s.purgeSubject(ctx, metaSubject(s.bucket, ref.Name))
+	}
 	return s.put(ctx, ref, data)
 }
 

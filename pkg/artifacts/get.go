@@ -31,7 +31,7 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 	// calling the artifact lost.
 	var data []byte
 	err := retryBriefly(ctx, s.lookAgain, func(err error) bool {
-		return errors.Is(err, jetstream.ErrObjectNotFound) || bus.IsTransient(err)
+		return errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, errReplaced) || bus.IsTransient(err)
 	}, func() error {
 		var err error
 		data, err = s.fetch(ctx, ref)
@@ -93,7 +93,7 @@ func (s *Store) chunk(ctx context.Context, info *jetstream.ObjectInfo) ([]byte, 
 	lm, err := bus.LeaderLastMsg(ctx, s.js, "OBJ_"+s.bucket, subject)
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return nil, fmt.Errorf("%w: %s: its chunk is not in the bucket", ErrLost, info.Name)
+		return nil, s.stillLost(ctx, info, fmt.Errorf("%w: %s: its chunk is not in the bucket", ErrLost, info.Name))
 	case err != nil:
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (s *Store) fetchChunks(ctx context.Context, name string) ([]byte, error) {
 		case r := <-done:
 			t.Stop()
 			if errors.Is(r.err, jetstream.ErrDigestMismatch) {
-				return r.data, s.chunksStored(ctx, info)
+				return r.data, s.stillLost(ctx, info, s.chunksStored(ctx, info))
 			}
 			return r.data, r.err
 		case <-ctx.Done():
@@ -146,7 +146,7 @@ func (s *Store) fetchChunks(ctx context.Context, name string) ([]byte, error) {
 		case <-t.C:
 		}
 		if err := s.chunksStored(ctx, info); errors.Is(err, ErrLost) {
-			return nil, err
+			return nil, s.stillLost(ctx, info, err)
 		}
 	}
 }
@@ -174,6 +174,32 @@ func (s *Store) chunksStored(ctx context.Context, info *jetstream.ObjectInfo) er
 		return fmt.Errorf("%w: %s: %d of its %d chunks are in the bucket", ErrLost, info.Name, have, want)
 	}
 	return nil
+}
+
+// errReplaced: the object was replaced while it was read (a put of its
+// name purged the chunks of the one read); Get reads it again.
+var errReplaced = errors.New("object replaced while it was read")
+
+// stillLost returns lost (an error wrapping ErrLost for the object info
+// describes, or another error, returned as it is) unless the bucket's
+// leader has another object under the name by now (errReplaced), or
+// cannot say (its error, transient).
+func (s *Store) stillLost(ctx context.Context, info *jetstream.ObjectInfo, lost error) error {
+	if !errors.Is(lost, ErrLost) {
+		return lost
+	}
+	m, err := bus.LeaderLastMsg(ctx, s.js, "OBJ_"+s.bucket, metaSubject(s.bucket, info.Name))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return lost
+	case err != nil:
+		return err
+	}
+	var now jetstream.ObjectInfo
+	if json.Unmarshal(m.Data, &now) == nil && now.NUID != info.NUID && !now.Deleted {
+		return errReplaced
+	}
+	return lost
 }
 
 // chunkSubject is the subject of an object's chunks.

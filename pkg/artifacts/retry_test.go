@@ -3,6 +3,7 @@ package artifacts_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -35,32 +36,7 @@ func TestPutRetriesAnAttemptThatTimedOut(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			port, dir := natstest.FreePorts(t, 1)[0], t.TempDir()
-			start := func() *bus.Embedded {
-				srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Port: port, StoreDir: dir})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(srv.Shutdown)
-				return srv
-			}
-			srv := start()
-			nc, err := nats.Connect(srv.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer nc.Close()
-			js, err := jetstream.New(nc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
-				t.Fatal(err)
-			}
-			s, err := artifacts.Open(ctx, js)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, nc, srv, start := restartable(t, ctx)
 			artifacts.AttemptTimeoutFor(s, 2*time.Second)
 			artifacts.LookAgainFor(s, 1500*time.Millisecond)
 			data := bytes.Repeat([]byte(name[:1]), 10<<10)
@@ -97,5 +73,89 @@ func TestPutRetriesAnAttemptThatTimedOut(t *testing.T) {
 				t.Fatalf("Get: %d bytes, %v", len(got), err)
 			}
 		})
+	}
+}
+
+// restartable is a store on a provisioned server that start starts again
+// on the same port and store once it was shut down, with the store's
+// connection (reconnecting every 50 ms, for ever).
+func restartable(t *testing.T, ctx context.Context) (s *artifacts.Store, nc *nats.Conn, srv *bus.Embedded, start func() *bus.Embedded) {
+	t.Helper()
+	port, dir := natstest.FreePorts(t, 1)[0], t.TempDir()
+	start = func() *bus.Embedded {
+		srv, err := bus.StartEmbedded(bus.EmbeddedConfig{Port: port, StoreDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Shutdown)
+		return srv
+	}
+	srv = start()
+	nc, err := nats.Connect(srv.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Provision(ctx, js, bus.Topology{}, []string{}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = artifacts.Open(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	return s, nc, srv, start
+}
+
+// TestPutGivesUpWithItsContext: against a server that does not answer,
+// a put retries only while its caller's context lasts (here far less
+// than the waits it would make), and one whose context is cancelled
+// after it wrote its chunk stops at once; neither leaves a name that
+// cannot be read once the server is back (their chunks, kept by the
+// client, are stored then without a meta): Get says not found, and Put
+// stores the content.
+func TestPutGivesUpWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, nc, srv, start := restartable(t, ctx)
+	artifacts.AttemptTimeoutFor(s, 200*time.Millisecond)
+	artifacts.LookAgainFor(s, time.Hour)
+	srv.Shutdown()
+	late, stopped := []byte("past its deadline"), bytes.Repeat([]byte("cancelled"), 1000)
+	dctx, dcancel := context.WithTimeout(ctx, time.Second)
+	defer dcancel()
+	if ref, err := s.PutNew(dctx, "late", late); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("PutNew past its context's deadline: %+v, %v", ref, err)
+	}
+	cctx, ccancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	before, _ := nc.Buffered()
+	go func() {
+		_, err := s.Put(cctx, "stopped", stopped)
+		done <- err
+	}()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for buffered, _ := nc.Buffered(); buffered < before+len(stopped); buffered, _ = nc.Buffered() {
+		select {
+		case err := <-done:
+			t.Fatalf("Put returned before its context was cancelled: %v", err)
+		case <-tick.C:
+		}
+	}
+	ccancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Put cancelled: %v", err)
+	}
+	start()
+	artifacts.LookAgainFor(s, 0)
+	for prefix, data := range map[string][]byte{"late": late, "stopped": stopped} {
+		ref := events.ArtifactRef{Bucket: events.BucketArtifacts, Name: prefix + "/" + refOfData(data), Size: int64(len(data)), SHA256: refOfData(data)}
+		if _, err := s.Get(ctx, ref); !errors.Is(err, artifacts.ErrNotFound) {
+			t.Fatalf("Get of %s after its put gave up: %v, want ErrNotFound", prefix, err)
+		}
+		readable(t, s, prefix, data)
 	}
 }

@@ -69,7 +69,7 @@ func (s *Store) putSmall(ctx context.Context, ref events.ArtifactRef, data []byt
 	}
 	if _, err := s.js.PublishMsg(ctx, meta); err != nil {
 		if notStored(err) && len(data) > 0 {
-			s.purgeChunk(ctx, chunkSubj)
+			s.purgeSubject(ctx, chunkSubj)
 		}
 		return fmt.Errorf("meta: %w", err)
 	}
@@ -83,9 +83,10 @@ func notStored(err error) bool {
 	return errors.As(err, &apiErr) || errors.Is(err, jetstream.ErrNoStreamResponse)
 }
 
-// purgeChunk removes the chunk of an object whose meta was refused (best
-// effort: the bucket's TTL removes it otherwise).
-func (s *Store) purgeChunk(ctx context.Context, subject string) {
+// purgeSubject removes the messages on subject in the bucket: the chunk
+// of an object whose meta was refused, a meta that does not decode (best
+// effort: the bucket's TTL removes them otherwise).
+func (s *Store) purgeSubject(ctx context.Context, subject string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bus.RequestTimeout)
 	defer cancel()
 	st, err := s.js.Stream(ctx, "OBJ_"+s.bucket)
