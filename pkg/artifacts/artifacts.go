@@ -51,7 +51,7 @@ type Store struct {
 	// failed transiently, or of a Get of an object not found (see
 	// retryBriefly).
 	lookAgain time.Duration
-	// attempt bounds one attempt of a put or a get.
+	// attempt bounds one attempt of a put or a get (see timeoutFor).
 	attempt time.Duration
 }
 
@@ -84,7 +84,7 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 	// A replica that has not applied an object just stored says it is
 	// missing: the same bytes are stored again under the same name, which
 	// changes no reference.
-	ictx, cancel := context.WithTimeout(ctx, min(bus.RequestTimeout, s.attempt))
+	ictx, cancel := context.WithTimeout(ctx, s.timeoutFor(0))
 	info, err := s.obj.GetInfo(ictx, ref.Name)
 	cancel()
 	if err == nil && info.Size == uint64(len(data)) {
@@ -170,7 +170,7 @@ func (s *Store) PutNew(ctx context.Context, prefix string, data []byte) (events.
 // whose chunk is missing.
 func (s *Store) putNew(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
 	err := retryBriefly(ctx, s.lookAgain, bus.IsTransient, func() error {
-		pctx, cancel := context.WithTimeout(ctx, s.attempt)
+		pctx, cancel := context.WithTimeout(ctx, s.timeoutFor(ref.Size))
 		defer cancel()
 		return s.putSmall(pctx, ref, data)
 	})
@@ -208,6 +208,17 @@ func (s *Store) put(ctx context.Context, ref events.ArtifactRef, data []byte) (e
 // objectTimeout is the default of Store.attempt: one object put or get
 // (chunked, so longer than a plain request).
 const objectTimeout = 30 * time.Second
+
+// timeoutFor bounds one attempt to put or get an object of size bytes:
+// one of a single chunk is two plain requests, bounded like any
+// (bus.RequestTimeout), so a put or read that a server does not answer
+// is tried again sooner; a larger one gets the store's attempt timeout.
+func (s *Store) timeoutFor(size int64) time.Duration {
+	if size <= smallMax {
+		return min(s.attempt, bus.RequestTimeout)
+	}
+	return s.attempt
+}
 
 // retryBriefly calls op until it succeeds, fails with an error retry does
 // not accept, or ctx ends, waiting between attempts with jittered

@@ -25,6 +25,9 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 	if ref.Bucket != s.bucket {
 		return nil, fmt.Errorf("%w: bucket %q (want %q)", ErrNotFound, ref.Bucket, s.bucket)
 	}
+	if ref.Name == "" {
+		return nil, fmt.Errorf("%w: a reference without a name", ErrNotFound)
+	}
 	// A reference is handed on only after its object was stored, so "not
 	// found" can also be a replica of a cluster that has not caught up
 	// yet (reads may be served by any replica): look again briefly before
@@ -54,11 +57,12 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 	return data, nil
 }
 
-// fetch reads the object ref names, within the store's attempt timeout.
-// An object of one chunk (all the small ones) is read with two direct
-// gets, its meta then its chunk; a larger one through the library.
+// fetch reads the object ref names, within an attempt's timeout (see
+// timeoutFor). An object of one chunk (all the small ones) is read with
+// two direct gets, its meta then its chunk; a larger one through the
+// library.
 func (s *Store) fetch(ctx context.Context, ref events.ArtifactRef) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.attempt)
+	ctx, cancel := context.WithTimeout(ctx, s.timeoutFor(ref.Size))
 	defer cancel()
 	if ref.Size > smallMax {
 		return s.fetchChunks(ctx, ref.Name)
