@@ -13,6 +13,7 @@ import (
 	"github.com/codali-dev/codali/examples"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -156,13 +157,7 @@ func TestRerunOfARunWhoseExchangesAreGone(t *testing.T) {
 	p := startUp(t, cfg)
 	run := p.passedRun(t)
 	_, js := p.js(t)
-	s, err := js.Stream(context.Background(), "OBJ_"+events.BucketArtifacts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Purge(context.Background(), jetstream.WithPurgeSubject("$O."+events.BucketArtifacts+".C.>")); err != nil {
-		t.Fatal(err)
-	}
+	natstest.PurgeArtifactChunks(t, context.Background(), js)
 	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg)
 	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "cannot be rerun: a recorded model exchange is gone") ||
 		!strings.Contains(errOut, "artifact lost") {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/bus"
-	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/exchange"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/natstest"
@@ -184,13 +183,7 @@ func TestLoadOfARecordWhoseContentIsGone(t *testing.T) {
 	if _, err := rec.Complete(exchange.WithCollector(ctx, col), req(1, "sys", "x")); err != nil {
 		t.Fatal(err)
 	}
-	st, err := js.Stream(ctx, "OBJ_"+events.BucketArtifacts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Purge(ctx, jetstream.WithPurgeSubject("$O."+events.BucketArtifacts+".C.>")); err != nil {
-		t.Fatal(err)
-	}
+	natstest.PurgeArtifactChunks(t, ctx, js)
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if _, err := exchange.Load(lctx, s, col.Refs()); !errors.Is(err, artifacts.ErrLost) || !artifacts.IsLost(err) {
