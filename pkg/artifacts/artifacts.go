@@ -98,24 +98,17 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 		// A put that failed half way left the meta without its chunks:
 		// stored again (nothing left to purge under a reader).
 	}
-	if len(data) <= smallMax {
-		// Nothing (readable) to keep, or the look-up failed: written like
-		// new content, which is safe over whatever the name holds.
-		return s.putNew(ctx, ref, data)
-	}
-	if errors.Is(err, jetstream.ErrBadObjectMeta) {
-		// The library's put refuses a name whose meta does not decode.
-		s.purgeSubject(ctx, metaSubject(s.bucket, ref.Name))
-	}
-	return s.put(ctx, ref, data)
+	// Nothing (readable) to keep, or the look-up failed: written like new
+	// content, which is safe over whatever the name holds.
+	return s.putNew(ctx, ref, data)
 }
 
 // whole reports whether the stored object info describes is data, chunks
 // included: its digest is data's, and the bucket's leader has its
-// chunks, all of them (a put that failed half way can leave the meta
-// alone: the library's put publishes the meta before its chunks are
-// acknowledged, and purges them when one is refused; the bucket's TTL,
-// a purge or a delete can remove some or all). The leader is asked
+// chunks, all of them (the library's put, of an older release or another
+// client, can leave the meta alone: it publishes the meta before its
+// chunks are acknowledged, and purges them when one is refused; the
+// bucket's TTL, a purge or a delete can remove some or all). The leader is asked
 // because a replica that lags may not have them yet: for one chunk, the
 // chunk; for more, how many the chunks' subject holds.
 func (s *Store) whole(ctx context.Context, info *jetstream.ObjectInfo, data []byte) (bool, error) {
@@ -150,29 +143,23 @@ func digestOf(data []byte) string {
 // PutNew stores data like Put, without first looking whether it is stored
 // already: a round trip less, for content that is new by construction
 // (it carries the time it was made, as a model exchange's record does).
-// Content of up to 128 KiB is written as one chunk, then its meta once
-// the chunk is stored (see putSmall). Storing content that is there
-// already replaces the object with an equal one in new chunks (a larger
-// one's old chunks are purged under a reader that is reading them), so
-// use Put for anything else.
+// Storing content that is there already replaces the object with an
+// equal one in new chunks (the old ones are left to the bucket's TTL).
 func (s *Store) PutNew(ctx context.Context, prefix string, data []byte) (events.ArtifactRef, error) {
-	ref := refOf(s.bucket, prefix, data)
-	if len(data) > smallMax {
-		return s.put(ctx, ref, data)
-	}
-	return s.putNew(ctx, ref, data)
+	return s.putNew(ctx, refOf(s.bucket, prefix, data), data)
 }
 
-// putNew stores data of at most smallMax bytes with putSmall, retrying an
+// putNew stores data as the object ref names with putObject, retrying an
 // attempt that failed transiently (it timed out while the bucket's
-// leader changed, or the server did not answer): each attempt writes a
-// new chunk and only then its meta, so a retried put never leaves a meta
-// whose chunk is missing.
+// leader changed, or the server did not answer): each attempt writes new
+// chunks and only then their meta, so no attempt, retried or given up,
+// leaves a meta whose chunks are missing. Storing the same content under
+// its digest again is harmless.
 func (s *Store) putNew(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
 	err := retryBriefly(ctx, s.lookAgain, bus.IsTransient, func() error {
 		pctx, cancel := context.WithTimeout(ctx, s.timeoutFor(ref.Size))
 		defer cancel()
-		return s.putSmall(pctx, ref, data)
+		return s.putObject(pctx, ref, data)
 	})
 	if err != nil {
 		return events.ArtifactRef{}, fmt.Errorf("could not store artifact %s: %w", ref.Name, err)
@@ -186,25 +173,6 @@ func refOf(bucket, prefix string, data []byte) events.ArtifactRef {
 	return events.ArtifactRef{Bucket: bucket, Name: prefix + "/" + digest, Size: int64(len(data)), SHA256: digest}
 }
 
-// put stores data as the object ref names.
-func (s *Store) put(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
-	// Storing the same content under its digest again is harmless, so an
-	// attempt that failed transiently (it timed out while the bucket's
-	// leader changed, or the server did not answer) is retried: the
-	// library's put of the name replaces a meta an earlier attempt may
-	// have left without its chunks.
-	err := retryBriefly(ctx, s.lookAgain, bus.IsTransient, func() error {
-		pctx, cancel := context.WithTimeout(ctx, s.attempt)
-		defer cancel()
-		_, err := s.obj.PutBytes(pctx, ref.Name, data)
-		return err
-	})
-	if err != nil {
-		return events.ArtifactRef{}, fmt.Errorf("could not store artifact %s: %w", ref.Name, err)
-	}
-	return ref, nil
-}
-
 // objectTimeout is the default of Store.attempt: one object put or get
 // (chunked, so longer than a plain request).
 const objectTimeout = 30 * time.Second
@@ -214,7 +182,7 @@ const objectTimeout = 30 * time.Second
 // (bus.RequestTimeout), so a put or read that a server does not answer
 // is tried again sooner; a larger one gets the store's attempt timeout.
 func (s *Store) timeoutFor(size int64) time.Duration {
-	if size <= smallMax {
+	if size <= chunkSize {
 		return min(s.attempt, bus.RequestTimeout)
 	}
 	return s.attempt

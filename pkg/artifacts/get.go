@@ -64,7 +64,7 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 func (s *Store) fetch(ctx context.Context, ref events.ArtifactRef) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeoutFor(ref.Size))
 	defer cancel()
-	if ref.Size > smallMax {
+	if ref.Size > chunkSize {
 		return s.fetchChunks(ctx, ref.Name)
 	}
 	info, err := s.obj.GetInfo(ctx, ref.Name)
