@@ -1,6 +1,7 @@
 package artifacts_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,8 +94,9 @@ func TestGetOfADeletedArtifact(t *testing.T) {
 	}
 }
 
-// TestPutNewAcrossLeaderChanges: small artifacts stored while the
-// bucket's stream leader steps down again and again, on three servers.
+// TestPutNewAcrossLeaderChanges: artifacts (one in ten of three chunks,
+// the others of one) stored while the bucket's stream leader steps down
+// again and again, on three servers.
 // Every put that succeeded reads back; every one that failed (a write in
 // flight at the change times out or finds no leader) is stored by Put of
 // the same content (the event handled again) and reads back: no failed
@@ -118,6 +120,9 @@ func TestPutNewAcrossLeaderChanges(t *testing.T) {
 		defer close(progress)
 		for i := range puts {
 			data := fmt.Appendf(nil, "exchange %d", i)
+			if i%10 == 0 { // a diff of three chunks
+				data = bytes.Repeat(data, 300<<10/len(data))
+			}
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			ref, err := s.PutNew(pctx, "stepdown", data)
 			cancel()
