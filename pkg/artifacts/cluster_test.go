@@ -152,3 +152,50 @@ func TestPutNewAcrossLeaderChanges(t *testing.T) {
 	}
 	t.Logf("%d of %d puts failed during the leader changes and were stored again", failed, puts)
 }
+
+// TestPutWhileTheBucketHasNoQuorum: with two of three servers down, the
+// bucket's stream has no leader and nothing answers a write; a put made
+// then is tried again, attempt after timed-out attempt, and stores its
+// artifact once the servers are back and a leader is elected.
+func TestPutWhileTheBucketHasNoQuorum(t *testing.T) {
+	ctx, c := natstest.StartProvisionedCluster(t, 3)
+	_, js := c.ConnectMember(t, 0)
+	s, err := artifacts.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifacts.AttemptTimeoutFor(s, time.Second)
+	c.Stop(1)
+	c.Stop(2)
+	// A write now is not answered.
+	pctx, cancel := context.WithTimeout(ctx, time.Second)
+	_, err = js.Publish(pctx, "$O."+events.BucketArtifacts+".C.probe", []byte("probe"))
+	cancel()
+	if err == nil {
+		t.Fatal("a write without a quorum was stored")
+	}
+	t.Logf("a write without a quorum: %v", err)
+	type result struct {
+		ref events.ArtifactRef
+		err error
+	}
+	done := make(chan result, 2)
+	data := map[string][]byte{"small": []byte("no quorum"), "large": bytes.Repeat([]byte("no quorum "), 30<<10)}
+	for prefix, d := range data {
+		go func() {
+			ref, err := s.PutNew(ctx, prefix, d)
+			done <- result{ref, err}
+		}()
+	}
+	c.Restart(t, 1)
+	c.Restart(t, 2)
+	for range data {
+		r := <-done
+		if r.err != nil {
+			t.Fatalf("put across the loss of quorum: %v", r.err)
+		}
+		if _, err := s.Get(ctx, r.ref); err != nil {
+			t.Fatalf("Get %s: %v", r.ref.Name, err)
+		}
+	}
+}
