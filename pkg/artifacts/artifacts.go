@@ -112,7 +112,7 @@ func (s *Store) Put(ctx context.Context, prefix string, data []byte) (events.Art
 // because a replica that lags may not have them yet: for one chunk, the
 // chunk; for more, how many the chunks' subject holds.
 func (s *Store) whole(ctx context.Context, info *jetstream.ObjectInfo, data []byte) (bool, error) {
-	if info.Digest != digestOf(data) {
+	if info.Digest != digestOf(data) || !validNUID(info.NUID) {
 		return false, nil
 	}
 	var err error

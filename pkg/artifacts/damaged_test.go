@@ -56,8 +56,10 @@ func marshal(t *testing.T, info jetstream.ObjectInfo) []byte {
 // TestGetAndPutOverADamagedMeta: an object whose meta's digest is not its
 // content's reads back (the content matches the reference, which is what
 // Get checks), and Put stores it again with a right one; a meta that does
-// not decode is ErrCorrupt, permanent, and Put stores the content again
-// over it. One chunk and three.
+// not decode, or whose NUID cannot name a chunk subject (none, or a
+// wildcard that would read every object's chunks), is ErrCorrupt,
+// permanent, and Put stores the content again over it. One chunk and
+// three.
 func TestGetAndPutOverADamagedMeta(t *testing.T) {
 	ctx := context.Background()
 	js, s := openProvisioned(t)
@@ -86,14 +88,20 @@ func TestGetAndPutOverADamagedMeta(t *testing.T) {
 			t.Fatalf("%d bytes: Put left the wrong digest: %+v %v", n, info, err)
 		}
 
-		publishMeta(t, js, ref.Name, []byte("not a meta"))
-		gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		_, err = s.Get(gctx, ref)
-		cancel()
-		if !errors.Is(err, artifacts.ErrCorrupt) || bus.IsTransient(err) {
-			t.Fatalf("%d bytes, a meta that does not decode: Get: %v, want ErrCorrupt", n, err)
+		for what, raw := range map[string][]byte{
+			"a meta that does not decode": []byte("not a meta"),
+			"a meta without a NUID":       marshal(t, metaOf(t, ref.Name, "", data)),
+			"a wildcard NUID":             marshal(t, metaOf(t, ref.Name, ">", data)),
+		} {
+			publishMeta(t, js, ref.Name, raw)
+			gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_, err = s.Get(gctx, ref)
+			cancel()
+			if !errors.Is(err, artifacts.ErrCorrupt) || bus.IsTransient(err) {
+				t.Fatalf("%d bytes, %s: Get: %v, want ErrCorrupt", n, what, err)
+			}
+			readable(t, s, "damaged", data)
 		}
-		readable(t, s, "damaged", data)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/bus"
@@ -71,7 +72,7 @@ func (s *Store) fetch(ctx context.Context, ref events.ArtifactRef) ([]byte, erro
 	switch {
 	case err != nil:
 		return nil, err
-	case info.NUID == "":
+	case !validNUID(info.NUID):
 		return nil, jetstream.ErrBadObjectMeta
 	case info.Chunks > 1 || (info.Opts != nil && info.Opts.Link != nil):
 		return s.fetchChunks(ctx, ref.Name)
@@ -121,6 +122,9 @@ func (s *Store) fetchChunks(ctx context.Context, name string) ([]byte, error) {
 		return nil, err
 	}
 	info, err := res.Info()
+	if err == nil && !validNUID(info.NUID) {
+		err = jetstream.ErrBadObjectMeta // it subscribed to other objects' chunks
+	}
 	if err != nil {
 		res.Close()
 		return nil, err
@@ -205,6 +209,11 @@ func (s *Store) stillLost(ctx context.Context, info *jetstream.ObjectInfo, lost 
 	}
 	return lost
 }
+
+// validNUID reports whether a meta's NUID can name its chunks' subject:
+// one token, no wildcard (a meta written by something else than the
+// object store could hold one, and read all the bucket's chunks).
+func validNUID(id string) bool { return id != "" && !strings.ContainsAny(id, "*>. \t\r\n") }
 
 // chunkSubject is the subject of an object's chunks.
 func chunkSubject(bucket, nuid string) string { return "$O." + bucket + ".C." + nuid }
