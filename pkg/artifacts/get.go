@@ -126,7 +126,7 @@ func (s *Store) fetchChunks(ctx context.Context, name string) ([]byte, error) {
 		err = jetstream.ErrBadObjectMeta // it subscribed to other objects' chunks
 	}
 	if err != nil {
-		res.Close()
+		_ = res.Close()
 		return nil, err
 	}
 	type read struct {
@@ -135,8 +135,8 @@ func (s *Store) fetchChunks(ctx context.Context, name string) ([]byte, error) {
 	}
 	done := make(chan read, 1)
 	go func() {
-		defer res.Close()
 		data, err := io.ReadAll(res)
+		_ = res.Close() // the read is over: nothing to report
 		done <- read{data, err}
 	}()
 	for wait := stalled; ; wait = min(2*wait, bus.RequestTimeout) {
