@@ -48,8 +48,8 @@ type Store struct {
 	stream jetstream.Stream // the bucket's
 	bucket string
 	// lookAgain bounds the waits between the attempts of a put that
-	// failed transiently, or of a Get of an object not found (see
-	// retryBriefly).
+	// failed transiently, and how long Get looks again for an object not
+	// found (see retryBriefly).
 	lookAgain time.Duration
 	// attempt bounds one attempt of a put or a get (see timeoutFor).
 	attempt time.Duration
@@ -156,7 +156,7 @@ func (s *Store) PutNew(ctx context.Context, prefix string, data []byte) (events.
 // leaves a meta whose chunks are missing. Storing the same content under
 // its digest again is harmless.
 func (s *Store) putNew(ctx context.Context, ref events.ArtifactRef, data []byte) (events.ArtifactRef, error) {
-	err := retryBriefly(ctx, s.lookAgain, bus.IsTransient, func() error {
+	err := retryBriefly(ctx, s.lookAgain, false, bus.IsTransient, func() error {
 		pctx, cancel := context.WithTimeout(ctx, s.timeoutFor(ref.Size))
 		defer cancel()
 		return s.putObject(pctx, ref, data)
@@ -194,10 +194,13 @@ func (s *Store) timeoutFor(size int64) time.Duration {
 // all. Only the waits count: an attempt that failed only when its own
 // timeout ended (a server that did not answer) is retried like one
 // refused at once, so a put's attempts are bounded by the caller's
-// context and by their number, not by how long the first took.
-func retryBriefly(ctx context.Context, within time.Duration, retry func(error) bool, op func() error) error {
+// context and by their number, not by how long the first took. A read
+// is not worth that wait (the event is handled again later): with
+// sinceStart, no attempt starts once within has passed since the first.
+func retryBriefly(ctx context.Context, within time.Duration, sinceStart bool, retry func(error) bool, op func() error) error {
 	b := backoff.NewExponentialBackOff(backoff.WithInitialInterval(50*time.Millisecond),
 		backoff.WithMaxInterval(time.Second), backoff.WithMaxElapsedTime(0))
+	start := time.Now()
 	var waited time.Duration
 	for {
 		err := op()
@@ -205,7 +208,7 @@ func retryBriefly(ctx context.Context, within time.Duration, retry func(error) b
 			return err
 		}
 		wait := b.NextBackOff()
-		if waited += wait; waited > within {
+		if waited += wait; waited > within || (sinceStart && time.Since(start)+wait > within) {
 			return err
 		}
 		t := time.NewTimer(wait)

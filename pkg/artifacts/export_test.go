@@ -8,8 +8,9 @@ import (
 )
 
 // LookAgainFor sets how long s waits in all between the attempts of a
-// put or of a Get of an object not found (a test shortens it to expose
-// a replica that lags longer, or a put that gives up).
+// put, and how long Get looks again for an object not found (a test
+// shortens it to expose a replica that lags longer, or a put that gives
+// up).
 func LookAgainFor(s *Store, d time.Duration) { s.lookAgain = d }
 
 // AttemptTimeoutFor sets how long one attempt of a put or a get of s may

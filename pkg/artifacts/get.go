@@ -34,7 +34,7 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 	// yet (reads may be served by any replica): look again briefly before
 	// calling the artifact lost.
 	var data []byte
-	err := retryBriefly(ctx, s.lookAgain, func(err error) bool {
+	err := retryBriefly(ctx, s.lookAgain, true, func(err error) bool {
 		return errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, errReplaced) || bus.IsTransient(err)
 	}, func() error {
 		var err error

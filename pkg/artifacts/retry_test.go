@@ -159,3 +159,33 @@ func TestPutGivesUpWithItsContext(t *testing.T) {
 		readable(t, s, prefix, data)
 	}
 }
+
+// TestGetDoesNotWaitOutASilentServer: unlike a put, a read whose attempt
+// the server did not answer is not tried again once Get's look-again
+// window has passed: it fails, transiently, and the event is handled
+// again later. Each attempt's request waits in the client's buffer while
+// the server is down: the Get makes as many as one with no second look.
+func TestGetDoesNotWaitOutASilentServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, nc, srv, _ := restartable(t, ctx)
+	ref, err := s.PutNew(ctx, "silent", []byte("silent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifacts.AttemptTimeoutFor(s, time.Second)
+	srv.Shutdown()
+	requests := func(lookAgain time.Duration) int {
+		artifacts.LookAgainFor(s, lookAgain)
+		before, _ := nc.Buffered()
+		if _, err := s.Get(ctx, ref); err == nil || artifacts.IsLost(err) || !bus.IsTransient(err) {
+			t.Fatalf("Get from a server that is down: %v, want a transient error", err)
+		}
+		after, _ := nc.Buffered()
+		return after - before
+	}
+	one := requests(0)
+	if got := requests(500 * time.Millisecond); one <= 0 || got != one {
+		t.Fatalf("a Get whose attempt outlasted its look-again window sent %d bytes of requests, want %d (one attempt)", got, one)
+	}
+}
