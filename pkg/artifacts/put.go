@@ -91,9 +91,5 @@ func notStored(err error) bool {
 func (s *Store) purgeSubject(ctx context.Context, subject string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bus.RequestTimeout)
 	defer cancel()
-	st, err := s.js.Stream(ctx, "OBJ_"+s.bucket)
-	if err != nil {
-		return
-	}
-	_ = st.Purge(ctx, jetstream.WithPurgeSubject(subject))
+	_ = s.stream.Purge(ctx, jetstream.WithPurgeSubject(subject))
 }
