@@ -96,6 +96,11 @@ func (e *raoEnv) rerun(ctx context.Context, pos []string, o rerunOptions) int {
 		return exitFailure
 	}
 	recs, err := exchange.Load(ctx, store, refs)
+	if artifacts.IsLost(err) {
+		// Permanent: the run's recording is incomplete for good.
+		e.c.errorf("rao rerun: run %s cannot be rerun: a recorded model exchange is gone from the artifact store (expired, purged or deleted): %v", runID, err)
+		return exitFailure
+	}
 	if err != nil {
 		e.c.errorf("rao rerun: run %s: %v", runID, err)
 		return exitFailure

@@ -13,6 +13,7 @@ import (
 	"github.com/codali-dev/codali/examples"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -143,6 +144,24 @@ func TestRerunRefusesATamperedHistory(t *testing.T) {
 	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg)
 	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "does not verify") {
 		t.Fatalf("rerun of a tampered history exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// TestRerunOfARunWhoseExchangesAreGone: a run whose recorded model
+// exchanges are no longer stored (their chunks purged; the bucket's TTL
+// expires them alike, their metas with them or not) cannot be rerun:
+// rerun says the recording is gone and exits 1, instead of waiting for
+// content that never comes.
+func TestRerunOfARunWhoseExchangesAreGone(t *testing.T) {
+	cfg := fastConfig(t)
+	p := startUp(t, cfg)
+	run := p.passedRun(t)
+	_, js := p.js(t)
+	natstest.PurgeArtifactChunks(t, context.Background(), js)
+	code, out, errOut := p.run(t, "rao", "rerun", run, "--config", cfg)
+	if code != exitFailure || strings.Contains(out, "identical") || !strings.Contains(errOut, "cannot be rerun: a recorded model exchange is gone") ||
+		!strings.Contains(errOut, "artifact lost") {
+		t.Fatalf("rerun of a run whose exchanges are gone exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }
 

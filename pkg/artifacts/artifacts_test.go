@@ -40,9 +40,11 @@ func TestPutGet(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	missing := ref
-	missing.Name = "nope"
-	if _, err := s.Get(ctx, missing); !errors.Is(err, artifacts.ErrNotFound) {
-		t.Fatalf("err = %v", err)
+	for _, name := range []string{"nope", ""} {
+		missing.Name = name
+		if _, err := s.Get(ctx, missing); !errors.Is(err, artifacts.ErrNotFound) {
+			t.Fatalf("Get of %q: err = %v", name, err)
+		}
 	}
 }
 

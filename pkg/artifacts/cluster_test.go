@@ -1,6 +1,7 @@
 package artifacts_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,8 +94,9 @@ func TestGetOfADeletedArtifact(t *testing.T) {
 	}
 }
 
-// TestPutNewAcrossLeaderChanges: small artifacts stored while the
-// bucket's stream leader steps down again and again, on three servers.
+// TestPutNewAcrossLeaderChanges: artifacts (one in ten of three chunks,
+// the others of one) stored while the bucket's stream leader steps down
+// again and again, on three servers.
 // Every put that succeeded reads back; every one that failed (a write in
 // flight at the change times out or finds no leader) is stored by Put of
 // the same content (the event handled again) and reads back: no failed
@@ -118,6 +120,9 @@ func TestPutNewAcrossLeaderChanges(t *testing.T) {
 		defer close(progress)
 		for i := range puts {
 			data := fmt.Appendf(nil, "exchange %d", i)
+			if i%10 == 0 { // a diff of three chunks
+				data = bytes.Repeat(data, 300<<10/len(data))
+			}
 			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			ref, err := s.PutNew(pctx, "stepdown", data)
 			cancel()
@@ -146,4 +151,51 @@ func TestPutNewAcrossLeaderChanges(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d puts failed during the leader changes and were stored again", failed, puts)
+}
+
+// TestPutWhileTheBucketHasNoQuorum: with two of three servers down, the
+// bucket's stream has no leader and nothing answers a write; a put made
+// then is tried again, attempt after timed-out attempt, and stores its
+// artifact once the servers are back and a leader is elected.
+func TestPutWhileTheBucketHasNoQuorum(t *testing.T) {
+	ctx, c := natstest.StartProvisionedCluster(t, 3)
+	_, js := c.ConnectMember(t, 0)
+	s, err := artifacts.Open(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifacts.AttemptTimeoutFor(s, time.Second)
+	c.Stop(1)
+	c.Stop(2)
+	// A write now is not answered.
+	pctx, cancel := context.WithTimeout(ctx, time.Second)
+	_, err = js.Publish(pctx, "$O."+events.BucketArtifacts+".C.probe", []byte("probe"))
+	cancel()
+	if err == nil {
+		t.Fatal("a write without a quorum was stored")
+	}
+	t.Logf("a write without a quorum: %v", err)
+	type result struct {
+		ref events.ArtifactRef
+		err error
+	}
+	done := make(chan result, 2)
+	data := map[string][]byte{"small": []byte("no quorum"), "large": bytes.Repeat([]byte("no quorum "), 30<<10)}
+	for prefix, d := range data {
+		go func() {
+			ref, err := s.PutNew(ctx, prefix, d)
+			done <- result{ref, err}
+		}()
+	}
+	c.Restart(t, 1)
+	c.Restart(t, 2)
+	for range data {
+		r := <-done
+		if r.err != nil {
+			t.Fatalf("put across the loss of quorum: %v", r.err)
+		}
+		if _, err := s.Get(ctx, r.ref); err != nil {
+			t.Fatalf("Get %s: %v", r.ref.Name, err)
+		}
+	}
 }

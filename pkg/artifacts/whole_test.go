@@ -3,9 +3,6 @@ package artifacts_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -16,7 +13,6 @@ import (
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 )
@@ -28,26 +24,11 @@ import (
 // content later (the event handled again) must store it again, not take
 // the name for stored.
 func TestPutAfterAPutLeftItsMetaOnly(t *testing.T) {
-	ctx := context.Background()
 	js, s := openProvisioned(t)
 	for _, n := range []int{10, 300 << 10} {
 		data := bytes.Repeat([]byte("m"), n)
 		name := "metaonly/" + refOfData(data)
-		sum := sha256.Sum256(data)
-		info, err := json.Marshal(jetstream.ObjectInfo{
-			ObjectMeta: jetstream.ObjectMeta{Name: name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: 128 << 10}},
-			Bucket:     events.BucketArtifacts, NUID: nuid.Next(), Size: uint64(n), Chunks: uint32((n + 128<<10 - 1) / (128 << 10)),
-			Digest: "SHA-256=" + base64.URLEncoding.EncodeToString(sum[:]),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := nats.NewMsg("$O." + events.BucketArtifacts + ".M." + base64.URLEncoding.EncodeToString([]byte(name)))
-		m.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
-		m.Data = info
-		if _, err := js.PublishMsg(ctx, m); err != nil {
-			t.Fatal(err)
-		}
+		publishMeta(t, js, name, marshal(t, metaOf(t, name, nuid.Next(), data)))
 		readable(t, s, "metaonly", data)
 	}
 }

@@ -6,15 +6,24 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/exchange"
 	"github.com/codali-dev/codali/pkg/llm"
 	"github.com/codali-dev/codali/pkg/natstest"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 func store(t *testing.T) *artifacts.Store {
+	t.Helper()
+	s, _ := storeJS(t)
+	return s
+}
+
+// storeJS is store and the JetStream context it is opened on.
+func storeJS(t *testing.T) (*artifacts.Store, jetstream.JetStream) {
 	t.Helper()
 	_, _, js := natstest.StartJS(t)
 	ctx := context.Background()
@@ -25,7 +34,7 @@ func store(t *testing.T) *artifacts.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, js
 }
 
 // answers is a provider that answers with the last message reversed, or
@@ -160,6 +169,25 @@ func TestLoadRejectsBadRecords(t *testing.T) {
 	refs[0].Ref.Name += "x"
 	if _, err := exchange.Load(ctx, s, refs); !errors.Is(err, artifacts.ErrNotFound) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestLoadOfARecordWhoseContentIsGone: a record whose object's chunks
+// are gone (here purged; the bucket's TTL expires them alike) fails to
+// load with the store's ErrLost, which IsLost tells as permanent.
+func TestLoadOfARecordWhoseContentIsGone(t *testing.T) {
+	ctx := context.Background()
+	s, js := storeJS(t)
+	rec := exchange.NewRecorder(answers{}, s, nil, nil)
+	col := &exchange.Collector{}
+	if _, err := rec.Complete(exchange.WithCollector(ctx, col), req(1, "sys", "x")); err != nil {
+		t.Fatal(err)
+	}
+	natstest.PurgeArtifactChunks(t, ctx, js)
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := exchange.Load(lctx, s, col.Refs()); !errors.Is(err, artifacts.ErrLost) || !artifacts.IsLost(err) {
+		t.Fatalf("err = %v, want ErrLost", err)
 	}
 }
 

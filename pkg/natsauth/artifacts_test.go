@@ -2,6 +2,7 @@ package natsauth_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/natsauth"
+	"github.com/codali-dev/codali/pkg/natstest"
 )
 
 // TestArtifactWritersStoreArtifacts: every identity that stores artifacts
@@ -44,6 +46,49 @@ func TestArtifactWritersStoreArtifacts(t *testing.T) {
 				if got, err := reader.Get(ctx(t, 10*time.Second), ref); err != nil || !bytes.Equal(got, data) {
 					t.Fatalf("reading what %s stored: %d bytes, %v ", name, len(got), err)
 				}
+			}
+		}
+		id.mu.Lock()
+		if len(id.errs) > 0 {
+			t.Errorf("%s: %v", name, id.errs)
+		}
+		id.mu.Unlock()
+	}
+}
+
+// TestArtifactReadersTellALostArtifact: every identity that reads
+// artifacts tells one whose chunks are gone (a one-chunk object: the
+// leader's message get; a larger one: the bucket's stream info filtered
+// on its chunk subject) as lost, with no permission violation, instead of
+// waiting out its read.
+func TestArtifactReadersTellALostArtifact(t *testing.T) {
+	c := start(t)
+	prov := c.as(t, natsauth.Provisioner)
+	if err := bus.Provision(ctx(t, 30*time.Second), prov.js, bus.Topology{Update: true}, nil); err != nil {
+		t.Fatalf("provision: %v", err)
+	}
+	w, err := artifacts.Open(ctx(t, 10*time.Second), c.as(t, events.ServiceLibrarian).js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []events.ArtifactRef
+	for _, data := range [][]byte{[]byte("small"), bytes.Repeat([]byte("large"), 60<<10)} {
+		ref, err := w.PutNew(ctx(t, 10*time.Second), "lost", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs = append(refs, ref)
+	}
+	natstest.PurgeArtifactChunks(t, ctx(t, 10*time.Second), c.as(t, natsauth.Admin).js)
+	for _, name := range []string{natsauth.CLI, events.ServiceArchitect, events.ServiceBuilder, events.ServiceCritic} {
+		id := c.as(t, name)
+		s, err := artifacts.Open(ctx(t, 10*time.Second), id.js)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, ref := range refs {
+			if _, err := s.Get(ctx(t, 10*time.Second), ref); !errors.Is(err, artifacts.ErrLost) {
+				t.Errorf("%s reading %s (%d bytes) whose chunks are gone: %v, want ErrLost", name, ref.Name, ref.Size, err)
 			}
 		}
 		id.mu.Lock()

@@ -117,8 +117,8 @@ func artifactsRead() []string {
 }
 
 // artifactsWrite writes objects (chunks and metadata), asks the bucket's
-// leader whether a stored object's last chunk is there (a put of content
-// already stored), and purges the old chunks of a replaced object.
+// leader whether a stored object's chunks are there (a put of content
+// already stored), and purges the chunks of a put the stream refused.
 func artifactsWrite() []string {
 	s := "OBJ_" + events.BucketArtifacts
 	return []string{api + "DIRECT.GET." + s + ".>", api + "STREAM.MSG.GET." + s, "$O." + events.BucketArtifacts + ".>", api + "STREAM.PURGE." + s}

@@ -36,3 +36,18 @@ func StoreEvent(t testing.TB, ctx context.Context, js jetstream.JetStream, e eve
 	}
 	return ack.Sequence
 }
+
+// PurgeArtifactChunks removes the chunks of every object in the
+// artifacts bucket and leaves their metas, as the bucket's TTL, an
+// operator's purge or a lost write can leave them: each object is then
+// stored without its content. The test fails if the purge fails.
+func PurgeArtifactChunks(t testing.TB, ctx context.Context, js jetstream.JetStream) {
+	t.Helper()
+	st, err := js.Stream(ctx, "OBJ_"+events.BucketArtifacts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Purge(ctx, jetstream.WithPurgeSubject("$O."+events.BucketArtifacts+".C.>")); err != nil {
+		t.Fatalf("purge the artifacts' chunks: %v", err)
+	}
+}

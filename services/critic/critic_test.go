@@ -18,6 +18,7 @@ import (
 	"github.com/codali-dev/codali/pkg/codex"
 	"github.com/codali-dev/codali/pkg/cognition"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/pkg/workspace"
 	"github.com/codali-dev/codali/services/critic"
@@ -524,6 +525,12 @@ func TestOffloadedDiff(t *testing.T) {
 			ch.Diff = ""
 			ch.DiffRef = &events.ArtifactRef{Bucket: events.BucketArtifacts, Name: "off/1/change.diff", Size: 3, SHA256: strings.Repeat("a", 64)}
 		}, true, "", "could not load the change"},
+		{"artifact whose content is gone is permanent", func(t *testing.T, d *app.Deps, ch *events.Change) {
+			if err := d.Artifacts.OffloadDiff(testCtx(t), "off", 1, ch, 1); err != nil {
+				t.Fatal(err)
+			}
+			natstest.PurgeArtifactChunks(t, testCtx(t), d.JS)
+		}, true, "", "artifact lost"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

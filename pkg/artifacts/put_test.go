@@ -128,7 +128,8 @@ func provisioned(t testing.TB) jetstream.JetStream {
 }
 
 // BenchmarkPutNew stores a 3 KB record (the size of a model exchange's)
-// as PutNew does, and as the library's Put does.
+// and a 300 KB diff (three chunks) as PutNew does, and as the library's
+// Put does.
 func BenchmarkPutNew(b *testing.B) {
 	ctx := context.Background()
 	js := provisioned(b)
@@ -140,21 +141,25 @@ func BenchmarkPutNew(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	data := bytes.Repeat([]byte("exchange "), 350)
-	b.Run("codali", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			if _, err := s.PutNew(ctx, "bench/"+strconv.Itoa(i), data); err != nil {
-				b.Fatal(err)
+	for _, size := range []struct {
+		name string
+		data []byte
+	}{{"3KB", bytes.Repeat([]byte("exchange "), 350)}, {"300KB", bytes.Repeat([]byte("diff "), 60<<10)}} {
+		b.Run("codali/"+size.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := s.PutNew(ctx, "bench/"+size.name+"/"+strconv.Itoa(i), size.data); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("library", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			if _, err := obj.PutBytes(ctx, "library/"+strconv.Itoa(i), data); err != nil {
-				b.Fatal(err)
+		})
+		b.Run("library/"+size.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if _, err := obj.PutBytes(ctx, "library/"+size.name+"/"+strconv.Itoa(i), size.data); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }

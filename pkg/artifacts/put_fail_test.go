@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,6 +83,38 @@ func TestPutNewWhoseChunkIsRefused(t *testing.T) {
 	}
 	restore()
 	readable(t, s, "refused", data)
+}
+
+// TestPutWhoseSecondChunkIsRefused: a put of three chunks whose second
+// the stream refuses (here it would go over the stream's size) stores no
+// meta, and the chunk it stored is purged; once the stream has room, the
+// same content is stored and reads back.
+func TestPutWhoseSecondChunkIsRefused(t *testing.T) {
+	ctx := context.Background()
+	js, s := openProvisioned(t)
+	st, err := js.Stream(ctx, "OBJ_"+events.BucketArtifacts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifacts.LookAgainFor(s, 0) // a full stream is transient: not retried here
+	data := bytes.Repeat([]byte("three chunks "), 300<<10/13)
+	restore := updateArtifactsStream(t, ctx, js, func(c *jetstream.StreamConfig) { c.MaxBytes = 200 << 10 })
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ref, err := s.PutNew(pctx, "second", data)
+	cancel()
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) || !strings.Contains(err.Error(), "chunk 2 of 3") {
+		t.Fatalf("PutNew of a second chunk the stream refuses: %+v, %v", ref, err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 0 {
+		t.Fatalf("the refused put left %d messages in the bucket, want none", info.State.Msgs)
+	}
+	restore()
+	readable(t, s, "second", data)
 }
 
 // TestPutNewWhoseMetaIsRefused: when the stream refuses the meta (here it
