@@ -22,7 +22,8 @@
 // sibling "entrypoint" (also in text: a Kubernetes container's command
 // and args and a Compose service's entrypoint and command in YAML, and
 // in JSON text, compact or not, escaped in a JSON string, or a Python
-// dict), and a value after a flag naming a secret in an argv array or a
+// dict), and a value after a flag naming a secret (as IsSecretKey reads
+// its name: --password, --api-key, --auth, --pass) in an argv array or a
 // quoted list (["psql", "--password", "…"], the two items on one
 // line or on two) or a YAML flow list ([psql, --password, …]). A YAML alias under a secret-like name
 // (password: *pw) is redacted, and so is the value its anchor sets,

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -77,6 +78,33 @@ func wholeText(r rule) rule {
 // "_" and a letter.
 var secretName = `(?:[A-Za-z0-9_.-]*?` + secretWord() + `|` + passName + `)[_.-]*`
 
+// secretFlagName matches the name of a flag naming a secret (--password,
+// --api-key, --auth, --pass): a name secretName matches, one of the names
+// secret as a whole (secretNames: auth, cookie, bearer, …) or the word
+// pass alone, as isSecretFlag reads the flags of an argv in JSON, so the
+// text rules and JSON's redact the value after the same flags.
+var secretFlagName = `(?:` + secretName + `|[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
+
+// wholeSecretNames is an expression matching secretNames (case is left
+// to the rule), one separator allowed where a name has "_".
+func wholeSecretNames() string {
+	alts := make([]string, len(secretNames))
+	for i, s := range secretNames {
+		alts[i] = strings.ReplaceAll(regexp.QuoteMeta(s), "_", `[_.-]?`)
+	}
+	return strings.Join(alts, "|")
+}
+
+// flagHints are the hints of the flag rules: secretHints and every
+// spelling of secretNames.
+var flagHints = func() []string {
+	all := slices.Clone(secretHints)
+	for _, n := range secretNames {
+		all = append(all, spellings(n)...)
+	}
+	return minimalFragments(all)
+}()
+
 // passName matches a name ending in the word pass as isPassWord accepts
 // it, after a separator or as "Pass"/"PASS" after a lower-case letter or
 // digit (DB_PASS, db.pass, dbPass). Unlike IsSecretKey it needs a prefix:
@@ -135,7 +163,7 @@ var defaultRules = []rule{
 	// over lines: "--password",\n  "hunter2"); on one line they are the
 	// line rule's below.
 	withEscapedQuotes(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>[^\s"'-][^"'\r\n]*)["']`,
-		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash))),
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), flagHints...), hasQuotedDash))),
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
 		"private key", "nkey seed")),
@@ -202,19 +230,19 @@ var defaultRules = []rule{
 	// A flag with a secret-like name and its value as the next argument
 	// (--password hunter2, --api-key …).
 	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
-		splitRule{dash: true}, followedBy(false, "", reSpace), secretHints...),
+		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...),
 	// The same flag and its value as two quoted items of a list: an argv
 	// in JSON text, a YAML flow list, a Python list (["--password",
 	// "hunter2"], ['-api-key', '…']).
 	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
-		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash)),
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), flagHints...), hasQuotedDash)),
 	// The same flag and its value as two items of a flow list with the
 	// value unquoted: a YAML flow list ([psql, --password, hunter2],
 	// ["--token", abc], [--password, *pw]); a word, up to a space, ","
 	// or a bracket; only on a line with a "[" (prose's "--password, or"
 	// is kept).
 	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*(?P<secret>[^\s"',\[\]{}#-][^\s,\[\]{}]*)`,
-		splitRule{flowDash: true}, followedBy(true, " \t", ","), secretHints...), func(s string) bool { return strings.IndexByte(s, '[') >= 0 }),
+		splitRule{flowDash: true}, followedBy(true, " \t", ","), flagHints...), func(s string) bool { return strings.IndexByte(s, '[') >= 0 }),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
