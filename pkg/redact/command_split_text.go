@@ -77,7 +77,7 @@ func appendFlagValueSpans(locs [][]int, s string, items []splitItem) [][]int {
 			continue
 		}
 		v := items[i+1]
-		if v.text != "" && v.text[0] != '-' && !isMarkerAt(s, v.at) {
+		if isSecretFlagValue(v.text) && !isMarkerAt(s, v.at) {
 			locs = append(locs, []int{v.at, v.at + len(v.text)})
 		}
 	}

@@ -45,3 +45,40 @@ func TestTextFlagsMatchJSONFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretFlagValueStartingWithDash: a flag naming a secret takes a
+// value, so the word after it is the secret even when it starts with one
+// dash (--password -Xy9), in text and in JSON's argv; "-" (stdin) and a
+// long option (--verbose) after it are kept.
+func TestSecretFlagValueStartingWithDash(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range []string{
+		"psql --password -Xy9 db",
+		"psql --password\t-Xy9",
+		"tool --api-key -Xy9\r\n",
+		`tool --token "-Xy9"`,
+		`["psql", "--password", "-Xy9"]`,
+		`['psql', '--password', '-Xy9']`,
+		"[\n  \"--password\",\n  \"-Xy9\"\n]",
+		"args: [psql, --password, -Xy9]",
+		"command: [mysql]\nargs:\n- --password\n- -Xy9\n",
+		`{"argv":["psql","--password","-Xy9"]}`,
+		`{"cmd":"psql --password -Xy9"}`,
+	} {
+		if got := r.String(in); strings.Contains(got, "Xy9") {
+			t.Errorf("String(%q) = %q", in, got)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{`{"argv":["psql","--password","-Xy9"]}`, `{"argv":["psql","--password","[REDACTED:password]"]}`},
+		{`{"argv":["tool","--token","-"]}`, `{"argv":["tool","--token","-"]}`},
+		{`{"argv":["tool","--token","--verbose"]}`, `{"argv":["tool","--token","--verbose"]}`},
+	} {
+		checkJSONAndValue(t, r, c.in, c.want)
+	}
+	for _, in := range []string{"tool --password --verbose", "tool --token - < file", `["tool", "--token", "-"]`, "x: [tool, --token, --verbose]"} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+}

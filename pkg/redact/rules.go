@@ -162,7 +162,7 @@ var defaultRules = []rule{
 	// of a list on lines of their own (indented JSON, a YAML flow list
 	// over lines: "--password",\n  "hunter2"); on one line they are the
 	// line rule's below.
-	withEscapedQuotes(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>[^\s"'-][^"'\r\n]*)["']`,
+	withEscapedQuotes(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"'\r\n]*)["']`,
 		splitRule{quotedDash: true}, followedBy(true, " \t", ","), flagHints...), hasQuotedDash))),
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
@@ -228,20 +228,22 @@ var defaultRules = []rule{
 	// A .pgpass line's password (see pgpass.go).
 	pgpassRule,
 	// A flag with a secret-like name and its value as the next argument
-	// (--password hunter2, --api-key …).
-	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
+	// (--password hunter2, --api-key …). In these flag rules a value may
+	// start with one dash (--password -Xy9: a flag naming a secret takes
+	// a value), not two (--password --verbose, see isSecretFlagValue).
+	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'-]|-[^\s"'-])[^\s"']*)`,
 		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...),
 	// The same flag and its value as two quoted items of a list: an argv
 	// in JSON text, a YAML flow list, a Python list (["--password",
 	// "hunter2"], ['-api-key', '…']).
-	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
+	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"']*)["']`,
 		splitRule{quotedDash: true}, followedBy(true, " \t", ","), flagHints...), hasQuotedDash)),
 	// The same flag and its value as two items of a flow list with the
 	// value unquoted: a YAML flow list ([psql, --password, hunter2],
 	// ["--token", abc], [--password, *pw]); a word, up to a space, ","
 	// or a bracket; only on a line with a "[" (prose's "--password, or"
 	// is kept).
-	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*(?P<secret>[^\s"',\[\]{}#-][^\s,\[\]{}]*)`,
+	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*(?P<secret>(?:[^\s"',\[\]{}#-]|-[^\s"',\[\]{}#-])[^\s,\[\]{}]*)`,
 		splitRule{flowDash: true}, followedBy(true, " \t", ","), flagHints...), func(s string) bool { return strings.IndexByte(s, '[') >= 0 }),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
