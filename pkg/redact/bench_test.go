@@ -155,6 +155,13 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "quoted_flag_items_lines_64KB", in: strings.Repeat("\"--password\",\n  \"", 4000)},
 		{name: "compact_lists_names_48KB", in: strings.Repeat("passwords: #\n", 4000) + strings.Repeat("\n", 4000) + "- a\n"},
 		{name: "quoted_scalar_lines_16KB", in: "password: \"a\n" + strings.Repeat("  b\n", 4000)},
+		// Escaped text, decoded (escape.go): 1x and 4x, to compare.
+		{name: "escaped_pretty_json_line_8KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 300)},
+		{name: "escaped_pretty_json_line_32KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 1200)},
+		{name: "unicode_escaped_keys_line_8KB", in: strings.Repeat(`"pass\u0077ord":"\u00e9",`, 300)},
+		{name: "unicode_escaped_keys_line_32KB", in: strings.Repeat(`"pass\u0077ord":"\u00e9",`, 1200)},
+		{name: "backslashes_line_8KB", in: strings.Repeat(`\\\"`, 2700) + "password"},
+		{name: "backslashes_line_32KB", in: strings.Repeat(`\\\"`, 10800) + "password"},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

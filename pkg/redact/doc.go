@@ -30,6 +30,10 @@
 // whatever its form (x: &pw hunter2, a block scalar x: &pw |, a scalar
 // in a flow collection [&pw hunter2], over several lines) and wherever
 // the alias stands where the rules redact a value.
+// Every rule also reads the text with its JSON string escapes decoded
+// (\" \n \uXXXX …, up to three strings deep), so pretty JSON escaped in
+// a log line's string, logfmt's msg="{\"token\":…}" and keys spelled
+// with \u escapes ("pass\u0077ord") are redacted in the escaped text.
 // Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot

@@ -35,17 +35,6 @@ type rule struct {
 	// where a word (a run without spaces, tabs, line breaks and quotes)
 	// holds four colons: the hint scanner tracks that instead of hints.
 	colonWords bool
-	// escapedQuotes rules also run over the text with each \" read as "
-	// (JSON held in a JSON string written out: a Terraform state's
-	// container_definitions, a log line's message), their spans mapped
-	// back.
-	escapedQuotes bool
-}
-
-// withEscapedQuotes marks a rule to also run over escaped JSON.
-func withEscapedQuotes(r rule) rule {
-	r.escapedQuotes = true
-	return r
 }
 
 // withPre adds a fine prefilter to a rule.
@@ -162,7 +151,7 @@ var defaultRules = []rule{
 	// of a list on lines of their own (indented JSON, a YAML flow list
 	// over lines: "--password",\n  "hunter2"); on one line they are the
 	// line rule's below.
-	withEscapedQuotes(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"'\r\n]*)["']`,
+	(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"'\r\n]*)["']`,
 		splitRule{quotedDash: true}, followedBy(true, " \t", ","), flagHints...), hasQuotedDash))),
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
@@ -236,7 +225,7 @@ var defaultRules = []rule{
 	// The same flag and its value as two quoted items of a list: an argv
 	// in JSON text, a YAML flow list, a Python list (["--password",
 	// "hunter2"], ['-api-key', '…']).
-	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"']*)["']`,
+	(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"']*)["']`,
 		splitRule{quotedDash: true}, followedBy(true, " \t", ","), flagHints...), hasQuotedDash)),
 	// The same flag and its value as two items of a flow list with the
 	// value unquoted: a YAML flow list ([psql, --password, hunter2],
@@ -252,11 +241,11 @@ var defaultRules = []rule{
 	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=~][^\s&"',;<>]*|~[^\s&"',;<>]+)`,
 		splitRule{}, followedBy(false, "", "="), secretHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
-	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
+	(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
 		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
 	// "name": 1234 in JSON: a number under a secret-like name (a PIN, a
 	// numeric key), as JSON redacts it under a secret key.
-	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`,
+	(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`,
 		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
 	// name: value and name = value lines (YAML, INI, .env, properties):
 	// the value runs to the end of the line (or a comment), so code such
@@ -290,7 +279,7 @@ var defaultRules = []rule{
 		splitRule{}, followedBy(true, " \t", ":=!"), secretHints...), hasSecretAssignment),
 	// The names secret only as a whole, quoted, with a quoted value:
 	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
-	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
+	(withPre(newRule("credential", regexp.MustCompile(
 		`(?i)["'][_.-]*(?:auth|cookies?|set[_.-]?cookie|bearer)[_.-]*["']\s*[:=]\s*["'](?P<secret>(?:[^"'\\\r\n]|\\.)+)["']`),
 		"auth", "cookie", "bearer"), hasSecretAssignment)),
 	// A Cookie or Set-Cookie header's name=value pairs.
@@ -375,27 +364,6 @@ func (ru *rule) spans(s string) [][]int {
 	locs := ru.re.FindAllStringSubmatchIndex(s, -1)
 	for i, loc := range locs {
 		locs[i] = loc[2*ru.group : 2*ru.group+2]
-	}
-	return locs
-}
-
-// escapedSpans returns the spans the rule replaces in s read with each \"
-// as ", mapped back to s.
-func (ru *rule) escapedSpans(s string) [][]int {
-	u := make([]byte, 0, len(s))
-	at := make([]int, 0, len(s)) // at[i] is where u[i] is in s
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && s[i+1] == '"' {
-			i++
-		}
-		u = append(u, s[i])
-		at = append(at, i)
-	}
-	var locs [][]int
-	for _, l := range ru.spans(string(u)) {
-		if l[0] >= 0 && l[0] < l[1] {
-			locs = append(locs, []int{at[l[0]], at[l[1]-1] + 1})
-		}
 	}
 	return locs
 }

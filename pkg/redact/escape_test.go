@@ -1,0 +1,96 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEscapedTextIsDecoded: JSON written out inside a string (a log
+// line's message, logfmt, a Python repr) keeps its escapes: pretty JSON
+// with \n and \" escapes, \u escapes spelling a key or a flag, and the
+// same escaped again are read as decoded, the spans mapped back to the
+// escaped text.
+func TestEscapedTextIsDecoded(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{`{"log":"{\n  \"password\":\n    \"S3cret\"\n}"}`, `{"log":"{\n  \"password\":\n    \"[REDACTED:credential]\"\n}"}`},
+		{`{"log":"{\n  \"argv\": [\n    \"--password\",\n    \"S3cret\"\n  ]\n}"}`, `{"log":"{\n  \"argv\": [\n    \"--password\",\n    \"[REDACTED:credential]\"\n  ]\n}"}`},
+		{`{"log":"{\n  \"name\": \"DB_PASSWORD\",\n  \"value\": \"S3cret\"\n}"}`, `{"log":"{\n  \"name\": \"DB_PASSWORD\",\n  \"value\": \"[REDACTED:credential]\"\n}"}`},
+		{`{"log":"{\\\"password\\\": \\\"S3cret\\\"}"}`, `{"log":"{\\\"password\\\": \\\"[REDACTED:credential]\\\"}"}`},
+		{`msg="db:\n  password: S3cret\n"`, `msg="db:\n  password: [REDACTED:credential]\n"`},
+		{`msg="\npassword:\n  S3cret\n"`, `msg="\npassword:\n  [REDACTED:credential]\n"`},
+		{`{"pass\u0077ord":"S3cret"}`, `{"pass\u0077ord":"[REDACTED:credential]"}`},
+		{`{"\u0070assword":"S3cret"}`, `{"\u0070assword":"[REDACTED:credential]"}`},
+		{`{"api\u005Fkey": "S3cret"}`, `{"api\u005Fkey": "[REDACTED:credential]"}`},
+		{`["psql","--pass\u0077ord","S3cret"]`, `["psql","--pass\u0077ord","[REDACTED:credential]"]`},
+		{`{"name":"DB_\u0050ASSWORD","value":"S3cret"}`, `{"name":"DB_\u0050ASSWORD","value":"[REDACTED:credential]"}`},
+		{`msg="{\"pass\\u0077ord\":\"S3cret\"}"`, `msg="{\"pass\\u0077ord\":\"[REDACTED:credential]\"}"`},
+		{`{'pass\u0077ord': 'S3cret'}`, `{'pass\u0077ord': '[REDACTED:credential]'}`},
+		{`{"password":"S3\u0063ret"}`, `{"password":"[REDACTED:credential]"}`},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%s)\n got %s\nwant %s", c.in, got, c.want)
+		}
+		if got := string(r.Bytes([]byte(c.in))); got != c.want {
+			t.Errorf("Bytes(%s)\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{
+		`C:\new\table\users.txt`,
+		`fmt.Printf("%s\n", name)`,
+		`{"note":"\u00e9t\u00e9"}`,
+		`a\u12`,
+		`\`,
+		`\u`,
+		`{"k":"\ud800"}`,
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+}
+
+// TestDecodeEscapes maps every decoded byte back to its escape.
+func TestDecodeEscapes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`a\"b`, `a"b`},
+		{`\n\r\t\b\f\/\\\'`, "\n\r\t\b\f/\\'"},
+		{`\u0041\u00e9`, "A\u00e9"},
+		{`\ud83d\ude00x`, "\U0001F600x"},
+		{`\ud83dx`, "\uFFFDx"},
+		{`\ud83d\u0041`, "\uFFFDA"},
+		{`\x\u12`, `\x\u12`},
+		{`tail\`, `tail\`},
+	} {
+		v := decodeEscapes(c.in)
+		if v == nil {
+			if c.in != c.want {
+				t.Errorf("decodeEscapes(%q) = nil", c.in)
+			}
+			continue
+		}
+		if v.text != c.want || len(v.from) != len(v.text) || len(v.to) != len(v.text) {
+			t.Errorf("decodeEscapes(%q) = %q (%d/%d spans), want %q", c.in, v.text, len(v.from), len(v.to), c.want)
+		}
+		for i := range v.text {
+			if v.from[i] >= v.to[i] || int(v.to[i]) > len(c.in) || i > 0 && v.from[i] < v.from[i-1] {
+				t.Errorf("decodeEscapes(%q): byte %d from [%d, %d)", c.in, i, v.from[i], v.to[i])
+			}
+		}
+	}
+}
+
+// TestEscapedTextBounded: text of many backslashes and escapes, escaped
+// strings nested deeper than the decoded depth, redacts what it holds.
+func TestEscapedTextBounded(t *testing.T) {
+	for _, in := range []string{
+		strings.Repeat(`\`, 100001) + ` {"password":"S3cret"}`,
+		strings.Repeat(`\u0041`, 20000) + ` {"pass\u0077ord":"S3cret"}`,
+		strings.Repeat(`\"\\\"`, 20000) + "\n" + `{\"password\":\"S3cret\"}`,
+		strings.Repeat(`\ud83d`, 20000) + `{"password":"S3cret"}`,
+	} {
+		if out := (&Redactor{}).String(in); strings.Contains(out, "S3cret") {
+			t.Errorf("String(%.40q…) kept the secret: …%q", in, out[max(0, len(out)-60):])
+		}
+	}
+}
