@@ -155,6 +155,13 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "quoted_flag_items_lines_64KB", in: strings.Repeat("\"--password\",\n  \"", 4000)},
 		{name: "compact_lists_names_48KB", in: strings.Repeat("passwords: #\n", 4000) + strings.Repeat("\n", 4000) + "- a\n"},
 		{name: "quoted_scalar_lines_16KB", in: "password: \"a\n" + strings.Repeat("  b\n", 4000)},
+		// Flow lists over lines (flowlist.go): 1x and 4x, to compare.
+		{name: "flow_list_items_lines_8KB", in: "args: [mysql,\n" + strings.Repeat("  --password, -pX,\n", 400) + "]"},
+		{name: "flow_list_items_lines_32KB", in: "args: [mysql,\n" + strings.Repeat("  --password, -pX,\n", 1600) + "]"},
+		{name: "flow_list_unclosed_quotes_8KB", in: strings.Repeat("x: [mysql,\n  'a\n", 800)},
+		{name: "flow_list_unclosed_quotes_32KB", in: strings.Repeat("x: [mysql,\n  'a\n", 3200)},
+		{name: "flow_list_brackets_8KB", in: strings.Repeat("[\n", 4000)},
+		{name: "flow_list_brackets_32KB", in: strings.Repeat("[\n", 16000)},
 		// Escaped text, decoded (escape.go): 1x and 4x, to compare.
 		{name: "escaped_pretty_json_line_8KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 300)},
 		{name: "escaped_pretty_json_line_32KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 1200)},

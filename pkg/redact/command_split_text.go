@@ -35,8 +35,9 @@ var splitCommandKey = regexp.MustCompile(`(?i)^([\t ]*(?:-[\t ]+)?)["']?(command
 
 // splitItem is an item of a list in text: its text, where it starts.
 type splitItem struct {
-	text string
-	at   int
+	text   string
+	at     int
+	quoted bool
 }
 
 // splitMapping is an open mapping: its keys' column, the words of its
@@ -158,7 +159,19 @@ func findSplitCommand(s string) [][]int {
 			value = value[:k+1] // a comment after a flow list
 		}
 		var items []splitItem
+		var multi bool
+		if value != "" && value != "[" && value[0] == '[' && !strings.HasSuffix(value, "]") {
+			// A flow list over lines: command: [mysql,\n  -pX].
+			var end int
+			if items, end, multi = readFlowList(s, start+m[6]); multi {
+				next = end
+				if end > 0 && s[end-1] != '\n' {
+					next = lineEnd(s, end) + 1
+				}
+			}
+		}
 		switch {
+		case multi:
 		case value == "" || value == "[":
 			items, next = splitBlockList(s, next, col, value == "[")
 		case value[0] == '[' && strings.HasSuffix(value, "]"):

@@ -25,7 +25,9 @@
 // dict), and a value after a flag naming a secret (as IsSecretKey reads
 // its name: --password, --api-key, --auth, --pass) in an argv array or a
 // quoted list (["psql", "--password", "…"], the two items on one
-// line or on two) or a YAML flow list ([psql, --password, …]). A YAML alias under a secret-like name
+// line or on two) or a YAML flow list ([psql, --password, …]); a flow
+// list written over several lines is read as an argv (command: [mysql,
+// /   -p…]). A YAML alias under a secret-like name
 // (password: *pw) is redacted, and so is the value its anchor sets,
 // whatever its form (x: &pw hunter2, a block scalar x: &pw |, a scalar
 // in a flow collection [&pw hunter2], over several lines) and wherever

@@ -166,6 +166,8 @@ var defaultRules = []rule{
 	// header (Authorization: mysqldump -uroot -pSECRET) and hide it.
 	commandRule,
 	splitCommandRule,
+	// A flow list over several lines read as an argv (see flowlist.go).
+	flowListRule,
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),
