@@ -162,6 +162,11 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_list_unclosed_quotes_32KB", in: strings.Repeat("x: [mysql,\n  'a\n", 3200)},
 		{name: "flow_list_brackets_8KB", in: strings.Repeat("[\n", 4000)},
 		{name: "flow_list_brackets_32KB", in: strings.Repeat("[\n", 16000)},
+		// Joined lines (joinview.go): 1x and 4x, to compare.
+		{name: "complex_keys_lines_8KB", in: strings.Repeat("? password\n: a\n", 500)},
+		{name: "complex_keys_lines_32KB", in: strings.Repeat("? password\n: a\n", 2000)},
+		{name: "continued_lines_8KB", in: "mysql " + strings.Repeat("-pX \\\n", 1000)},
+		{name: "continued_lines_32KB", in: "mysql " + strings.Repeat("-pX \\\n", 4000)},
 		// Escaped text, decoded (escape.go): 1x and 4x, to compare.
 		{name: "escaped_pretty_json_line_8KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 300)},
 		{name: "escaped_pretty_json_line_32KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 1200)},

@@ -36,6 +36,9 @@
 // (\" \n \uXXXX …, up to three strings deep), so pretty JSON escaped in
 // a log line's string, logfmt's msg="{\"token\":…}" and keys spelled
 // with \u escapes ("pass\u0077ord") are redacted in the escaped text.
+// They also read lines joined: a shell command continued with a
+// trailing "\" (or PowerShell's backtick, cmd's ^) and a YAML complex key
+// (? password / : …) read as one line.
 // Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot

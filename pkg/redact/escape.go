@@ -28,6 +28,8 @@ const maxEscapeDepth = 3
 type escView struct {
 	text     string
 	from, to []int32
+	// joins are a joined view's indexes where lines were joined.
+	joins []int
 }
 
 // hasEscape reports whether s holds an escape decodeEscapes decodes.
@@ -159,48 +161,64 @@ func decodeEscapes(s string) *escView {
 	return v
 }
 
-// escViews are a text's decoded views (the text decoded, then again
-// while escapes remain, up to maxEscapeDepth), made once for the rules
-// that read the same text: made is set once they are.
+// escViews are a text's other views, each mapped straight back to the
+// text: its decoded views (decoded, then again while escapes remain, up
+// to maxEscapeDepth) and its joined view (see joinedView), made once for
+// the rules that read the same text: made is set once they are.
 type escViews struct {
 	made  bool
-	chain []*escView
+	views []*escView
 }
 
 // of returns the views of s, making them unless made.
 func (vs *escViews) of(s string) []*escView {
 	if vs.made {
-		return vs.chain
+		return vs.views
 	}
 	vs.made = true
-	for t := s; len(vs.chain) < maxEscapeDepth; {
+	var prev *escView
+	for t := s; len(vs.views) < maxEscapeDepth; {
 		v := decodeEscapes(t)
 		if v == nil {
 			break
 		}
-		vs.chain = append(vs.chain, v)
 		t = v.text
+		if prev != nil {
+			v.mapThrough(prev)
+		}
+		vs.views = append(vs.views, v)
+		prev = v
 	}
-	return vs.chain
+	if v := joinedView(s); v != nil {
+		vs.views = append(vs.views, v)
+	}
+	return vs.views
 }
 
-// escapedSpans returns the spans find gives in the views of s, mapped
-// back to s. ok tests a view's text before find runs on it.
-func escapedSpans(chain []*escView, ok func(string) bool, find func(string) [][]int) [][]int {
+// mapThrough maps v, a view of parent's text, to parent's own text.
+func (v *escView) mapThrough(parent *escView) {
+	for i := range v.from {
+		v.from[i], v.to[i] = parent.from[v.from[i]], parent.to[v.to[i]-1]
+	}
+}
+
+// span maps the span [a, b) of v's text back to its text.
+func (v *escView) span(a, b int) []int {
+	return []int{int(v.from[a]), int(v.to[b-1])}
+}
+
+// escapedSpans returns the spans find gives in views, mapped back to
+// their text. ok tests a view's text before find runs on it.
+func escapedSpans(views []*escView, ok func(string) bool, find func(string) [][]int) [][]int {
 	var locs [][]int
-	for depth, v := range chain {
+	for _, v := range views {
 		if !ok(v.text) {
 			continue
 		}
 		for _, l := range find(v.text) {
-			if l[0] < 0 || l[0] >= l[1] {
-				continue
+			if l[0] >= 0 && l[0] < l[1] {
+				locs = append(locs, v.span(l[0], l[1]))
 			}
-			a, b := l[0], l[1]
-			for k := depth; k >= 0; k-- {
-				a, b = int(chain[k].from[a]), int(chain[k].to[b-1])
-			}
-			locs = append(locs, []int{a, b})
 		}
 	}
 	return locs

@@ -126,6 +126,13 @@ func redactSkipping(rules []rule, sc *hintScanner, s string, skip int) (string, 
 			}
 		}
 	}
+	// The line rules over lines joined (see joinview.go).
+	if v := joinedView(s); v != nil {
+		var c bool
+		if s, c = applyLabeled(s, joinedLineSpans(rules, sc, v)); c {
+			changed = true
+		}
+	}
 	var out strings.Builder
 	started := false
 	for start := 0; start < len(s); {

@@ -1,0 +1,211 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+)
+
+// Joined lines. A shell command continued on the next line
+// (mysql -uroot \ / -pSECRET, PowerShell's backtick, cmd's ^) and a YAML
+// complex key (? password / : hunter2) put on two lines what the line
+// rules read on one. The joined view of a text reads them joined: a
+// continuation character ending a line after a space, with the line
+// break, as one space; a complex key under a secret-like name and the
+// ": value" line after it at the same column as "password: value". The
+// whole-text rules read it as the decoded views (see escape.go), and
+// the line rules read each of its lines holding a join (joinedLineSpans).
+// A key over several lines (? |) is not joined.
+
+// joinedView returns s with its continued lines and secret complex keys
+// joined, or nil when it has none. joins are the view's indexes where
+// something was joined.
+func joinedView(s string) *escView {
+	if !mayJoin(s) {
+		return nil
+	}
+	var b strings.Builder
+	v := &escView{}
+	emit := func(from, to int) { // s[from:to] as it is
+		b.WriteString(s[from:to])
+		for i := from; i < to; i++ {
+			v.from = append(v.from, int32(i))
+			v.to = append(v.to, int32(i+1))
+		}
+	}
+	joined := false
+	for ls := 0; ls < len(s); {
+		le := lineEnd(s, ls)
+		next := min(le+1, len(s))
+		if k, ke, colon := complexSecretKey(s, ls, le); k >= 0 {
+			emit(ls, k-2)                  // the indentation and an item's dash
+			emit(k, ke)                    // the key
+			emit(colon, lineEnd(s, colon)) // ": value"
+			v.joins = append(v.joins, len(v.from)-1)
+			joined = true
+			next = lineEnd(s, colon)
+			if next < len(s) {
+				emit(next, next+1)
+				next++
+			}
+		} else if c := continuationAt(s, ls, le); c >= 0 {
+			emit(ls, c)
+			b.WriteByte(' ')
+			v.from = append(v.from, int32(c))
+			v.to = append(v.to, int32(next))
+			v.joins = append(v.joins, len(v.from)-1)
+			joined = true
+		} else {
+			emit(ls, next)
+		}
+		ls = next
+	}
+	if !joined {
+		return nil
+	}
+	v.text = b.String()
+	return v
+}
+
+// mayJoin reports whether s may hold a line to join: a continuation
+// character before a line break, or a "?" starting a line's content.
+func mayJoin(s string) bool {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			break
+		}
+		e := i + j
+		if e > 0 && s[e-1] == '\r' {
+			e--
+		}
+		if e > 0 && (s[e-1] == '\\' || s[e-1] == '`' || s[e-1] == '^') {
+			return true
+		}
+		i += j + 1
+	}
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '?')
+		if j < 0 {
+			return false
+		}
+		k := i + j
+		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t' || s[k-1] == '-') {
+			k--
+		}
+		if k == 0 || s[k-1] == '\n' {
+			return true
+		}
+		i += j + 1
+	}
+}
+
+// continuationAt returns where the continuation character ending the
+// line s[ls:le] stands (a "\", "`" or "^" after a space or a tab, before
+// an optional CR) when a line follows, or -1.
+func continuationAt(s string, ls, le int) int {
+	e := le
+	if e > ls && s[e-1] == '\r' {
+		e--
+	}
+	if le+1 >= len(s) || e-ls < 2 || strings.IndexByte("\\`^", s[e-1]) < 0 || s[e-2] != ' ' && s[e-2] != '\t' {
+		return -1
+	}
+	return e - 1
+}
+
+// complexSecretKey reads the line s[ls:le] as a YAML complex key ("? "
+// and a key, after the indentation and an item's dash) naming a secret,
+// followed (blank and comment lines between) by a line with ":" at the
+// "?"'s column: it returns where the key starts and ends and where that
+// ":" is, or -1.
+func complexSecretKey(s string, ls, le int) (k, ke, colon int) {
+	line := strings.TrimRight(s[ls:le], "\r")
+	col := indentAt(line, 0)
+	if col+1 < len(line) && line[col] == '-' && (line[col+1] == ' ' || line[col+1] == '\t') {
+		col += 1 + indentAt(line, col+1)
+	}
+	if col+2 > len(line) || line[col] != '?' || line[col+1] != ' ' && line[col+1] != '\t' {
+		return -1, -1, -1
+	}
+	kb := col + 1 + indentAt(line, col+1)
+	key := line[kb:]
+	if j := strings.Index(key, " #"); j >= 0 {
+		key = key[:j]
+	}
+	key = strings.TrimRight(key, " \t")
+	if !isSecretKey(strings.Trim(key, `"'`)) || strings.ContainsAny(key, ":{}[],") {
+		return -1, -1, -1
+	}
+	for at := le + 1; at < len(s); at = lineEnd(s, at) + 1 {
+		ind := indentAt(s, at)
+		if blankLineAt(s, at) || s[at+ind] == '#' {
+			continue
+		}
+		if ind == col && s[at+ind] == ':' && (at+ind+1 == len(s) || strings.IndexByte(" \t\r\n", s[at+ind+1]) >= 0) {
+			return ls + kb, ls + kb + len(key), at + ind
+		}
+		break
+	}
+	return -1, -1, -1
+}
+
+// labeledSpan is a span to replace with its rule's marker.
+type labeledSpan struct {
+	at    []int
+	label string
+}
+
+// joinedLineSpans returns the spans the line rules find in the lines of
+// s's joined view that hold a join, mapped back to s: each rule reads
+// such a line as it is, so a rule's span is not hidden by another's.
+func joinedLineSpans(rules []rule, sc *hintScanner, v *escView) []labeledSpan {
+	var out []labeledSpan
+	last := -1 // the end of the last line read
+	for _, j := range v.joins {
+		if j < last {
+			continue
+		}
+		ls := strings.LastIndexByte(v.text[:j], '\n') + 1
+		le := min(lineEnd(v.text, j)+1, len(v.text))
+		last = le
+		line := v.text[ls:le]
+		m := textHints(sc, line)
+		for i := range rules {
+			ru := &rules[i]
+			if ru.wholeText || !sc.may(i, m) || ru.pre != nil && !ru.pre(line) {
+				continue
+			}
+			for _, l := range ru.spans(line) {
+				if l[0] >= 0 && l[0] < l[1] {
+					out = append(out, labeledSpan{at: v.span(ls+l[0], ls+l[1]), label: ru.label})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// applyLabeled replaces the spans in s with their markers (overlapping
+// spans as one, with the first one's), but spans already redacted.
+func applyLabeled(s string, spans []labeledSpan) (string, bool) {
+	if len(spans) == 0 {
+		return s, false
+	}
+	slices.SortStableFunc(spans, func(a, b labeledSpan) int { return a.at[0] - b.at[0] })
+	var out strings.Builder
+	last, replaced := 0, false
+	for _, sp := range spans {
+		start, end := max(sp.at[0], last), sp.at[1]
+		if start >= end || strings.HasPrefix(s[start:end], "[REDACTED:") {
+			continue
+		}
+		out.WriteString(s[last:start])
+		out.WriteString(marker(sp.label))
+		last, replaced = end, true
+	}
+	if !replaced {
+		return s, false
+	}
+	out.WriteString(s[last:])
+	return out.String(), true
+}
