@@ -26,8 +26,8 @@
 // its name: --password, --api-key, --auth, --pass) in an argv array or a
 // quoted list (["psql", "--password", "…"], the two items on one
 // line or on two) or a YAML flow list ([psql, --password, …]); a flow
-// list written over several lines is read as an argv (command: [mysql,
-// /   -p…]). A YAML alias under a secret-like name
+// list written over several lines and a block list are read as an argv
+// (command: [mysql, /   -p…], args: / - --password / - *pw). A YAML alias under a secret-like name
 // (password: *pw) is redacted, and so is the value its anchor sets,
 // whatever its form (x: &pw hunter2, a block scalar x: &pw |, a scalar
 // in a flow collection [&pw hunter2], over several lines) and wherever

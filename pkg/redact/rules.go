@@ -166,8 +166,10 @@ var defaultRules = []rule{
 	// header (Authorization: mysqldump -uroot -pSECRET) and hide it.
 	commandRule,
 	splitCommandRule,
-	// A flow list over several lines read as an argv (see flowlist.go).
+	// A flow list over several lines and a block list read as an argv
+	// (see flowlist.go).
 	flowListRule,
+	blockListRule,
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),
@@ -222,7 +224,7 @@ var defaultRules = []rule{
 	// (--password hunter2, --api-key …). In these flag rules a value may
 	// start with one dash (--password -Xy9: a flag naming a secret takes
 	// a value), not two (--password --verbose, see isSecretFlagValue).
-	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'-]|-[^\s"'-])[^\s"']*)`,
+	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'#-]|-[^\s"'-])[^\s"']*)`,
 		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...),
 	// The same flag and its value as two quoted items of a list: an argv
 	// in JSON text, a YAML flow list, a Python list (["--password",
