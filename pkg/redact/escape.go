@@ -10,9 +10,9 @@ import (
 // as raw text keeps its escapes: a log line's message holding
 // "{\n  \"password\": \"…\"\n}", a logfmt msg="{\"token\":\"…\"}", a key
 // spelled "pass\u0077ord". Every rule also runs over the text with its
-// escapes decoded (\" \' \\ \/ \b \f \n \r \t and \uXXXX, a surrogate pair
-// as one character), its spans mapped back to the escaped bytes; a text
-// still holding escapes once decoded (JSON escaped in a string escaped
+// escapes decoded (\" \' \\ \/ \b \f \n \r \t, \uXXXX, a surrogate pair
+// as one character, and Python's and JavaScript's \xHH below 0x80),
+// its spans mapped back to the escaped bytes; a text still holding escapes once decoded (JSON escaped in a string escaped
 // in a string) is decoded again, up to maxEscapeDepth times. A rule's
 // hints are looked for in the decoded text too ("\u0070assword").
 // Backslashes that are no escape (C:\dir) are kept as they are; a
@@ -40,7 +40,7 @@ func hasEscape(s string) bool {
 			return false
 		}
 		i += j + 1
-		if escapedByte(s[i]) != 0 || s[i] == 'u' && isHex4(s[i+1:]) {
+		if escapedByte(s[i]) != 0 || s[i] == 'u' && isHex4(s[i+1:]) || s[i] == 'x' && isHex2(s[i+1:]) {
 			return true
 		}
 	}
@@ -94,6 +94,12 @@ func isHex4(s string) bool {
 	return true
 }
 
+// isHex2 reports whether s starts with two hexadecimal digits making a
+// byte below 0x80 (an ASCII character).
+func isHex2(s string) bool {
+	return len(s) >= 2 && '0' <= s[0] && s[0] <= '7' && hexVal(s[1]) >= 0
+}
+
 // hexVal is a hexadecimal digit's value, or -1.
 func hexVal(c byte) rune {
 	switch {
@@ -134,6 +140,13 @@ func decodeEscapes(s string) *escView {
 			buf[0] = c
 			emit(string(buf[:1]), i, i+2)
 			i += 2
+			continue
+		}
+		if s[i+1] == 'x' && isHex2(s[i+2:]) {
+			// Python's and JavaScript's \xHH: a byte below 0x80 only.
+			buf[0] = byte(hexVal(s[i+2])<<4 | hexVal(s[i+3]))
+			emit(string(buf[:1]), i, i+4)
+			i += 4
 			continue
 		}
 		if s[i+1] != 'u' || !isHex4(s[i+2:]) {

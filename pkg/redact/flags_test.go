@@ -82,3 +82,33 @@ func TestSecretFlagValueStartingWithDash(t *testing.T) {
 		}
 	}
 }
+
+// TestAdversarialVariants: forms found attacking the rules of this
+// package's later items: \xHH escapes, complex keys behind a tag, an
+// anchor or padding, a block list item continued on the next line, and
+// a flag naming a secret as a whole with its value after "=".
+func TestAdversarialVariants(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range []string{
+		`{\x22password\x22:\x22S3cret\x22}`,
+		`{\u0022password\u0022:\u0022S3cret\u0022}`,
+		"? !!str password\n: S3cret",
+		"? &a password\n: S3cret",
+		"?   password   \n:   S3cret",
+		"- --password\n  S3cret",
+		"args:\n  - --password\n    S3cret",
+		"tool --auth=S3cret",
+		"tool --cookie=S3cret",
+		`["tool","--auth=S3cret"]`,
+		`{"argv":["tool","--auth=S3cret"]}`,
+	} {
+		if got := r.String(in); strings.Contains(got, "S3cret") {
+			t.Errorf("String(%q) = %q", in, got)
+		}
+	}
+	for _, in := range []string{"author=Ann", "--authority=x", `C:\x80\xzz`} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+}

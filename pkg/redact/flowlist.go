@@ -214,11 +214,15 @@ func findBlockLists(s string) [][]int {
 	var locs [][]int
 	var items []splitItem
 	col := -1
+	continued := false // an item is a plain scalar continued on deeper lines
 	flush := func() {
 		if len(items) > 1 {
 			locs = appendWordSpans(locs, s, items)
 		}
-		items, col = items[:0], -1
+		if continued {
+			locs = appendItemArgvSpans(locs, s, items)
+		}
+		items, col, continued = items[:0], -1, false
 	}
 	for ls := 0; ls < len(s); ls = lineEnd(s, ls) + 1 {
 		le := lineEnd(s, ls)
@@ -226,6 +230,15 @@ func findBlockLists(s string) [][]int {
 		ind := indentAt(line, 0)
 		if ind == len(line) || line[ind] == '#' {
 			continue
+		}
+		if n := len(items); n > 0 && ind > col && !isBlockItem(line[ind:]) {
+			// A plain scalar continued (- --password /   SECRET: YAML
+			// reads "--password SECRET").
+			if last := &items[n-1]; last.text != "" && !isQuoteByte(s[last.at-1]) && !isMappingEntry(line[ind:]) {
+				last.text = s[last.at : ls+len(line)]
+				continued = true
+				continue
+			}
 		}
 		if ind != col && col >= 0 || !isBlockItem(line[ind:]) {
 			flush()
@@ -263,3 +276,5 @@ func isMappingEntry(item string) bool {
 	}
 	return strings.Contains(item, ": ") || strings.Contains(item, ":\t") || strings.HasSuffix(item, ":")
 }
+
+func isQuoteByte(c byte) bool { return c == '"' || c == '\'' }

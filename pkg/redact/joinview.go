@@ -36,8 +36,8 @@ func joinedView(s string) *escView {
 	for ls := 0; ls < len(s); {
 		le := lineEnd(s, ls)
 		next := min(le+1, len(s))
-		if k, ke, colon := complexSecretKey(s, ls, le); k >= 0 {
-			emit(ls, k-2)                  // the indentation and an item's dash
+		if q, k, ke, colon := complexSecretKey(s, ls, le); k >= 0 {
+			emit(ls, q)                    // the indentation and an item's dash
 			emit(k, ke)                    // the key
 			emit(colon, lineEnd(s, colon)) // ": value"
 			v.joins = append(v.joins, len(v.from)-1)
@@ -116,25 +116,33 @@ func continuationAt(s string, ls, le int) int {
 // complexSecretKey reads the line s[ls:le] as a YAML complex key ("? "
 // and a key, after the indentation and an item's dash) naming a secret,
 // followed (blank and comment lines between) by a line with ":" at the
-// "?"'s column: it returns where the key starts and ends and where that
-// ":" is, or -1.
-func complexSecretKey(s string, ls, le int) (k, ke, colon int) {
+// "?"'s column: it returns where the "?" is, where the key starts (past
+// tags and an anchor) and ends and where that ":" is, or -1s.
+func complexSecretKey(s string, ls, le int) (q, k, ke, colon int) {
 	line := strings.TrimRight(s[ls:le], "\r")
 	col := indentAt(line, 0)
 	if col+1 < len(line) && line[col] == '-' && (line[col+1] == ' ' || line[col+1] == '\t') {
 		col += 1 + indentAt(line, col+1)
 	}
 	if col+2 > len(line) || line[col] != '?' || line[col+1] != ' ' && line[col+1] != '\t' {
-		return -1, -1, -1
+		return -1, -1, -1, -1
 	}
 	kb := col + 1 + indentAt(line, col+1)
+	// Tags and an anchor before the key (? !!str password, ? &k token).
+	for kb < len(line) && (line[kb] == '!' || line[kb] == '&') {
+		e := kb
+		for e < len(line) && line[e] != ' ' && line[e] != '\t' {
+			e++
+		}
+		kb = e + indentAt(line, e)
+	}
 	key := line[kb:]
 	if j := strings.Index(key, " #"); j >= 0 {
 		key = key[:j]
 	}
 	key = strings.TrimRight(key, " \t")
-	if !isSecretKey(strings.Trim(key, `"'`)) || strings.ContainsAny(key, ":{}[],") {
-		return -1, -1, -1
+	if key == "" || !isSecretKey(strings.Trim(key, `"'`)) || strings.ContainsAny(key, ":{}[],") {
+		return -1, -1, -1, -1
 	}
 	for at := le + 1; at < len(s); at = lineEnd(s, at) + 1 {
 		ind := indentAt(s, at)
@@ -142,11 +150,11 @@ func complexSecretKey(s string, ls, le int) (k, ke, colon int) {
 			continue
 		}
 		if ind == col && s[at+ind] == ':' && (at+ind+1 == len(s) || strings.IndexByte(" \t\r\n", s[at+ind+1]) >= 0) {
-			return ls + kb, ls + kb + len(key), at + ind
+			return ls + col, ls + kb, ls + kb + len(key), at + ind
 		}
 		break
 	}
-	return -1, -1, -1
+	return -1, -1, -1, -1
 }
 
 // labeledSpan is a span to replace with its rule's marker.

@@ -215,8 +215,11 @@ type splitRule struct {
 	// run's first dash (a flag as an item of a flow list, [x, --token, v]).
 	flowDash bool
 	quote    bool // the head is a quote just before the run ("name":)
-	tail     *regexp.Regexp
-	group    int
+	// flagEq: the name may also be a flag naming a secret as a whole
+	// (--auth=…, see secretEqName).
+	flagEq bool
+	tail   *regexp.Regexp
+	group  int
 }
 
 // nameRe matches a whole name secretName matches, flagNameRe one
@@ -224,6 +227,7 @@ type splitRule struct {
 var (
 	nameRe     = regexp.MustCompile(`(?i)^(?:` + secretName + `)$`)
 	flagNameRe = regexp.MustCompile(`(?i)^(?:` + secretFlagName + `)$`)
+	eqNameRe   = regexp.MustCompile(`(?i)^(?:` + secretEqName + `)$`)
 )
 
 // isFlag reports whether the rule's name is a flag's, after its dash.
@@ -233,8 +237,11 @@ func (sr *splitRule) isFlag() bool { return sr.dash || sr.quotedDash || sr.flowD
 // expression kept for reference), found by a splitRule.
 func splitNamedRule(label, head, tail string, sr splitRule, follows func(string, int) bool, hints ...string) rule {
 	name := secretName
-	if sr.isFlag() {
+	switch {
+	case sr.isFlag():
 		name = secretFlagName
+	case sr.flagEq:
+		name = secretEqName
 	}
 	r := newRule(label, regexp.MustCompile(head+name+tail), hints...)
 	sr.tail = regexp.MustCompile(`^(?:` + tail + `)`)
@@ -298,6 +305,9 @@ func (sr *splitRule) nameOK(run string) bool {
 	if sr.isFlag() {
 		run = run[1:]
 		return run != "" && flagNameRe.MatchString(shortNameRun(run))
+	}
+	if sr.flagEq {
+		return eqNameRe.MatchString(shortNameRun(run))
 	}
 	return run != "" && nameRe.MatchString(shortNameRun(run))
 }

@@ -74,6 +74,11 @@ var secretName = `(?:[A-Za-z0-9_.-]*?` + secretWord() + `|` + passName + `)[_.-]
 // text rules and JSON's redact the value after the same flags.
 var secretFlagName = `(?:` + secretName + `|[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
 
+// secretEqName matches the name before "=" in the NAME=value rule: a
+// name secretName matches, or a flag secretFlagName matches (--auth=…,
+// as the flag rules read --auth …).
+var secretEqName = `(?:` + secretName + `|--?[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
+
 // wholeSecretNames is an expression matching secretNames (case is left
 // to the rule), one separator allowed where a name has "_".
 func wholeSecretNames() string {
@@ -243,7 +248,7 @@ var defaultRules = []rule{
 	// "~" and a quote after the "=" are a PromQL regular expression
 	// matcher's operator (token=~"…"): the quoted rules' value.
 	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=~][^\s&"',;<>]*|~[^\s&"',;<>]+)`,
-		splitRule{}, followedBy(false, "", "="), secretHints...), hasSecretAssignment),
+		splitRule{flagEq: true}, followedBy(false, "", "="), flagHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
 	(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
 		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
