@@ -175,6 +175,14 @@ var defaultRules = []rule{
 	// (see flowlist.go).
 	flowListRule,
 	blockListRule,
+	// A flag with a secret-like name and its value as the next argument
+	// (--password hunter2, --api-key …). Before the header rules, which
+	// could take "tool --password" as a header's value and hide the flag
+	// (Authorization: tool --password X). In these flag rules a value may
+	// start with one dash (--password -Xy9: a flag naming a secret takes
+	// a value), not two (--password --verbose, see isSecretFlagValue).
+	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'#-]|-[^\s"'-])[^\s"']*)`,
+		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...),
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),
@@ -225,12 +233,6 @@ var defaultRules = []rule{
 		"-u", "--user"),
 	// A .pgpass line's password (see pgpass.go).
 	pgpassRule,
-	// A flag with a secret-like name and its value as the next argument
-	// (--password hunter2, --api-key …). In these flag rules a value may
-	// start with one dash (--password -Xy9: a flag naming a secret takes
-	// a value), not two (--password --verbose, see isSecretFlagValue).
-	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'#-]|-[^\s"'-])[^\s"']*)`,
-		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...),
 	// The same flag and its value as two quoted items of a list: an argv
 	// in JSON text, a YAML flow list, a Python list (["--password",
 	// "hunter2"], ['-api-key', '…']).
