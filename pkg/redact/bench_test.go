@@ -164,6 +164,8 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_list_brackets_32KB", in: strings.Repeat("[\n", 16000)},
 		{name: "block_list_items_8KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 400)},
 		{name: "block_list_items_32KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 1600)},
+		{name: "secret_containers_nested_8KB", in: strings.Repeat(`{"password": [`, 600)},
+		{name: "secret_containers_nested_32KB", in: strings.Repeat(`{"password": [`, 2400)},
 		// Joined lines (joinview.go): 1x and 4x, to compare.
 		{name: "complex_keys_lines_8KB", in: strings.Repeat("? password\n: a\n", 500)},
 		{name: "complex_keys_lines_32KB", in: strings.Repeat("? password\n: a\n", 2000)},

@@ -10,7 +10,8 @@
 // login -p SECRET), .pgpass lines, values after secret-like names
 // (DB_PASSWORD=…, api_key: …, "token": "…", a YAML value on the lines
 // after its name or in a flow mapping, {password: …}, a quoted value
-// continued on later lines) and the values of name/value pairs whose name is
+// continued on later lines, the values in a JSON array or object under a
+// quoted one: {"secrets": ["…"]}) and the values of name/value pairs whose name is
 // secret-like (Kubernetes env lists); [New] adds rules from
 // configuration. [Redactor.JSON] and [Redactor.Value] also redact every
 // value stored under a key that names a secret ("password", "api_key",

@@ -221,17 +221,25 @@ func (v *escView) span(a, b int) []int {
 }
 
 // escapedSpans returns the spans find gives in views, mapped back to
-// their text. ok tests a view's text before find runs on it.
-func escapedSpans(views []*escView, ok func(string) bool, find func(string) [][]int) [][]int {
+// their text. ok tests a view's text before find runs on it. A line
+// rule (lines) reads each line of a view apart, as it reads the text's:
+// a decoded "\n" ends a line.
+func escapedSpans(views []*escView, lines bool, ok func(string) bool, find func(string) [][]int) [][]int {
 	var locs [][]int
 	for _, v := range views {
-		if !ok(v.text) {
-			continue
-		}
-		for _, l := range find(v.text) {
-			if l[0] >= 0 && l[0] < l[1] {
-				locs = append(locs, v.span(l[0], l[1]))
+		for ls := 0; ls < len(v.text); {
+			le := len(v.text)
+			if lines {
+				le = min(lineEnd(v.text, ls)+1, len(v.text))
 			}
+			if t := v.text[ls:le]; ok(t) {
+				for _, l := range find(t) {
+					if l[0] >= 0 && l[0] < l[1] {
+						locs = append(locs, v.span(ls+l[0], ls+l[1]))
+					}
+				}
+			}
+			ls = le
 		}
 	}
 	return locs

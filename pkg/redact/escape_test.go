@@ -43,6 +43,7 @@ func TestEscapedTextIsDecoded(t *testing.T) {
 		`\`,
 		`\u`,
 		`{"k":"\ud800"}`,
+		`"diff\n-secret\n+x\n"`, // a decoded line break ends a line
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it kept", in, got)

@@ -224,7 +224,7 @@ func (ru *rule) applyViews(s string, may bool, views *escViews) (string, bool) {
 		locs = ru.spans(s)
 	}
 	if chain := views.of(s); chain != nil {
-		if esc := escapedSpans(chain, pre, ru.spans); esc != nil {
+		if esc := escapedSpans(chain, !ru.wholeText, pre, ru.spans); esc != nil {
 			locs = sortSpans(append(locs, esc...))
 		}
 	}

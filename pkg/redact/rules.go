@@ -272,6 +272,9 @@ var defaultRules = []rule{
 	yamlSecretNextRule,
 	jsonTextPairRule,
 	flowPairRule,
+	// The values in a JSON array or object under a quoted secret-like
+	// key in text (see container.go).
+	secretContainerRule,
 	// A plain value under a secret-like name in a YAML flow mapping
 	// (db: {password: hunter2}, see flowmap.go).
 	flowMappingRule,
