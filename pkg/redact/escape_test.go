@@ -95,3 +95,19 @@ func TestEscapedTextBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapedAnchorNoPanic: an anchor spelled with a \u escape
+// (json.Marshal writes & as \u0026) makes the alias rule's prefilter
+// pass on the decoded text only; the rule must still be bound to the
+// other rules there (it dereferenced a nil expression).
+func TestEscapedAnchorNoPanic(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range []string{
+		`{"log":"x: \u0026p a\npassword: *p"}`,
+		`\u0026p S3cret \u002ap`,
+		"x: \\u0026p a\npassword: *p\n",
+	} {
+		_ = r.String(in)
+		_ = r.Bytes([]byte(in))
+	}
+}

@@ -375,6 +375,9 @@ func (ru *rule) spans(s string) [][]int {
 	if ru.find != nil {
 		return ru.find(s)
 	}
+	if ru.re == nil {
+		return nil // a findWith rule not bound to the other rules
+	}
 	locs := ru.re.FindAllStringSubmatchIndex(s, -1)
 	for i, loc := range locs {
 		locs[i] = loc[2*ru.group : 2*ru.group+2]
