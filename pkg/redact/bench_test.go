@@ -176,6 +176,8 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "escaped_pretty_json_line_32KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 1200)},
 		{name: "unicode_escaped_keys_line_8KB", in: strings.Repeat(`"pass\u0077ord":"\u00e9",`, 300)},
 		{name: "unicode_escaped_keys_line_32KB", in: strings.Repeat(`"pass\u0077ord":"\u00e9",`, 1200)},
+		{name: "escaped_strings_line_32KB", in: strings.Repeat(`"a\nb",`, 4000)},
+		{name: "escaped_strings_line_128KB", in: strings.Repeat(`"a\nb",`, 16000)},
 		{name: "backslashes_line_8KB", in: strings.Repeat(`\\\"`, 2700) + "password"},
 		{name: "backslashes_line_32KB", in: strings.Repeat(`\\\"`, 10800) + "password"},
 	}

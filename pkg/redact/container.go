@@ -10,7 +10,19 @@ import "strings"
 // the objects inside. A container its text leaves open runs to the
 // text's end. The text is read on after each container, so each byte is
 // read once.
-var secretContainerRule = rule{label: "credential", find: findSecretContainers, hints: flagHints, wholeText: true, pre: hasSecretAssignment}
+var secretContainerRule = rule{label: "credential", find: findSecretContainers, hints: flagHints, wholeText: true, pre: mayHoldQuotedKey}
+
+// mayHoldQuotedKey reports whether s may hold a quoted secret-like key:
+// a quote, maybe spaces, then ":" (cheap, read first), and
+// hasSecretAssignment.
+func mayHoldQuotedKey(s string) bool {
+	for _, k := range []string{`":`, `':`, `" :`, `' :`, "\"\t:", "'\t:"} {
+		if strings.Contains(s, k) {
+			return hasSecretAssignment(s)
+		}
+	}
+	return false
+}
 
 // findSecretContainers returns the spans of the values in the
 // containers under quoted secret-like keys in s.

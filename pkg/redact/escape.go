@@ -202,10 +202,59 @@ func (vs *escViews) of(s string) []*escView {
 		vs.views = append(vs.views, v)
 		prev = v
 	}
+	vs.addStrings(s, nil, 1)
 	if v := joinedView(s); v != nil {
 		vs.views = append(vs.views, v)
 	}
 	return vs.views
+}
+
+// addStrings adds a view of the content of each double-quoted string of
+// t (a view of the text, parent; nil: the text) holding an escape,
+// decoded, as if it were a text of its own (a log line's message
+// holding YAML or JSON: its first and last lines are the string's, not
+// the line around it), its joined view, and the same for the strings
+// inside, depth strings deep at most (maxEscapeDepth).
+func (vs *escViews) addStrings(t string, parent *escView, depth int) {
+	if depth > maxEscapeDepth || strings.IndexByte(t, '\\') < 0 {
+		return
+	}
+	for i := 0; i < len(t); {
+		j := strings.IndexByte(t[i:], '"')
+		if j < 0 {
+			return
+		}
+		a := i + j + 1
+		e := a // the closing quote, or the line's end (a JSON string is one line)
+		for e < len(t) && t[e] != '"' && t[e] != '\n' {
+			if t[e] == '\\' {
+				e++
+			}
+			e++
+		}
+		if e >= len(t) || t[e] != '"' {
+			i = e // unclosed: no quote after it on its line
+			continue
+		}
+		i = e + 1
+		v := decodeEscapes(t[a:e])
+		if v == nil {
+			continue
+		}
+		for k := range v.from {
+			v.from[k] += int32(a)
+			v.to[k] += int32(a)
+		}
+		if parent != nil {
+			v.mapThrough(parent)
+		}
+		vs.views = append(vs.views, v)
+		if jv := joinedView(v.text); jv != nil {
+			jv.mapThrough(v)
+			vs.views = append(vs.views, jv)
+		}
+		vs.addStrings(v.text, v, depth+1)
+	}
 }
 
 // mapThrough maps v, a view of parent's text, to parent's own text.

@@ -111,3 +111,33 @@ func TestEscapedAnchorNoPanic(t *testing.T) {
 		_ = r.Bytes([]byte(in))
 	}
 }
+
+// TestEscapedStringsReadAlone: the content of a string holding escapes
+// is also read as a text of its own, so its first and last lines are
+// not the line around it: an alias ending the string (- *p"}), a
+// complex key in a log message, an anchor written \u0026 by
+// json.Marshal, two strings deep.
+func TestEscapedStringsReadAlone(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range []string{
+		`{"log":"pw: \u0026p S3cret\nargs:\n  - --password\n  - *p"}`,
+		`{"log":"pw: &p S3cret\npassword: *p"}`,
+		`level=info msg="? password\n: S3cret" ok=1`,
+		`{"log":"? password\n: S3cret"}`,
+		`{"log":"{\"inner\":\"? password\\n: S3cret\"}"}`,
+		`{"log":"x: \u0026p S3cret\nrun:\n- psql\n- --token\n- *p"}`,
+	} {
+		if got := r.String(in); strings.Contains(got, "S3cret") {
+			t.Errorf("String(%s) = %s", in, got)
+		}
+	}
+}
+
+// TestEscapedStringsBounded: one line of many strings holding escapes
+// is read once (each string's end was looked for from its line's end).
+func TestEscapedStringsBounded(t *testing.T) {
+	in := strings.Repeat(`"pass\u0077ord":"\u00e9",`, 20000) + `"pass\u0077ord":"S3cret"`
+	if out := (&Redactor{}).String(in); strings.Contains(out, "S3cret") {
+		t.Errorf("String kept the secret: …%q", out[len(out)-60:])
+	}
+}

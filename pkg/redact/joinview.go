@@ -69,6 +69,9 @@ func joinedView(s string) *escView {
 // mayJoin reports whether s may hold a line to join: a continuation
 // character before a line break, or a "?" starting a line's content.
 func mayJoin(s string) bool {
+	if j := strings.IndexByte(s, '\n'); j < 0 || j == len(s)-1 {
+		return false // one line: nothing to join it with
+	}
 	for i := 0; ; {
 		j := strings.IndexByte(s[i:], '\n')
 		if j < 0 {

@@ -111,8 +111,9 @@ func redactSkipping(rules []rule, sc *hintScanner, s string, skip int) (string, 
 	for i := range rules {
 		if rules[i].wholeText && i != skip {
 			ru, may := &rules[i], sc.may(i, m)
-			if ru.findWith != nil && may {
-				// Bound even when pre rejects s: a view of s may pass it.
+			if ru.findWith != nil && may && (ru.pre == nil || ru.pre(s) || strings.IndexByte(s, '\\') >= 0) {
+				// Bound too when pre rejects s but s has escapes: a
+				// decoded view of s may pass it.
 				ru = ru.withOthers(func(t string) string {
 					out, _ := redactSkipping(rules, sc, t, i)
 					return out
