@@ -160,6 +160,8 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_list_items_lines_32KB", in: "args: [mysql,\n" + strings.Repeat("  --password, -pX,\n", 1600) + "]"},
 		{name: "flow_list_unclosed_quotes_8KB", in: strings.Repeat("x: [mysql,\n  'a\n", 800)},
 		{name: "flow_list_unclosed_quotes_32KB", in: strings.Repeat("x: [mysql,\n  'a\n", 3200)},
+		{name: "flow_list_brackets_line_32KB", in: strings.Repeat("}mysql\t[  mysql", 2000)},
+		{name: "flow_list_brackets_line_128KB", in: strings.Repeat("}mysql\t[  mysql", 8000)},
 		{name: "flow_list_brackets_8KB", in: strings.Repeat("[\n", 4000)},
 		{name: "flow_list_brackets_32KB", in: strings.Repeat("[\n", 16000)},
 		{name: "block_list_items_8KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 400)},

@@ -163,7 +163,7 @@ func findSplitCommand(s string) [][]int {
 		if value != "" && value != "[" && value[0] == '[' && !strings.HasSuffix(value, "]") {
 			// A flow list over lines: command: [mysql,\n  -pX].
 			var end int
-			if items, end, multi = readFlowList(s, start+m[6]); multi {
+			if items, end, multi = readFlowList(s, start+m[6], start); multi {
 				next = end
 				if end > 0 && s[end-1] != '\n' {
 					next = lineEnd(s, end) + 1

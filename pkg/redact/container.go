@@ -16,12 +16,20 @@ var secretContainerRule = rule{label: "credential", find: findSecretContainers, 
 // a quote, maybe spaces, then ":" (cheap, read first), and
 // hasSecretAssignment.
 func mayHoldQuotedKey(s string) bool {
-	for _, k := range []string{`":`, `':`, `" :`, `' :`, "\"\t:", "'\t:"} {
-		if strings.Contains(s, k) {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], ':')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i - 1
+		for k >= 0 && (s[k] == ' ' || s[k] == '\t') {
+			k--
+		}
+		if k >= 0 && (s[k] == '"' || s[k] == '\'') {
 			return hasSecretAssignment(s)
 		}
 	}
-	return false
 }
 
 // findSecretContainers returns the spans of the values in the

@@ -23,13 +23,18 @@ var flowListRule = rule{label: commandRule.label, find: findFlowLists, wholeText
 // written over several lines.
 func findFlowLists(s string) [][]int {
 	var locs [][]int
+	ls, scanned := 0, 0 // the start of the line holding s[scanned]
 	for i := 0; i < len(s); {
 		j := strings.IndexByte(s[i:], '[')
 		if j < 0 {
 			break
 		}
 		p := i + j
-		items, end, multi := readFlowList(s, p)
+		if k := strings.LastIndexByte(s[scanned:p], '\n'); k >= 0 {
+			ls = scanned + k + 1
+		}
+		scanned = p
+		items, end, multi := readFlowList(s, p, ls)
 		if multi {
 			locs = appendItemArgvSpans(locs, s, items)
 		}
@@ -38,7 +43,8 @@ func findFlowLists(s string) [][]int {
 	return sortSpans(locs)
 }
 
-// readFlowList reads the flow list whose "[" is at s[p]: its items (the
+// readFlowList reads the flow list whose "[" is at s[p], on the line
+// starting at s[ls]: its items (the
 // scalars between commas, brackets and braces at any depth, quoted ones
 // without their quotes, a quoted one running over lines up to a blank
 // line at the most, comments skipped), where the reading ended and
@@ -48,8 +54,7 @@ func findFlowLists(s string) [][]int {
 // ",", after a line that did not end in "," or "[" (a stray "[" in prose
 // reads on to its paragraph's next line at the most). Blank lines are
 // skipped.
-func readFlowList(s string, p int) (items []splitItem, end int, multi bool) {
-	ls := strings.LastIndexByte(s[:p], '\n') + 1
+func readFlowList(s string, p, ls int) (items []splitItem, end int, multi bool) {
 	openIndent := indentAt(s, ls)
 	depth := 0
 	itemStart := -1
