@@ -43,5 +43,8 @@
 // Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot
-// recognise every secret.
+// recognise every secret. Known not to be read: a flag's value starting
+// with "--", YAML plain and folded (>) scalars over lines, complex keys
+// over lines or in flow mappings, HTML entities, percent-encoding and
+// escapes more than three strings deep (see docs/policy.md).
 package redact
