@@ -3,7 +3,7 @@ package redact
 import "strings"
 
 // secretContainerRule redacts the values inside a JSON array or object
-// held under a quoted secret-like key in text ({"secrets": ["…"]},
+// (or a YAML flow collection) held under a secret-like key in text ({"secrets": ["…"]},
 // "password": [\n "…"\n], a Python dict's {'api_key': {'v': '…'}}), as
 // JSON and Value redact every value under such a key: the strings and
 // bare scalars (numbers, words) inside, at any depth, but the keys of
@@ -12,24 +12,11 @@ import "strings"
 // read once.
 var secretContainerRule = rule{label: "credential", find: findSecretContainers, hints: flagHints, wholeText: true, pre: mayHoldQuotedKey}
 
-// mayHoldQuotedKey reports whether s may hold a quoted secret-like key:
-// a quote, maybe spaces, then ":" (cheap, read first), and
+// mayHoldQuotedKey reports whether s may hold a container under a
+// secret-like key: a "[" or a "{" (cheap, read first) and
 // hasSecretAssignment.
 func mayHoldQuotedKey(s string) bool {
-	for i := 0; ; i++ {
-		j := strings.IndexByte(s[i:], ':')
-		if j < 0 {
-			return false
-		}
-		i += j
-		k := i - 1
-		for k >= 0 && (s[k] == ' ' || s[k] == '\t') {
-			k--
-		}
-		if k >= 0 && (s[k] == '"' || s[k] == '\'') {
-			return hasSecretAssignment(s)
-		}
-	}
+	return (strings.IndexByte(s, '[') >= 0 || strings.IndexByte(s, '{') >= 0) && hasSecretAssignment(s)
 }
 
 // findSecretContainers returns the spans of the values in the
@@ -57,8 +44,10 @@ func findSecretContainers(s string) [][]int {
 const maxKeyLen = 128
 
 // secretKeyBefore reports whether the "[" or "{" at s[p] is the value of
-// a quoted key (" or ') for which IsSecretKey holds: "key", spaces, ":"
-// and spaces before it.
+// a key naming a secret, quoted (" or ': IsSecretKey, as JSON reads it)
+// or a YAML key's name (secretName, as the name: value rules read it, so
+// auth: {user: a} keeps its members): the key, spaces, ":" and spaces
+// before it.
 func secretKeyBefore(s string, p int) bool {
 	k := p - 1
 	for k >= 0 && isShellSpace(s[k]) {
@@ -70,6 +59,15 @@ func secretKeyBefore(s string, p int) bool {
 	k--
 	for k >= 0 && (s[k] == ' ' || s[k] == '\t') {
 		k--
+	}
+	if k >= 0 && isNameByte(s[k]) {
+		// A YAML key (password: [\n  …\n]).
+		e := k + 1
+		for k >= 0 && e-k <= maxKeyLen && isNameByte(s[k]) {
+			k--
+		}
+		name := s[k+1 : e]
+		return isSecretKey(name) && nameRe.MatchString(shortNameRun(name)) // as the name: value rules read it
 	}
 	if k < 0 || s[k] != '"' && s[k] != '\'' {
 		return false

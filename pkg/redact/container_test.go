@@ -8,7 +8,9 @@ import (
 // TestSecretContainersInText: an array or object under a quoted
 // secret-like key in text has its values redacted, as JSON and Value
 // redact them (compact, pretty, a Python dict, escaped in a string,
-// nested, left open), its keys kept.
+// nested, left open), its keys kept; so has a YAML flow collection over
+// lines under a secret-like name (not under auth, which the name: value
+// rules do not read either).
 func TestSecretContainersInText(t *testing.T) {
 	r := &Redactor{}
 	for _, c := range []struct{ in, want string }{
@@ -19,6 +21,10 @@ func TestSecretContainersInText(t *testing.T) {
 		{`{"log":"{\"auth\": {\"u\": \"S3cret\"}}"}`, `{"log":"{\"auth\": {\"u\": \"[REDACTED:credential]\"}}"}`},
 		{`{"tokens_x": 1, "token": [`, `{"tokens_x": 1, "token": [`},
 		{`{"token": ["S3cret"`, `{"token": ["[REDACTED:credential]"`},
+		{"password: [\n  S3cret\n]", "password: [\n  [REDACTED:credential]\n]"},
+		{"{\n  \"password\": [\n    \"S3cret\"\n  ]\n}", "{\n  \"password\": [\n    \"[REDACTED:credential]\"\n  ]\n}"},
+		{"db:\n  password: {v: S3cret,\n    w: 1}", "db:\n  password: {v: [REDACTED:credential],\n    w: [REDACTED:credential]}"},
+		{"auth: {user: app,\n  mode: basic}", "auth: {user: app,\n  mode: basic}"},
 	} {
 		if got := r.String(c.in); got != c.want {
 			t.Errorf("String(%s)\n got %s\nwant %s", c.in, got, c.want)

@@ -28,6 +28,9 @@ const maxEscapeDepth = 3
 type escView struct {
 	text     string
 	from, to []int32
+	// decoded: a view holding decoded escapes, where a double quote
+	// that was no escape is a string's delimiter, never a value's byte.
+	decoded bool
 	// joins are a joined view's indexes where lines were joined.
 	joins []int
 }
@@ -171,6 +174,7 @@ func decodeEscapes(s string) *escView {
 		i = end
 	}
 	v.text = b.String()
+	v.decoded = true
 	return v
 }
 
@@ -264,8 +268,22 @@ func (v *escView) mapThrough(parent *escView) {
 	}
 }
 
-// span maps the span [a, b) of v's text back to its text.
+// span maps the span [a, b) of v's text back to its text. In a decoded
+// view it ends before a double quote that was no escape (the string holding
+// the value closes there: {"log":"…\n  - *p"} gives "*p", not *p"}), or
+// is nil when it starts with one.
 func (v *escView) span(a, b int) []int {
+	if v.decoded {
+		for k := a; k < b; k++ {
+			if v.text[k] == '"' && v.to[k]-v.from[k] == 1 {
+				b = k
+				break
+			}
+		}
+		if a >= b {
+			return nil
+		}
+	}
 	return []int{int(v.from[a]), int(v.to[b-1])}
 }
 
@@ -283,8 +301,11 @@ func escapedSpans(views []*escView, lines bool, ok func(string) bool, find func(
 			}
 			if t := v.text[ls:le]; ok(t) {
 				for _, l := range find(t) {
-					if l[0] >= 0 && l[0] < l[1] {
-						locs = append(locs, v.span(ls+l[0], ls+l[1]))
+					if l[0] < 0 || l[0] >= l[1] {
+						continue
+					}
+					if sp := v.span(ls+l[0], ls+l[1]); sp != nil {
+						locs = append(locs, sp)
 					}
 				}
 			}

@@ -141,3 +141,18 @@ func TestEscapedStringsBounded(t *testing.T) {
 		t.Errorf("String kept the secret: …%q", out[len(out)-60:])
 	}
 }
+
+// TestEscapedSpansStopAtDelimiters: a span found in a decoded view ends
+// before a double quote that was no escape (the string holding the text
+// closes there), so the JSON around it is kept.
+func TestEscapedSpansStopAtDelimiters(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{`{"log":"args:\n  - --password\n  - S3cret"}`, `{"log":"args:\n  - --password\n  - [REDACTED:password]"}`},
+		{`{"log":"x\n  password: S3cret\n"}`, `{"log":"x\n  password: [REDACTED:credential]\n"}`},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%s)\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}

@@ -187,8 +187,11 @@ func joinedLineSpans(rules []rule, sc *hintScanner, v *escView) []labeledSpan {
 				continue
 			}
 			for _, l := range ru.spans(line) {
-				if l[0] >= 0 && l[0] < l[1] {
-					out = append(out, labeledSpan{at: v.span(ls+l[0], ls+l[1]), label: ru.label})
+				if l[0] < 0 || l[0] >= l[1] {
+					continue
+				}
+				if sp := v.span(ls+l[0], ls+l[1]); sp != nil {
+					out = append(out, labeledSpan{at: sp, label: ru.label})
 				}
 			}
 		}

@@ -326,7 +326,8 @@ func jsonNameFollows(s string, e int) bool {
 
 // findSecretLines returns the spans of the values secretLine finds, but
 // for the values that are only a YAML block scalar's indicator (|, >-,
-// |2+).
+// |2+) or a collection's opening bracket (password: [, its items on the
+// lines after: the container rule's).
 func findSecretLines(s string) [][]int {
 	g := secretLine.SubexpIndex("secret")
 	var locs [][]int
@@ -335,7 +336,7 @@ func findSecretLines(s string) [][]int {
 			return
 		}
 		head, v := s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]
-		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) {
+		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) && v != "[" && v != "{" {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
 	})
