@@ -78,7 +78,7 @@ func (r *Redactor) String(s string) string {
 // unchanged.
 func (r *Redactor) Bytes(b []byte) []byte {
 	rules, sc := r.ruleSet()
-	if !anyMayMatch(sc, b) && bytes.Index(b, []byte(`\u`)) < 0 {
+	if !anyMayMatch(sc, b) && !bytes.Contains(b, []byte(`\u`)) {
 		return b
 	}
 	out, changed := redactString(rules, sc, string(b))
