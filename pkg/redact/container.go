@@ -10,13 +10,26 @@ import "strings"
 // the objects inside. A container its text leaves open runs to the
 // text's end. The text is read on after each container, so each byte is
 // read once.
-var secretContainerRule = rule{label: "credential", find: findSecretContainers, hints: flagHints, wholeText: true, pre: mayHoldQuotedKey}
+var secretContainerRule = rule{label: "credential", find: findSecretContainers, hints: quotedNameHints, wholeText: true, pre: mayHoldContainer}
 
-// mayHoldQuotedKey reports whether s may hold a container under a
-// secret-like key: a "[" or a "{" (cheap, read first) and
-// hasSecretAssignment.
-func mayHoldQuotedKey(s string) bool {
-	return (strings.IndexByte(s, '[') >= 0 || strings.IndexByte(s, '{') >= 0) && hasSecretAssignment(s)
+// mayHoldContainer reports whether s may hold a container under a
+// secret-like key: a ":" followed by spaces and a "[" or "{" (cheap,
+// read first), and hasSecretAssignment.
+func mayHoldContainer(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexByte(s[i:], ':')
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i + 1
+		for k < len(s) && isShellSpace(s[k]) {
+			k++
+		}
+		if k < len(s) && (s[k] == '[' || s[k] == '{') {
+			return hasSecretAssignment(s)
+		}
+	}
 }
 
 // findSecretContainers returns the spans of the values in the

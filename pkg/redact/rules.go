@@ -90,14 +90,27 @@ func wholeSecretNames() string {
 }
 
 // flagHints are the hints of the flag rules: secretHints and every
-// spelling of secretNames.
-var flagHints = func() []string {
+// spelling of secretNames after a dash ("-auth": a header's
+// "Authorization:" wakes no flag rule); quotedNameHints those of the
+// rules reading a quoted key, the names after a quote.
+var (
+	flagHints       = prefixedNameHints("-")
+	quotedNameHints = prefixedNameHints(`"`, "'")
+)
+
+// prefixedNameHints returns secretHints and every spelling of
+// secretNames after each of prefixes.
+func prefixedNameHints(prefixes ...string) []string {
 	all := slices.Clone(secretHints)
 	for _, n := range secretNames {
-		all = append(all, spellings(n)...)
+		for _, sp := range spellings(n) {
+			for _, p := range prefixes {
+				all = append(all, p+sp)
+			}
+		}
 	}
 	return minimalFragments(all)
-}()
+}
 
 // passName matches a name ending in the word pass as isPassWord accepts
 // it, after a separator or as "Pass"/"PASS" after a lower-case letter or
