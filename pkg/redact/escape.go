@@ -12,12 +12,17 @@ import (
 // spelled "pass\u0077ord". Every rule also runs over the text with its
 // escapes decoded (\" \' \\ \/ \b \f \n \r \t, \uXXXX, a surrogate pair
 // as one character, and Python's and JavaScript's \xHH below 0x80),
-// its spans mapped back to the escaped bytes; a text still holding escapes once decoded (JSON escaped in a string escaped
-// in a string) is decoded again, up to maxEscapeDepth times. A rule's
-// hints are looked for in the decoded text too ("\u0070assword").
-// Backslashes that are no escape (C:\dir) are kept as they are; a
-// Windows path's \n or \t is read as a line break or a tab, which may
-// only redact more.
+// its spans mapped back to the escaped bytes, ending before a double
+// quote that was no escape (a string's delimiter); a text still holding
+// escapes once decoded (JSON escaped in a string escaped in a string) is
+// decoded again, up to maxEscapeDepth times. The content of each
+// double-quoted string holding an escape is also read alone, decoded, as
+// a text of its own (its first and last lines are the string's), and so
+// is its joined view (joinview.go). A line rule reads a view line by
+// line. A rule's hints are looked for in the decoded text too
+// ("\u0070assword"). Backslashes that are no escape (C:\dir) are kept as
+// they are; a Windows path's \n or \t is read as a line break or a tab,
+// which may only redact more.
 
 // maxEscapeDepth is how many times text is decoded: escaped JSON in a
 // JSON string in a JSON string, three strings deep.
