@@ -171,6 +171,8 @@ func BenchmarkStringHostile(b *testing.B) {
 		// Joined lines (joinview.go): 1x and 4x, to compare.
 		{name: "complex_keys_lines_8KB", in: strings.Repeat("? password\n: a\n", 500)},
 		{name: "complex_keys_lines_32KB", in: strings.Repeat("? password\n: a\n", 2000)},
+		{name: "folded_scalars_lines_8KB", in: strings.Repeat("k: a\n  b --password\n", 400) + strings.Repeat("x: >\n  -p\n", 100)},
+		{name: "folded_scalars_lines_32KB", in: strings.Repeat("k: a\n  b --password\n", 1600) + strings.Repeat("x: >\n  -p\n", 400)},
 		{name: "continued_lines_8KB", in: "mysql " + strings.Repeat("-pX \\\n", 1000)},
 		{name: "continued_lines_32KB", in: "mysql " + strings.Repeat("-pX \\\n", 4000)},
 		// Escaped text, decoded (escape.go): 1x and 4x, to compare.

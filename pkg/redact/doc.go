@@ -38,13 +38,13 @@
 // a log line's string, logfmt's msg="{\"token\":…}" and keys spelled
 // with \u escapes ("pass\u0077ord") are redacted in the escaped text.
 // They also read lines joined: a shell command continued with a
-// trailing "\" (or PowerShell's backtick, cmd's ^) and a YAML complex key
+// trailing "\" (or PowerShell's backtick, cmd's ^), a YAML scalar folded
+// over lines (plain, or a folded block >) and a YAML complex key
 // (? password / : …) read as one line.
 // Object keys are never redacted.
 //
 // Redaction is best effort: it reduces accidental exposure but cannot
 // recognise every secret. Known not to be read: a flag's value starting
-// with "--", YAML plain and folded (>) scalars over lines, complex keys
-// over lines or in flow mappings, HTML entities, percent-encoding and
+// with "--", complex keys over lines or in flow mappings, HTML entities, percent-encoding and
 // escapes more than three strings deep (see docs/policy.md).
 package redact

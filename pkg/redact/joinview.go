@@ -6,11 +6,14 @@ import (
 )
 
 // Joined lines. A shell command continued on the next line
-// (mysql -uroot \ / -pSECRET, PowerShell's backtick, cmd's ^) and a YAML
-// complex key (? password / : hunter2) put on two lines what the line
-// rules read on one. The joined view of a text reads them joined: a
+// (mysql -uroot \ / -pSECRET, PowerShell's backtick, cmd's ^), a YAML
+// scalar folded over lines (a plain one, run: psql --password / SECRET,
+// or a folded block's lines, run: > / psql --password / SECRET) and a
+// YAML complex key (? password / : hunter2) put on two lines what the
+// line rules read on one. The joined view of a text reads them joined: a
 // continuation character ending a line after a space, with the line
-// break, as one space; a complex key under a secret-like name and the
+// break, as one space; the line break and indentation between two
+// lines of a folded scalar as one space; a complex key under a secret-like name and the
 // ": value" line after it at the same column as "password: value". The
 // whole-text rules read it as the decoded views (see escape.go), and
 // the line rules read each of its lines holding a join (joinedLineSpans).
@@ -24,36 +27,87 @@ func joinedView(s string) *escView {
 		return nil
 	}
 	var b strings.Builder
-	v := &escView{}
+	var v *escView // made at the first join
+	joined := false
 	emit := func(from, to int) { // s[from:to] as it is
+		if !joined {
+			return
+		}
 		b.WriteString(s[from:to])
 		for i := from; i < to; i++ {
 			v.from = append(v.from, int32(i))
 			v.to = append(v.to, int32(i+1))
 		}
 	}
-	joined := false
+	// join starts the view at the first join: the text before it as it
+	// is.
+	join := func(at int) {
+		if !joined {
+			joined = true
+			b.Grow(len(s))
+			v = &escView{from: make([]int32, 0, len(s)), to: make([]int32, 0, len(s))}
+			emit(0, at)
+		}
+	}
+	// A YAML scalar folded over lines: a plain one (key: a / b) or a
+	// folded block's lines (key: > / a / b), at lines indented deeper
+	// than foldCol; -1: none.
+	foldCol, foldBlock, inPlain := -1, false, false
 	for ls := 0; ls < len(s); {
 		le := lineEnd(s, ls)
 		next := min(le+1, len(s))
+		line := strings.TrimRight(s[ls:le], "\r")
+		ind := indentAt(line, 0)
+		blank := ind == len(line)
+		switch {
+		case inPlain:
+		case foldBlock && (blank || ind > foldCol):
+		default:
+			foldCol, foldBlock = -1, false
+			if col, v, ok := keyLineValue(line); ok {
+				switch {
+				case isFoldedIndicator(v):
+					foldCol, foldBlock = col, true
+				case v != "" && strings.IndexByte("\"'|>[{&*!#%@`", v[0]) < 0:
+					foldCol = col
+				}
+			}
+		}
+		inPlain = false
+		folds := foldCol >= 0 && !blank && !(foldBlock && ind <= foldCol)
+		if ns := nextFoldedLine(s, le, foldCol, foldBlock); folds && ns >= 0 && continuationAt(s, ls, le) < 0 {
+			e := ls + len(strings.TrimRight(line, " \t"))
+			join(ls)
+			emit(ls, e)
+			b.WriteByte(' ')
+			v.from = append(v.from, int32(e))
+			v.to = append(v.to, int32(ns))
+			v.joins = append(v.joins, len(v.from)-1)
+			inPlain = !foldBlock
+			ls = ns
+			continue
+		}
+		if !foldBlock {
+			foldCol = -1
+		}
 		if q, k, ke, colon := complexSecretKey(s, ls, le); k >= 0 {
+			join(ls)
 			emit(ls, q)                    // the indentation and an item's dash
 			emit(k, ke)                    // the key
 			emit(colon, lineEnd(s, colon)) // ": value"
 			v.joins = append(v.joins, len(v.from)-1)
-			joined = true
 			next = lineEnd(s, colon)
 			if next < len(s) {
 				emit(next, next+1)
 				next++
 			}
 		} else if c := continuationAt(s, ls, le); c >= 0 {
+			join(ls)
 			emit(ls, c)
 			b.WriteByte(' ')
 			v.from = append(v.from, int32(c))
 			v.to = append(v.to, int32(next))
 			v.joins = append(v.joins, len(v.from)-1)
-			joined = true
 		} else {
 			emit(ls, next)
 		}
@@ -66,40 +120,10 @@ func joinedView(s string) *escView {
 	return v
 }
 
-// mayJoin reports whether s may hold a line to join: a continuation
-// character before a line break, or a "?" starting a line's content.
+// mayJoin reports whether s may hold lines to join: two lines at least.
 func mayJoin(s string) bool {
-	if j := strings.IndexByte(s, '\n'); j < 0 || j == len(s)-1 {
-		return false // one line: nothing to join it with
-	}
-	for i := 0; ; {
-		j := strings.IndexByte(s[i:], '\n')
-		if j < 0 {
-			break
-		}
-		e := i + j
-		if e > 0 && s[e-1] == '\r' {
-			e--
-		}
-		if e > 0 && (s[e-1] == '\\' || s[e-1] == '`' || s[e-1] == '^') {
-			return true
-		}
-		i += j + 1
-	}
-	for i := 0; ; {
-		j := strings.IndexByte(s[i:], '?')
-		if j < 0 {
-			return false
-		}
-		k := i + j
-		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t' || s[k-1] == '-') {
-			k--
-		}
-		if k == 0 || s[k-1] == '\n' {
-			return true
-		}
-		i += j + 1
-	}
+	j := strings.IndexByte(s, '\n')
+	return j >= 0 && j < len(s)-1
 }
 
 // continuationAt returns where the continuation character ending the
@@ -222,4 +246,54 @@ func applyLabeled(s string, spans []labeledSpan) (string, bool) {
 	}
 	out.WriteString(s[last:])
 	return out.String(), true
+}
+
+// keyLineValue reads a line as a YAML mapping entry (key: value, after
+// the indentation and an item's dash): the key's column and the value
+// without a comment.
+func keyLineValue(line string) (col int, value string, ok bool) {
+	col = indentAt(line, 0)
+	if col+1 < len(line) && line[col] == '-' && (line[col+1] == ' ' || line[col+1] == '\t') {
+		col += 1 + indentAt(line, col+1)
+	}
+	e := col
+	for e < len(line) && isNameByte(line[e]) {
+		e++
+	}
+	if e == col || e >= len(line) || line[e] != ':' || e+1 < len(line) && line[e+1] != ' ' && line[e+1] != '\t' {
+		return 0, "", false
+	}
+	value = strings.TrimLeft(line[e+1:], " \t")
+	if j := strings.Index(value, " #"); j >= 0 {
+		value = value[:j]
+	}
+	return col, strings.TrimRight(value, " \t"), true
+}
+
+// isFoldedIndicator reports whether v is a folded block scalar's header
+// (>, >-, >+, >2).
+func isFoldedIndicator(v string) bool {
+	return v != "" && v[0] == '>' && strings.Trim(v[1:], "0123456789+-") == ""
+}
+
+// nextFoldedLine returns where the content of the line after the one
+// ending at s[le] starts when it continues a scalar folded at lines
+// deeper than col (not blank; for a plain scalar, no comment, list item
+// or mapping entry), or -1.
+func nextFoldedLine(s string, le, col int, block bool) int {
+	n := le + 1
+	if col < 0 || n >= len(s) || blankLineAt(s, n) {
+		return -1
+	}
+	ind := indentAt(s, n)
+	if ind <= col {
+		return -1
+	}
+	if !block {
+		content := strings.TrimRight(s[n+ind:lineEnd(s, n)], "\r")
+		if content[0] == '#' || isBlockItem(content) || content == "-" || isMappingEntry(content) {
+			return -1
+		}
+	}
+	return n + ind
 }

@@ -80,3 +80,34 @@ func TestJoinedLinesBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldedScalars: a YAML scalar folded over lines, plain or a folded
+// block (>), is read as YAML folds it, one line: a flag's value or a
+// command's password on the next line is redacted; a literal block (|)
+// keeps its lines apart (each a command of its own).
+func TestFoldedScalars(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{"run: psql --password\n  S3cret", "run: psql --password\n  [REDACTED:credential]"},
+		{"run: >\n  psql --password\n  S3cret", "run: >\n  psql --password\n  [REDACTED:credential]"},
+		{"- run: mysql -uroot\n    -pS3cret", "- run: mysql -uroot\n    -p[REDACTED:password]"},
+		{"steps:\n  - run: >-\n      docker login -u me -p\n      S3cret", "steps:\n  - run: >-\n      docker login -u me -p\n      [REDACTED:password]"},
+		{"script: mysql\n  -pS3cret # c", "script: mysql\n  -p[REDACTED:password] # c"},
+		{"run: psql --password\r\n  S3cret\r\n", "run: psql --password\r\n  [REDACTED:credential]\r\n"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{
+		"note: see the\n  password section",
+		"run: |\n  psql --password\n  ls",
+		"run: psql --password\n  - item",
+		"run: psql --password\nnext: x",
+		"x: --token\n  # comment",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+}
