@@ -63,7 +63,9 @@ const maxKeyLen = 128
 // before it.
 func secretKeyBefore(s string, p int) bool {
 	k := p - 1
+	newline := false // a line break between the key and the container
 	for k >= 0 && isShellSpace(s[k]) {
+		newline = newline || s[k] == '\n'
 		k--
 	}
 	if k < 0 || s[k] != ':' {
@@ -74,6 +76,9 @@ func secretKeyBefore(s string, p int) bool {
 		k--
 	}
 	if k >= 0 && isNameByte(s[k]) {
+		if newline {
+			return false // a YAML key's collection on its line only (not a comment's "password:")
+		}
 		// A YAML key (password: [\n  …\n]).
 		e := k + 1
 		for k >= 0 && e-k <= maxKeyLen && isNameByte(s[k]) {

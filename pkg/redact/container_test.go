@@ -54,3 +54,13 @@ func TestSecretContainersBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretContainerYAMLKeyOnItsLine: a YAML key's collection is read
+// on the key's line only: a comment ending in "password:" does not make
+// the next line's braces a secret.
+func TestSecretContainerYAMLKeyOnItsLine(t *testing.T) {
+	in := "// don't send a user and password:\n{lastReq: \"http://a.com\", newReq: \"http://b.com\"},"
+	if got := (&Redactor{}).String(in); got != in {
+		t.Errorf("String(%q) = %q, want it kept", in, got)
+	}
+}
