@@ -155,6 +155,35 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "quoted_flag_items_lines_64KB", in: strings.Repeat("\"--password\",\n  \"", 4000)},
 		{name: "compact_lists_names_48KB", in: strings.Repeat("passwords: #\n", 4000) + strings.Repeat("\n", 4000) + "- a\n"},
 		{name: "quoted_scalar_lines_16KB", in: "password: \"a\n" + strings.Repeat("  b\n", 4000)},
+		// Flow lists over lines (flowlist.go): 1x and 4x, to compare.
+		{name: "flow_list_items_lines_8KB", in: "args: [mysql,\n" + strings.Repeat("  --password, -pX,\n", 400) + "]"},
+		{name: "flow_list_items_lines_32KB", in: "args: [mysql,\n" + strings.Repeat("  --password, -pX,\n", 1600) + "]"},
+		{name: "flow_list_unclosed_quotes_8KB", in: strings.Repeat("x: [mysql,\n  'a\n", 800)},
+		{name: "flow_list_unclosed_quotes_32KB", in: strings.Repeat("x: [mysql,\n  'a\n", 3200)},
+		{name: "flow_list_brackets_line_32KB", in: strings.Repeat("}mysql\t[  mysql", 2000)},
+		{name: "flow_list_brackets_line_128KB", in: strings.Repeat("}mysql\t[  mysql", 8000)},
+		{name: "flow_list_brackets_8KB", in: strings.Repeat("[\n", 4000)},
+		{name: "flow_list_brackets_32KB", in: strings.Repeat("[\n", 16000)},
+		{name: "block_list_items_8KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 400)},
+		{name: "block_list_items_32KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 1600)},
+		{name: "secret_containers_nested_8KB", in: strings.Repeat(`{"password": [`, 600)},
+		{name: "secret_containers_nested_32KB", in: strings.Repeat(`{"password": [`, 2400)},
+		// Joined lines (joinview.go): 1x and 4x, to compare.
+		{name: "complex_keys_lines_8KB", in: strings.Repeat("? password\n: a\n", 500)},
+		{name: "complex_keys_lines_32KB", in: strings.Repeat("? password\n: a\n", 2000)},
+		{name: "folded_scalars_lines_8KB", in: strings.Repeat("k: a\n  b --password\n", 400) + strings.Repeat("x: >\n  -p\n", 100)},
+		{name: "folded_scalars_lines_32KB", in: strings.Repeat("k: a\n  b --password\n", 1600) + strings.Repeat("x: >\n  -p\n", 400)},
+		{name: "continued_lines_8KB", in: "mysql " + strings.Repeat("-pX \\\n", 1000)},
+		{name: "continued_lines_32KB", in: "mysql " + strings.Repeat("-pX \\\n", 4000)},
+		// Escaped text, decoded (escape.go): 1x and 4x, to compare.
+		{name: "escaped_pretty_json_line_8KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 300)},
+		{name: "escaped_pretty_json_line_32KB", in: strings.Repeat(`{\n  \"password\": \"a\",\n`, 1200)},
+		{name: "unicode_escaped_keys_line_8KB", in: strings.Repeat(`"pass\u0077ord":"\u00e9",`, 300)},
+		{name: "unicode_escaped_keys_line_32KB", in: strings.Repeat(`"pass\u0077ord":"\u00e9",`, 1200)},
+		{name: "escaped_strings_line_32KB", in: strings.Repeat(`"a\nb",`, 4000)},
+		{name: "escaped_strings_line_128KB", in: strings.Repeat(`"a\nb",`, 16000)},
+		{name: "backslashes_line_8KB", in: strings.Repeat(`\\\"`, 2700) + "password"},
+		{name: "backslashes_line_32KB", in: strings.Repeat(`\\\"`, 10800) + "password"},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

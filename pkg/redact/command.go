@@ -473,6 +473,16 @@ func isSecretFlag(arg string) bool {
 	return n >= 1 && n <= 2 && name != "" && !strings.ContainsAny(name, "= \t") && isSecretKey(name)
 }
 
+// isSecretFlagValue reports whether the argument after a flag naming a
+// secret is its value: anything but nothing, "-" (stdin) and a word
+// starting with two dashes (a long option: --password --verbose). A
+// value starting with one dash is the secret (--password -Xy9): such a
+// flag takes a value, so a short option after it (--password -h host)
+// is over-redacted. A secret starting with "--" is kept.
+func isSecretFlagValue(v string) bool {
+	return v != "" && v != "-" && !strings.HasPrefix(v, "--")
+}
+
 // argvSecrets returns, for an argv (the strings of an array), where in
 // each argument its password starts (-1: none), or nil when none holds
 // one: the passwords of the commands it runs, and the whole argument
@@ -497,7 +507,7 @@ func argvSecrets(args []string) []int {
 		from[i] = f
 	})
 	for i := 0; i+1 < len(args); i++ {
-		if v := args[i+1]; isSecretFlag(args[i]) && v != "" && v[0] != '-' && (from == nil || from[i] < 0) {
+		if v := args[i+1]; isSecretFlag(args[i]) && isSecretFlagValue(v) && (from == nil || from[i] < 0) {
 			if from == nil {
 				from = make([]int, len(args))
 				for j := range from {

@@ -35,8 +35,9 @@ var splitCommandKey = regexp.MustCompile(`(?i)^([\t ]*(?:-[\t ]+)?)["']?(command
 
 // splitItem is an item of a list in text: its text, where it starts.
 type splitItem struct {
-	text string
-	at   int
+	text   string
+	at     int
+	quoted bool
 }
 
 // splitMapping is an open mapping: its keys' column, the words of its
@@ -77,7 +78,7 @@ func appendFlagValueSpans(locs [][]int, s string, items []splitItem) [][]int {
 			continue
 		}
 		v := items[i+1]
-		if v.text != "" && v.text[0] != '-' && !isMarkerAt(s, v.at) {
+		if isSecretFlagValue(v.text) && !isMarkerAt(s, v.at) {
 			locs = append(locs, []int{v.at, v.at + len(v.text)})
 		}
 	}
@@ -158,7 +159,19 @@ func findSplitCommand(s string) [][]int {
 			value = value[:k+1] // a comment after a flow list
 		}
 		var items []splitItem
+		var multi bool
+		if value != "" && value != "[" && value[0] == '[' && !strings.HasSuffix(value, "]") {
+			// A flow list over lines: command: [mysql,\n  -pX].
+			var end int
+			if items, end, multi = readFlowList(s, start+m[6], start); multi {
+				next = end
+				if end > 0 && s[end-1] != '\n' {
+					next = lineEnd(s, end) + 1
+				}
+			}
+		}
 		switch {
+		case multi:
 		case value == "" || value == "[":
 			items, next = splitBlockList(s, next, col, value == "[")
 		case value[0] == '[' && strings.HasSuffix(value, "]"):

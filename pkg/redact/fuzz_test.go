@@ -141,6 +141,40 @@ func FuzzRedact(f *testing.F) {
 				v := secretOf(seed, 12, alnum)
 				return "\n" + `api_requests_total{token=~"` + v + `",job="api"} 5`, v
 			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\ncommand: [mysql,\n  -uroot,\n  -p" + v + "]\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\nargs: [--password,\n  " + v + "]\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return `{"log":"{\n  \"password\": \"` + v + `\"\n}"}`, v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return `msg="{\"token\":\"` + v + `\"}"`, v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\n? password\n: " + v + "\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\npw: &p " + v + "\nargs:\n  - --password\n  - *p\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return `{"pass\u0077ord":"` + v + `"}`, v
+			},
+			func() (string, string) { v := secretOf(seed, 12, alnum); return "tool --password -" + v, v },
+			func() (string, string) { v := secretOf(seed, 12, alnum); return "tool --auth " + v, v },
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\nmysql -uroot \\\n  -p" + v + "\n", v
+			},
 		}
 		text, secret := formats[int(kind)%len(formats)]()
 		if strings.Contains(prefix, secret) || strings.Contains(suffix, secret) {

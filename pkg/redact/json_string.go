@@ -65,9 +65,10 @@ func decodeJSONString(dst, raw []byte, i int) ([]byte, int) {
 
 // hex4 returns the value of the four hexadecimal digits b starts with
 // (the document is valid, so a \u is followed by four).
-func hex4(b []byte) rune {
+func hex4[T string | []byte](b T) rune {
 	var r rune
-	for _, c := range b[:4] {
+	for i := range 4 {
+		c := b[i]
 		switch {
 		case c <= '9':
 			c -= '0'

@@ -215,17 +215,35 @@ type splitRule struct {
 	// run's first dash (a flag as an item of a flow list, [x, --token, v]).
 	flowDash bool
 	quote    bool // the head is a quote just before the run ("name":)
-	tail     *regexp.Regexp
-	group    int
+	// flagEq: the name may also be a flag naming a secret as a whole
+	// (--auth=…, see secretEqName).
+	flagEq bool
+	tail   *regexp.Regexp
+	group  int
 }
 
-// nameRe matches a whole name secretName matches.
-var nameRe = regexp.MustCompile(`(?i)^(?:` + secretName + `)$`)
+// nameRe matches a whole name secretName matches, flagNameRe one
+// secretFlagName matches.
+var (
+	nameRe     = regexp.MustCompile(`(?i)^(?:` + secretName + `)$`)
+	flagNameRe = regexp.MustCompile(`(?i)^(?:` + secretFlagName + `)$`)
+	eqNameRe   = regexp.MustCompile(`(?i)^(?:` + secretEqName + `)$`)
+)
+
+// isFlag reports whether the rule's name is a flag's, after its dash.
+func (sr *splitRule) isFlag() bool { return sr.dash || sr.quotedDash || sr.flowDash }
 
 // splitNamedRule builds a line rule around head + secretName + tail (the
 // expression kept for reference), found by a splitRule.
 func splitNamedRule(label, head, tail string, sr splitRule, follows func(string, int) bool, hints ...string) rule {
-	r := newRule(label, regexp.MustCompile(head+secretName+tail), hints...)
+	name := secretName
+	switch {
+	case sr.isFlag():
+		name = secretFlagName
+	case sr.flagEq:
+		name = secretEqName
+	}
+	r := newRule(label, regexp.MustCompile(head+name+tail), hints...)
 	sr.tail = regexp.MustCompile(`^(?:` + tail + `)`)
 	sr.group = sr.tail.SubexpIndex("secret")
 	r.find = func(s string) [][]int { return sr.find(s, follows) }
@@ -284,8 +302,12 @@ func flowItemStart(s string, b, last int) bool {
 // nameOK reports whether secretName matches the run (after the flag's
 // dash).
 func (sr *splitRule) nameOK(run string) bool {
-	if sr.dash || sr.quotedDash || sr.flowDash {
+	if sr.isFlag() {
 		run = run[1:]
+		return run != "" && flagNameRe.MatchString(shortNameRun(run))
+	}
+	if sr.flagEq {
+		return eqNameRe.MatchString(shortNameRun(run))
 	}
 	return run != "" && nameRe.MatchString(shortNameRun(run))
 }

@@ -14,7 +14,7 @@ import (
 func nameText(rng *rand.Rand) string {
 	pieces := []string{
 		"password", "PASSWORD", "db_pass", "dbPass", "api-key", "apiKey", "secret", "token", "tokens", "max_tokens",
-		"secret_key_base", "client.secret", "bypass", "pass", "export ", "- ", "--", "-", "_", ".", "__",
+		"secret_key_base", "client.secret", "bypass", "pass", "auth", "Cookie", "bearer", "proxy-authorization", "export ", "- ", "--", "-", "_", ".", "__",
 		"=", ":", ": ", " = ", ":=", "=>", "!=", "=~", "!~", "~", "!", `"`, `'`, `\"`, " ", "\t", "\n", "\r\n", "#", " # c", "|", ">-", "!vault |",
 		"hunter2", "x", "12", "-7.5e3", "{", "}", ",", "&", ";", "é", "\\",
 	}

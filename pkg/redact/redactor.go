@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"errors"
 	"regexp"
 	"slices"
@@ -77,7 +78,7 @@ func (r *Redactor) String(s string) string {
 // unchanged.
 func (r *Redactor) Bytes(b []byte) []byte {
 	rules, sc := r.ruleSet()
-	if !anyMayMatch(sc, b) {
+	if !anyMayMatch(sc, b) && !bytes.Contains(b, []byte(`\u`)) {
 		return b
 	}
 	out, changed := redactString(rules, sc, string(b))
@@ -101,26 +102,37 @@ func redactString(rules []rule, sc *hintScanner, s string) (string, bool) {
 // other rules redact: it is given them as a function, which runs every
 // rule but itself.
 func redactSkipping(rules []rule, sc *hintScanner, s string, skip int) (string, bool) {
-	if !anyMayMatch(sc, s) {
+	if !anyMayMatch(sc, s) && !hasUnicodeEscape(s) {
 		return s, false
 	}
 	changed := false
-	m := scanHints(sc, s, false)
+	m := textHints(sc, s)
+	var views escViews
 	for i := range rules {
 		if rules[i].wholeText && i != skip {
 			ru, may := &rules[i], sc.may(i, m)
-			if ru.findWith != nil && may && (ru.pre == nil || ru.pre(s)) {
+			if ru.findWith != nil && may && (ru.pre == nil || ru.pre(s) || strings.IndexByte(s, '\\') >= 0) {
+				// Bound too when pre rejects s but s has escapes: a
+				// decoded view of s may pass it.
 				ru = ru.withOthers(func(t string) string {
 					out, _ := redactSkipping(rules, sc, t, i)
 					return out
 				})
 			}
 			var c bool
-			s, c = ru.apply(s, may)
+			s, c = ru.applyViews(s, may, &views)
 			if c {
 				changed = true
-				m = scanHints(sc, s, false)
+				m = textHints(sc, s)
+				views = escViews{}
 			}
+		}
+	}
+	// The line rules over lines joined (see joinview.go).
+	if v := joinedView(s); v != nil {
+		var c bool
+		if s, c = applyLabeled(s, joinedLineSpans(rules, sc, v)); c {
+			changed = true
 		}
 	}
 	var out strings.Builder
@@ -149,22 +161,43 @@ func redactSkipping(rules []rule, sc *hintScanner, s string, skip int) (string, 
 
 // redactLine applies the line rules to one line.
 func redactLine(rules []rule, sc *hintScanner, line string) (string, bool) {
-	m := scanHints(sc, line, false)
+	m := textHints(sc, line)
 	if m == 0 && !sc.always {
 		return line, false
 	}
 	changed := false
+	var views escViews
 	for i := range rules {
 		if !rules[i].wholeText {
 			var c bool
-			line, c = rules[i].apply(line, sc.may(i, m))
+			line, c = rules[i].applyViews(line, sc.may(i, m), &views)
 			if c {
 				changed = true
-				m = scanHints(sc, line, false)
+				m = textHints(sc, line)
+				views = escViews{}
 			}
 		}
 	}
 	return line, changed
+}
+
+// textHints returns the mask of the rules whose hints occur in s or, when
+// s holds a \u escape (which may spell a hint: "\u0070assword"), in its
+// decoded views (see escape.go).
+func textHints(sc *hintScanner, s string) uint64 {
+	m := scanHints(sc, s, false)
+	if !hasUnicodeEscape(s) {
+		return m
+	}
+	for t, n := s, 0; n < maxEscapeDepth; n++ {
+		v := decodeEscapes(t)
+		if v == nil {
+			break
+		}
+		t = v.text
+		m |= scanHints(sc, t, false)
+	}
+	return m
 }
 
 // withOthers returns the rule with find set to its findWith given
@@ -178,12 +211,24 @@ func (ru *rule) withOthers(others func(string) string) *rule {
 // apply replaces the rule's matches in s; may is false when none of its
 // hints occurs in s.
 func (ru *rule) apply(s string, may bool) (string, bool) {
-	if !may || (ru.pre != nil && !ru.pre(s)) {
+	return ru.applyViews(s, may, &escViews{})
+}
+
+// applyViews is apply given the decoded views of s (see escape.go), made
+// at most once for the rules that read s as it is.
+func (ru *rule) applyViews(s string, may bool, views *escViews) (string, bool) {
+	if !may {
 		return s, false
 	}
-	locs := ru.spans(s)
-	if ru.escapedQuotes && strings.Contains(s, `\"`) {
-		locs = sortSpans(append(locs, ru.escapedSpans(s)...))
+	pre := func(t string) bool { return ru.pre == nil || ru.pre(t) }
+	var locs [][]int
+	if pre(s) {
+		locs = ru.spans(s)
+	}
+	if chain := views.of(s); chain != nil {
+		if esc := escapedSpans(chain, !ru.wholeText, pre, ru.spans); esc != nil {
+			locs = sortSpans(append(locs, esc...))
+		}
 	}
 	if locs == nil {
 		return s, false

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -34,17 +35,6 @@ type rule struct {
 	// where a word (a run without spaces, tabs, line breaks and quotes)
 	// holds four colons: the hint scanner tracks that instead of hints.
 	colonWords bool
-	// escapedQuotes rules also run over the text with each \" read as "
-	// (JSON held in a JSON string written out: a Terraform state's
-	// container_definitions, a log line's message), their spans mapped
-	// back.
-	escapedQuotes bool
-}
-
-// withEscapedQuotes marks a rule to also run over escaped JSON.
-func withEscapedQuotes(r rule) rule {
-	r.escapedQuotes = true
-	return r
 }
 
 // withPre adds a fine prefilter to a rule.
@@ -76,6 +66,51 @@ func wholeText(r rule) rule {
 // rules put a boundary before them themselves, since \b does not separate
 // "_" and a letter.
 var secretName = `(?:[A-Za-z0-9_.-]*?` + secretWord() + `|` + passName + `)[_.-]*`
+
+// secretFlagName matches the name of a flag naming a secret (--password,
+// --api-key, --auth, --pass): a name secretName matches, one of the names
+// secret as a whole (secretNames: auth, cookie, bearer, …) or the word
+// pass alone, as isSecretFlag reads the flags of an argv in JSON, so the
+// text rules and JSON's redact the value after the same flags.
+var secretFlagName = `(?:` + secretName + `|[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
+
+// secretEqName matches the name before "=" in the NAME=value rule: a
+// name secretName matches, or a flag secretFlagName matches (--auth=…,
+// as the flag rules read --auth …).
+var secretEqName = `(?:` + secretName + `|--?[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
+
+// wholeSecretNames is an expression matching secretNames (case is left
+// to the rule), one separator allowed where a name has "_".
+func wholeSecretNames() string {
+	alts := make([]string, len(secretNames))
+	for i, s := range secretNames {
+		alts[i] = strings.ReplaceAll(regexp.QuoteMeta(s), "_", `[_.-]?`)
+	}
+	return strings.Join(alts, "|")
+}
+
+// flagHints are the hints of the flag rules: secretHints and every
+// spelling of secretNames after a dash ("-auth": a header's
+// "Authorization:" wakes no flag rule); quotedNameHints those of the
+// rules reading a quoted key, the names after a quote.
+var (
+	flagHints       = prefixedNameHints("-")
+	quotedNameHints = prefixedNameHints(`"`, "'")
+)
+
+// prefixedNameHints returns secretHints and every spelling of
+// secretNames after each of prefixes.
+func prefixedNameHints(prefixes ...string) []string {
+	all := slices.Clone(secretHints)
+	for _, n := range secretNames {
+		for _, sp := range spellings(n) {
+			for _, p := range prefixes {
+				all = append(all, p+sp)
+			}
+		}
+	}
+	return minimalFragments(all)
+}
 
 // passName matches a name ending in the word pass as isPassWord accepts
 // it, after a separator or as "Pass"/"PASS" after a lower-case letter or
@@ -134,8 +169,8 @@ var defaultRules = []rule{
 	// of a list on lines of their own (indented JSON, a YAML flow list
 	// over lines: "--password",\n  "hunter2"); on one line they are the
 	// line rule's below.
-	withEscapedQuotes(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>[^\s"'-][^"'\r\n]*)["']`,
-		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash))),
+	(wholeText(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*\r?\n\s*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"'\r\n]*)["']`,
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), flagHints...), hasQuotedDash))),
 	wholeText(newRule("private-key", regexp.MustCompile(
 		`(?:-+BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-*|BEGIN [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-+)(?s:.*?)(?:-----END [A-Z0-9 ]*(?:PRIVATE KEY(?: BLOCK)?|NKEY SEED)-----|\z)`),
 		"private key", "nkey seed")),
@@ -149,6 +184,18 @@ var defaultRules = []rule{
 	// header (Authorization: mysqldump -uroot -pSECRET) and hide it.
 	commandRule,
 	splitCommandRule,
+	// A flow list over several lines and a block list read as an argv
+	// (see flowlist.go).
+	flowListRule,
+	blockListRule,
+	// A flag with a secret-like name and its value as the next argument
+	// (--password hunter2, --api-key …). Before the header rules, which
+	// could take "tool --password" as a header's value and hide the flag
+	// (Authorization: tool --password X). In these flag rules a value may
+	// start with one dash (--password -Xy9: a flag naming a secret takes
+	// a value), not two (--password --verbose, see isSecretFlagValue).
+	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'#-]|-[^\s"'-])[^\s"']*)`,
+		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...),
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),
@@ -199,34 +246,30 @@ var defaultRules = []rule{
 		"-u", "--user"),
 	// A .pgpass line's password (see pgpass.go).
 	pgpassRule,
-	// A flag with a secret-like name and its value as the next argument
-	// (--password hunter2, --api-key …).
-	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>[^\s"'-][^\s"']*)`,
-		splitRule{dash: true}, followedBy(false, "", reSpace), secretHints...),
 	// The same flag and its value as two quoted items of a list: an argv
 	// in JSON text, a YAML flow list, a Python list (["--password",
 	// "hunter2"], ['-api-key', '…']).
-	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>[^\s"'-][^"']*)["']`,
-		splitRule{quotedDash: true}, followedBy(true, " \t", ","), secretHints...), hasQuotedDash)),
+	(withPre(splitNamedRule("credential", `(?i)["']--?`, `["'][\t ]*,[\t ]*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"']*)["']`,
+		splitRule{quotedDash: true}, followedBy(true, " \t", ","), flagHints...), hasQuotedDash)),
 	// The same flag and its value as two items of a flow list with the
 	// value unquoted: a YAML flow list ([psql, --password, hunter2],
 	// ["--token", abc], [--password, *pw]); a word, up to a space, ","
 	// or a bracket; only on a line with a "[" (prose's "--password, or"
 	// is kept).
-	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*(?P<secret>[^\s"',\[\]{}#-][^\s,\[\]{}]*)`,
-		splitRule{flowDash: true}, followedBy(true, " \t", ","), secretHints...), func(s string) bool { return strings.IndexByte(s, '[') >= 0 }),
+	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*(?P<secret>(?:[^\s"',\[\]{}#-]|-[^\s"',\[\]{}#-])[^\s,\[\]{}]*)`,
+		splitRule{flowDash: true}, followedBy(true, " \t", ","), flagHints...), func(s string) bool { return strings.IndexByte(s, '[') >= 0 }),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
 	// matcher's operator (token=~"…"): the quoted rules' value.
 	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=~][^\s&"',;<>]*|~[^\s&"',;<>]+)`,
-		splitRule{}, followedBy(false, "", "="), secretHints...), hasSecretAssignment),
+		splitRule{flagEq: true}, followedBy(false, "", "="), flagHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
-	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
+	(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
 		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
 	// "name": 1234 in JSON: a number under a secret-like name (a PIN, a
 	// numeric key), as JSON redacts it under a secret key.
-	withEscapedQuotes(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`,
+	(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*(?P<secret>-?[0-9][0-9.eE+-]*)`,
 		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
 	// name: value and name = value lines (YAML, INI, .env, properties):
 	// the value runs to the end of the line (or a comment), so code such
@@ -242,6 +285,9 @@ var defaultRules = []rule{
 	yamlSecretNextRule,
 	jsonTextPairRule,
 	flowPairRule,
+	// The values in a JSON array or object under a quoted secret-like
+	// key in text (see container.go).
+	secretContainerRule,
 	// A plain value under a secret-like name in a YAML flow mapping
 	// (db: {password: hunter2}, see flowmap.go).
 	flowMappingRule,
@@ -260,7 +306,7 @@ var defaultRules = []rule{
 		splitRule{}, followedBy(true, " \t", ":=!"), secretHints...), hasSecretAssignment),
 	// The names secret only as a whole, quoted, with a quoted value:
 	// {"auth": "…"} in a Docker config.json, {'cookie': '…'}.
-	withEscapedQuotes(withPre(newRule("credential", regexp.MustCompile(
+	(withPre(newRule("credential", regexp.MustCompile(
 		`(?i)["'][_.-]*(?:auth|cookies?|set[_.-]?cookie|bearer)[_.-]*["']\s*[:=]\s*["'](?P<secret>(?:[^"'\\\r\n]|\\.)+)["']`),
 		"auth", "cookie", "bearer"), hasSecretAssignment)),
 	// A Cookie or Set-Cookie header's name=value pairs.
@@ -293,7 +339,8 @@ func jsonNameFollows(s string, e int) bool {
 
 // findSecretLines returns the spans of the values secretLine finds, but
 // for the values that are only a YAML block scalar's indicator (|, >-,
-// |2+).
+// |2+) or a collection's opening bracket (password: [, its items on the
+// lines after: the container rule's).
 func findSecretLines(s string) [][]int {
 	g := secretLine.SubexpIndex("secret")
 	var locs [][]int
@@ -302,7 +349,7 @@ func findSecretLines(s string) [][]int {
 			return
 		}
 		head, v := s[m[0]:m[2*g]], s[m[2*g]:m[2*g+1]]
-		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) {
+		if !isBlockIndicator(v) && !isSecretsKeyword(head, v) && v != "[" && v != "{" {
 			locs = append(locs, []int{m[2*g], m[2*g+1]})
 		}
 	})
@@ -342,30 +389,12 @@ func (ru *rule) spans(s string) [][]int {
 	if ru.find != nil {
 		return ru.find(s)
 	}
+	if ru.re == nil {
+		return nil // a findWith rule not bound to the other rules
+	}
 	locs := ru.re.FindAllStringSubmatchIndex(s, -1)
 	for i, loc := range locs {
 		locs[i] = loc[2*ru.group : 2*ru.group+2]
-	}
-	return locs
-}
-
-// escapedSpans returns the spans the rule replaces in s read with each \"
-// as ", mapped back to s.
-func (ru *rule) escapedSpans(s string) [][]int {
-	u := make([]byte, 0, len(s))
-	at := make([]int, 0, len(s)) // at[i] is where u[i] is in s
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && s[i+1] == '"' {
-			i++
-		}
-		u = append(u, s[i])
-		at = append(at, i)
-	}
-	var locs [][]int
-	for _, l := range ru.spans(string(u)) {
-		if l[0] >= 0 && l[0] < l[1] {
-			locs = append(locs, []int{at[l[0]], at[l[1]-1] + 1})
-		}
 	}
 	return locs
 }

@@ -36,7 +36,7 @@ var yamlPairRule = rule{label: "credential", find: findYAMLPairs, hints: pairHin
 
 // jsonTextPairRule redacts the value member of a name/value pair in JSON
 // text.
-var jsonTextPairRule = rule{label: "credential", find: findJSONTextPairs, hints: pairHints, wholeText: true, escapedQuotes: true,
+var jsonTextPairRule = rule{label: "credential", find: findJSONTextPairs, hints: pairHints, wholeText: true,
 	pre: func(s string) bool { return containsFold(s, `"value"`) || containsFold(s, `value\"`) }}
 
 // yamlEntry is one "key: value" line of YAML.

@@ -23,7 +23,7 @@ import (
 // text shows). A value anchored under a secret-like name
 // (password: &pw hunter2) is the name rules' already. See yamlanchor.go
 // for the anchored values.
-var aliasedAnchorRule = rule{label: "credential", findWith: findAliasedAnchors, hints: secretHints, wholeText: true,
+var aliasedAnchorRule = rule{label: "credential", findWith: findAliasedAnchors, hints: flagHints, wholeText: true,
 	pre: func(s string) bool { return strings.IndexByte(s, '*') >= 0 && strings.IndexByte(s, '&') >= 0 }}
 
 // yamlToken is an anchor (&name) or an alias (*name) in text: where its

@@ -1,0 +1,87 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// flowListCases are flow lists written over several lines holding a
+// command's password or a secret flag's value.
+var flowListCases = []string{
+	"command: [mysql,\n  -pS3cret]",
+	"command: [mysql,\n  -uroot,\n  -pS3cret]",
+	"command: [mysql,\t-uroot,\n\t-pS3cret]",
+	"command: [mysql,\r\n  -pS3cret]\r\n",
+	"command: [\"mysql\",\n  \"-pS3cret\"]",
+	"command: ['mysql',\n  '-pS3cret']",
+	"command: [ mysql , # the client\n  -pS3cret ]",
+	"command: [mysql,\n  -uroot]\nargs: [-h, db,\n  -pS3cret]",
+	"containers:\n- name: db\n  command: [mysql,\n    -uroot]\n  args: [-pS3cret]",
+	"- [mysql,\n   -pS3cret]",
+	"x: [[mysql,\n  -pS3cret]]",
+	"command: [sh, -c, mysql -uroot\n  -pS3cret]",
+	"command: [sh, -c, \"mysql -uroot\n  -pS3cret\"]",
+	"command: [docker, login, -p,\n  S3cret]",
+	"args: [--password,\n  S3cret]",
+	"args: [--password,\n\n  S3cret]",
+	"args: [--password, # db\n  S3cret]",
+	"args: [\"--password\",\n  S3cret]",
+	"args: [--password\n  , S3cret]",
+	"args: [--token,\n  \"S3cret d\"]",
+	"args: [--api-key,\n  'S3cret']",
+	"args: [--auth,\n  -S3cret]",
+	"args: [\n  --password,\n  S3cret\n]",
+	"args: [--password,\n  S3cret]  # trailing",
+	"args: [--password,\nS3cret]",
+	"{\"argv\": [\n  \"psql\", \"--password\",\n  \"S3cret\"]}",
+	"cmd = [\"psql\", \"--password\",\n       pw_S3cret]",
+	"run: foo [--password,\n  S3cret]",
+	"args: [--pass\\u0077ord,\n  S3cret]",
+	"{\"log\":\"args: [--password,\\n  S3cret]\"}",
+}
+
+// TestFlowListOverLines: a flow list written over several lines is read
+// as an argv, as on one line: a command's password and the value after a
+// flag naming a secret are redacted, whatever the quoting, comments,
+// CRLF, tabs, nesting or the key holding it.
+func TestFlowListOverLines(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range flowListCases {
+		if got := r.String(in); strings.Contains(got, "S3cret") {
+			t.Errorf("String(%q) = %q", in, got)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"command: [mysql,\n  -pS3cret]", "command: [mysql,\n  -p[REDACTED:password]]"},
+		{"args: [--password,\n  S3cret, --host, db]", "args: [--password,\n  [REDACTED:password], --host, db]"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{
+		"args: [--password,\n  --verbose]",
+		"ports: [8080,\n  -p3306]",
+		"See [the docs,\nmysql\n-pages]",
+		"x = a[i,\n  j]",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+}
+
+// TestFlowListBounded: unclosed, nested and stray lists and quotes are
+// read once (each byte by one list) and still give the secret.
+func TestFlowListBounded(t *testing.T) {
+	for _, in := range []string{
+		strings.Repeat("[", 100000) + "\n  mysql,\n  -pS3cret]",
+		strings.Repeat("x: [a,\n  '", 20000) + "\nargs: [--password,\n  S3cret]",
+		strings.Repeat("[\"a\n", 20000) + "\nargs: [--password,\n  S3cret]",
+		"[" + strings.Repeat("a,\n ", 50000) + "--password,\n S3cret]",
+	} {
+		if out := (&Redactor{}).String(in); strings.Contains(out, "S3cret") {
+			t.Errorf("String(%.40q…) kept the secret: …%q", in, out[max(0, len(out)-60):])
+		}
+	}
+}
