@@ -10,6 +10,7 @@ import (
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -82,5 +83,37 @@ func TestGetOfAnArtifactWhoseChunksAreGone(t *testing.T) {
 			}
 			readable(t, s, "chunkless", data)
 		}
+	}
+}
+
+// TestGetCancelledWhileItsChunksAreAwaited: a Get of a larger object
+// whose chunks do not come (gone here) returns as soon as its context is
+// cancelled: the library's read waits for chunks until its deadline,
+// whatever the cancellation.
+func TestGetCancelledWhileItsChunksAreAwaited(t *testing.T) {
+	ctx := context.Background()
+	js, s := openProvisioned(t)
+	artifacts.AttemptTimeoutFor(s, time.Hour)
+	data := bytes.Repeat([]byte("awaited "), 300<<10/8)
+	ref, err := s.Put(ctx, "awaited", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.PurgeArtifactChunks(t, ctx, js)
+	gctx, cancel := context.WithCancel(ctx)
+	stop := time.AfterFunc(50*time.Millisecond, cancel) // while the read waits (before it looks whether the chunks are there)
+	defer stop.Stop()
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Get(gctx, ref)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || artifacts.IsLost(err) {
+			t.Fatalf("Get cancelled: %v, want context.Canceled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Get did not return when its context was cancelled")
 	}
 }

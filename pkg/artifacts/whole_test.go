@@ -13,6 +13,7 @@ import (
 	"github.com/codali-dev/codali/pkg/artifacts"
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 )
@@ -36,7 +37,9 @@ func TestPutAfterAPutLeftItsMetaOnly(t *testing.T) {
 // TestPutWhenTheLeaderCannotSay: Put of content whose name is stored asks
 // the bucket's leader whether its chunk is there; when it cannot (here
 // the identity may not make the leader's read), Put fails with that
-// error rather than hand on a reference it could not check.
+// error rather than hand on a reference it could not check, and Get
+// fails with it rather than call an object lost that it could not
+// check.
 func TestPutWhenTheLeaderCannotSay(t *testing.T) {
 	conf := filepath.Join(t.TempDir(), "nats.conf")
 	if err := os.WriteFile(conf, []byte(`authorization {
@@ -55,7 +58,7 @@ func TestPutWhenTheLeaderCannotSay(t *testing.T) {
 	t.Cleanup(srv.Shutdown)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	open := func(user string) *artifacts.Store {
+	open := func(user string) (*artifacts.Store, jetstream.JetStream) {
 		nc, err := bus.Connect(bus.ConnectOptions{URL: srv.ClientURL(), User: user, Password: user + "-pw",
 			Log: slog.New(slog.DiscardHandler)})
 		if err != nil {
@@ -75,16 +78,35 @@ func TestPutWhenTheLeaderCannotSay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return s, js
 	}
 	data := []byte("stored by full")
-	if _, err := open("full").Put(ctx, "checked", data); err != nil {
+	full, fulljs := open("full")
+	noleader, _ := open("noleader")
+	if _, err := full.Put(ctx, "checked", data); err != nil {
 		t.Fatal(err)
 	}
 	pctx, stop := context.WithTimeout(ctx, 2*time.Second)
 	defer stop()
-	if ref, err := open("noleader").Put(pctx, "checked", data); !errors.Is(err, bus.ErrPermissionDenied) {
+	if ref, err := noleader.Put(pctx, "checked", data); !errors.Is(err, bus.ErrPermissionDenied) {
 		t.Fatalf("Put without the leader's read: %+v, %v; want ErrPermissionDenied", ref, err)
+	}
+	// Nor does Get call an object lost that it could not check: its
+	// chunk (one chunk), or its meta (three chunks, counted by stream
+	// info), are the leader's to say.
+	artifacts.LookAgainFor(noleader, 0)
+	for _, data := range [][]byte{[]byte("unchecked"), bytes.Repeat([]byte("unchecked"), 300<<10/9)} {
+		ref, err := full.Put(ctx, "unchecked", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		natstest.PurgeArtifactChunks(t, ctx, fulljs)
+		gctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err = noleader.Get(gctx, ref)
+		cancel()
+		if !errors.Is(err, bus.ErrPermissionDenied) || artifacts.IsLost(err) {
+			t.Fatalf("Get of %d bytes without the leader's read: %v; want ErrPermissionDenied", len(data), err)
+		}
 	}
 }
 
