@@ -74,7 +74,7 @@ func joinedView(s string) *escView {
 			}
 		}
 		inPlain = false
-		folds := foldCol >= 0 && !blank && !(foldBlock && ind <= foldCol)
+		folds := foldCol >= 0 && !blank && (!foldBlock || ind > foldCol)
 		if ns := nextFoldedLine(s, le, foldCol, foldBlock); folds && ns >= 0 && continuationAt(s, ls, le) < 0 {
 			e := ls + len(strings.TrimRight(line, " \t"))
 			join(ls)
