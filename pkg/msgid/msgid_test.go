@@ -90,4 +90,11 @@ func TestEnsureKeepsTheStoredKey(t *testing.T) {
 	if _, err := msgid.Load(ctx, js); !errors.Is(err, msgid.ErrBadKey) {
 		t.Fatalf("malformed key: err = %v", err)
 	}
+	// A bucket that cannot be read is an error, never a new key.
+	if err := js.DeleteKeyValue(ctx, events.BucketKeys); err != nil {
+		t.Fatal(err)
+	}
+	if err := msgid.Ensure(ctx, kv); err == nil || !strings.Contains(err.Error(), "could not read the message id key") {
+		t.Fatalf("ensure on a deleted bucket: err = %v", err)
+	}
 }

@@ -31,13 +31,20 @@ func Ensure(ctx context.Context, kv jetstream.KeyValue) error {
 	return nil
 }
 
-// Load reads the message id key from events.BucketKeys. A missing or
-// malformed key is an error: a service never publishes without one.
+// Load reads the message id key from events.BucketKeys (Read). A missing
+// or malformed key is an error: a service never publishes without one.
 func Load(ctx context.Context, js jetstream.JetStream) (Key, error) {
 	kv, err := js.KeyValue(ctx, events.BucketKeys)
 	if err != nil {
 		return Key{}, fmt.Errorf("could not open bucket %s: %w", events.BucketKeys, err)
 	}
+	return Read(ctx, kv)
+}
+
+// Read reads the message id key from kv, the key bucket. A service reads
+// it through the bucket's leader (bus.LeaderReads): a replica that has
+// not yet stored a key just created would answer that there is none.
+func Read(ctx context.Context, kv jetstream.KeyValue) (Key, error) {
 	e, err := kv.Get(ctx, StoreKey)
 	if err != nil {
 		return Key{}, fmt.Errorf("could not read the message id key: %w", err)
