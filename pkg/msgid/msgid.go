@@ -66,6 +66,9 @@ func (k Key) String() string {
 	return "msgid.Key(set)"
 }
 
+// GoString hides the secret from %#v too.
+func (k Key) GoString() string { return k.String() }
+
 // For returns the Nats-Msg-Id of the service output whose event id is
 // eventID: eventID, ".", and the first TagLen hex digits of
 // HMAC-SHA256(key, eventID).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,10 @@ func TestForIsKeyedAndDeterministic(t *testing.T) {
 	if _, err := msgid.NewKey([]byte("short")); !errors.Is(err, msgid.ErrBadKey) {
 		t.Fatalf("short key: err = %v", err)
 	}
-	if s := a.String(); strings.Contains(s, "\x01") || s != "msgid.Key(set)" {
-		t.Fatalf("String shows %q", s)
+	for _, s := range []string{a.String(), fmt.Sprintf("%v %+v %#v %s", a, a, a, a)} {
+		if strings.Contains(s, "\x01") || strings.Contains(s, "[1 1") || !strings.Contains(s, "msgid.Key(set)") {
+			t.Fatalf("a key prints as %q", s)
+		}
 	}
 }
 
