@@ -13,6 +13,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/audit"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -116,8 +117,16 @@ func (p *pipeline) parkRequested(t *testing.T, runID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Header.Get(events.HeaderMsgID) != rec.Park.ID || m.Subject != events.KindApprovalRequested.Subject(runID) {
-		t.Fatalf("the park of %s names message %d, which is %s %s, not its approval_requested %s", runID, rec.Requested, m.Subject, m.Header.Get(events.HeaderMsgID), rec.Park.ID)
+	key, err := msgid.Load(ctx, js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := key.For(rec.Park.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Header.Get(events.HeaderMsgID) != id || m.Subject != events.KindApprovalRequested.Subject(runID) {
+		t.Fatalf("the park of %s names message %d, which is %s %s, not its approval_requested %s", runID, rec.Requested, m.Subject, m.Header.Get(events.HeaderMsgID), id)
 	}
 }
 

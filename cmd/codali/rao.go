@@ -14,6 +14,7 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/codali-dev/codali/pkg/rao/raostore"
@@ -701,7 +702,20 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 		e.c.errorf("rao override: %v", err)
 		return failCode(err)
 	}
-	if err := publishEvent(ctx, e.cl, env); err != nil {
+	// A failed event is the services' kind: it gets their keyed message
+	// id, so no agent can take it first and have the server drop the
+	// cancel (and a phase's failed of the same attempt stays one event).
+	key, err := msgid.Load(ctx, e.cl.js)
+	if err != nil {
+		e.c.errorf("rao override: %v", err)
+		return failCode(err)
+	}
+	id, err := key.For(env.ID)
+	if err != nil {
+		e.c.errorf("rao override: %v", err)
+		return failCode(err)
+	}
+	if err := publishEventAs(ctx, e.cl, env, id); err != nil {
 		e.c.errorf("rao override: %v", err)
 		return failCode(err)
 	}

@@ -312,6 +312,14 @@ var ErrRunIDTaken = errors.New("run id already taken")
 
 // publishEvent publishes an event with its deterministic message id.
 func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {
+	return publishEventAs(ctx, cl, env, env.ID)
+}
+
+// publishEventAs publishes an event with the message id id: its own id
+// for an agent's event, the keyed one (msgid.Key.For) for an event of a
+// kind only services and the operator publish, which agents cannot take
+// first.
+func publishEventAs(ctx context.Context, cl *client, env events.Envelope, id string) error {
 	raw, err := env.Encode(events.DefaultMaxEventBytes)
 	if err != nil {
 		return err
@@ -322,7 +330,7 @@ func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {
 	}
 	m := nats.NewMsg(subject)
 	m.Data = raw
-	m.Header.Set(events.HeaderMsgID, env.ID)
+	m.Header.Set(events.HeaderMsgID, id)
 	// During a leader election a publish can time out although the event
 	// was stored; the same message id makes sending it again safe (the
 	// stream drops the duplicate), so a timed-out publish is retried.
@@ -340,7 +348,7 @@ func publishEvent(ctx context.Context, cl *client, env events.Envelope) error {
 		if !ack.Duplicate {
 			return nil
 		}
-		same, gone, err := storedIs(ctx, cl, m, env.ID, ack.Sequence)
+		same, gone, err := storedIs(ctx, cl, m, id, ack.Sequence)
 		switch {
 		case err != nil:
 			return err

@@ -22,6 +22,7 @@ import (
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/index"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/pmstate"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/redact"
@@ -80,6 +81,12 @@ type Deps struct {
 	// (`codali rao rerun` answers from recorded exchanges). Set it before
 	// the first Model call.
 	NewProvider func(name string, c llm.ProviderConfig) (llm.Provider, error)
+	// MsgIDs is the message id key (events.BucketKeys): the Nats-Msg-Id
+	// of every event a service publishes into the work stream is made with
+	// it (worker.EventMsg). NewDeps fails without it, so a service that
+	// cannot read the key is not ready rather than publishing ids an agent
+	// could predict.
+	MsgIDs msgid.Key
 	// Tracing exports OpenTelemetry spans when the OTEL_* environment
 	// asks for it (see telemetry.Setup); never nil after NewDeps.
 	Tracing *telemetry.Tracing
@@ -94,8 +101,8 @@ type Deps struct {
 
 // NewDeps builds the shared dependencies: it loads the policy (or the
 // default), hashes the policy and contract, compiles redaction patterns and
-// opens the artifacts and project-state buckets (which bus.Provision
-// creates). bundled may be nil when no scripted default is wanted.
+// opens the artifacts and project-state buckets and reads the message id
+// key (which bus.Provision creates). bundled may be nil when no scripted default is wanted.
 func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, log *slog.Logger, now events.Clock, getenv func(string) string, bundled *llm.Script) (*Deps, error) {
 	red, err := redact.New(cfg.Redact.Patterns)
 	if err != nil {
@@ -121,6 +128,13 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 		return nil, err
 	}
 	if d.Claims, err = runclaim.Open(ctx, js, runclaim.WithProjects(cfg.Project)); err != nil {
+		return nil, err
+	}
+	keys, err := js.KeyValue(ctx, events.BucketKeys)
+	if err != nil {
+		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketKeys, err)
+	}
+	if d.MsgIDs, err = msgid.Read(ctx, bus.LeaderReads(js, keys)); err != nil {
 		return nil, err
 	}
 	kv, err := js.KeyValue(ctx, events.BucketPMState)

@@ -16,6 +16,7 @@ import (
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/nats-io/nats.go/jetstream"
@@ -183,6 +184,25 @@ func TestNewDepsErrors(t *testing.T) {
 			}
 			return js
 		}, events.BucketPMState},
+		// A service never publishes without the message id key.
+		{"no message id key bucket", func(t *testing.T) *config.Config { return parseConfig(t, `{}`) }, func(t *testing.T) jetstream.JetStream {
+			_, js := provisioned(t)
+			if err := js.DeleteKeyValue(testCtx(t), events.BucketKeys); err != nil {
+				t.Fatal(err)
+			}
+			return js
+		}, events.BucketKeys},
+		{"no message id key", func(t *testing.T) *config.Config { return parseConfig(t, `{}`) }, func(t *testing.T) jetstream.JetStream {
+			_, js := provisioned(t)
+			kv, err := js.KeyValue(testCtx(t), events.BucketKeys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := kv.Purge(testCtx(t), msgid.StoreKey); err != nil {
+				t.Fatal(err)
+			}
+			return js
+		}, "message id key"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

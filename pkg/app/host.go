@@ -89,6 +89,7 @@ func RunComponents(ctx context.Context, d *Deps, comps []Component, metrics *wor
 			Redact:             d.redactText(),
 			Concurrency:        concurrencyFor(c.Name),
 			Guard:              guard,
+			MsgIDs:             d.MsgIDs,
 		}, h, worker.WithLogger(d.Log), worker.WithMetrics(metrics), worker.WithClock(d.Now))
 		if err != nil {
 			return fmt.Errorf("could not configure %s: %w", c.Name, err)

@@ -77,6 +77,19 @@ func publish(t *testing.T, js jetstream.JetStream, e events.Envelope) {
 	}
 }
 
+// publishOutput publishes e as a service's runtime does (worker.EventMsg
+// with d's message id key): a test's "published before the ack was lost".
+func publishOutput(t *testing.T, d *Deps, e events.Envelope) {
+	t.Helper()
+	m, err := worker.EventMsg(e, 0, d.MsgIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.JS.PublishMsg(testCtx(t), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func requestedEvent(t *testing.T, run string) events.Envelope {
 	t.Helper()
 	e, err := events.New(run, events.KindRequested, 1, "agent/test", t0, events.Requested{Request: "x", Repo: events.RepoRef{Path: "/r"}})

@@ -180,7 +180,8 @@ func (d *Deps) inStream(ctx context.Context, out events.Envelope) bool {
 		}
 		return false
 	}
-	return msg.Header.Get(events.HeaderMsgID) == out.ID
+	id, err := d.MsgIDs.For(out.ID)
+	return err == nil && msg.Header.Get(events.HeaderMsgID) == id
 }
 
 // recordedCauses lists the events the run's audit history has folded in

@@ -37,7 +37,7 @@ func TestRedeliveryDoesNotDuplicatePublishedSpans(t *testing.T) {
 				}
 				if dl, _ := worker.DeliveryFrom(ctx); dl.Deliveries == 1 {
 					out.TraceParent = telemetry.TraceParent(ctx)
-					publish(t, js, out)
+					publishOutput(t, d, out)
 					return nil, errors.New("ack lost")
 				}
 				return []events.Envelope{out}, nil

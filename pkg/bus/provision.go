@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -232,6 +233,13 @@ func Provision(ctx context.Context, js jetstream.JetStream, t Topology, services
 			return fmt.Errorf("could not provision bucket %s: %w", b.Bucket, err)
 		}
 	}
+	keys, err := js.KeyValue(ctx, events.BucketKeys)
+	if err != nil {
+		return fmt.Errorf("could not provision bucket %s: %w", events.BucketKeys, err)
+	}
+	if err := msgid.Ensure(ctx, keys); err != nil {
+		return fmt.Errorf("could not provision bucket %s: %w", events.BucketKeys, err)
+	}
 	if !t.Update {
 		if _, err := js.ObjectStore(ctx, events.BucketArtifacts); err == nil {
 			return nil
@@ -269,5 +277,8 @@ func (t Topology) buckets() []jetstream.KeyValueConfig {
 		kv(events.BucketRequests, "Codali run ids and the digest of the request that claimed each", 1, month),
 		kv(events.BucketPolicies, "Codali policy documents operators stored for forked runs", 1, month),
 		kv(events.BucketParks, "Codali parked runs: the current park and its decisions", 1, events.ParkRetention),
+		// One key, created once and kept (msgid.Ensure): the services'
+		// message id key. Never expires: ids must stay the same.
+		kv(events.BucketKeys, "Codali services' message id key (agents may not read it)", 1, 0),
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/natstest"
 )
 
@@ -88,5 +89,44 @@ func TestStreamsReadThroughTheirLeader(t *testing.T) {
 		if c := s.CachedInfo().Config; c.AllowDirect || c.MirrorDirect {
 			t.Errorf("stream %s allows direct gets", name)
 		}
+	}
+}
+
+// TestProvisionKeepsTheMessageIDKey: the first provisioning stores the
+// services' message id key; later ones (create-only or update) keep it,
+// so every service's message ids stay the same.
+func TestProvisionKeepsTheMessageIDKey(t *testing.T) {
+	_, _, js := natstest.StartJS(t)
+	ctx := context.Background()
+	if err := bus.Provision(ctx, js, bus.Topology{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	idOf := func() string {
+		t.Helper()
+		key, err := msgid.Load(ctx, js)
+		if err != nil {
+			t.Fatalf("the message id key: %v", err)
+		}
+		id, err := key.For("run1.built.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	first := idOf()
+	for _, topo := range []bus.Topology{{}, {Update: true}} {
+		if err := bus.Provision(ctx, js, topo, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := idOf(); got != first {
+			t.Fatalf("provisioning again (update %v) changed the key: %s, then %s", topo.Update, first, got)
+		}
+	}
+	kv, err := js.KeyValue(ctx, events.BucketKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := kv.Status(ctx); err != nil || st.TTL() != 0 {
+		t.Fatalf("the key bucket expires its key: %v %v", st, err)
 	}
 }

@@ -52,6 +52,10 @@ const (
 	// current park and the decisions taken on it (pkg/approval): the one
 	// place where a decision and the deadline race, by compare-and-set.
 	BucketParks = "codali-parks"
+	// BucketKeys is the key-value bucket holding the services' message id
+	// key (pkg/msgid): the secret that makes the Nats-Msg-Id of a service's
+	// output unpredictable to agents. Agents may not read it.
+	BucketKeys = "codali-keys"
 	// StreamTimers is the stream of the builder's park deadlines: one
 	// JetStream message schedule per park, which fires once, at the
 	// deadline, on codali.timer.<run_id>.fire; CODALI sources that as

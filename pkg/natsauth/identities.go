@@ -41,7 +41,7 @@ const (
 func Streams() []string {
 	return []string{events.StreamWork, events.StreamDeadLetter, events.StreamRAO, events.StreamTimers,
 		"KV_" + events.BucketPMState, "KV_" + events.BucketRuns, "KV_" + events.BucketRequests,
-		"KV_" + events.BucketPolicies, "KV_" + events.BucketParks, "OBJ_" + events.BucketArtifacts}
+		"KV_" + events.BucketPolicies, "KV_" + events.BucketParks, "KV_" + events.BucketKeys, "OBJ_" + events.BucketArtifacts}
 }
 
 const api = "$JS.API."
@@ -160,14 +160,15 @@ func join(parts ...[]string) []string {
 
 // service is the identity of a phase or the recorder: bind the streams,
 // read its own consumer, dead-letter, check run claims and run summaries,
-// plus its own outputs and stores.
+// read the message id key (its outputs' Nats-Msg-Id is made with it; every
+// service reads it at start), plus its own outputs and stores.
 func service(name, doc string, own ...[]string) Identity {
 	return Identity{
 		Name: name, Doc: doc,
 		Publish: join(streamInfo(), consume(name), []string{events.DeadLetterSubject(name)},
 			// Live progress of its own handlings (core NATS, not stored).
 			[]string{progress.SubjectPrefix + ".*." + name},
-			kvRead(events.BucketRequests), kvRead(events.BucketRuns), join(own...)),
+			kvRead(events.BucketRequests), kvRead(events.BucketRuns), kvRead(events.BucketKeys), join(own...)),
 		Subscribe: []string{inbox(name)},
 	}
 }
@@ -223,7 +224,8 @@ func Identities() []Identity {
 }
 
 // provisioner creates and updates streams, buckets and the services'
-// durable consumers. It deletes nothing and reads no event.
+// durable consumers, and stores the message id key. It deletes nothing and
+// reads no event.
 func provisioner() Identity {
 	pub := []string{api + "INFO"}
 	for _, s := range Streams() {
@@ -233,19 +235,24 @@ func provisioner() Identity {
 		w := events.StreamWork
 		pub = append(pub, api+"CONSUMER.CREATE."+w+"."+svc, api+"CONSUMER.CREATE."+w+"."+svc+".>", api+"CONSUMER.INFO."+w+"."+svc)
 	}
+	// The services' message id key, created once (msgid.Ensure).
+	pub = append(pub, kvWrite(events.BucketKeys)...)
 	return Identity{Name: Provisioner, Doc: "creates and updates streams, buckets and durable consumers (a Job, or the operator)",
 		Publish: pub, Subscribe: []string{inbox(Provisioner)}}
 }
 
 // agentStreamInfo lets agents bind every stream and bucket but the
-// policies bucket: stream info with a subject filter lists a stream's
-// subjects, and the policies bucket's keys name the runs an operator
-// stored a policy for before their request is published (rao fork), which
-// an agent could then claim first with a request of its own.
+// policies bucket and the key bucket: stream info with a subject filter
+// lists a stream's subjects, and the policies bucket's keys name the runs
+// an operator stored a policy for before their request is published (rao
+// fork), which an agent could then claim first with a request of its own.
+// The key bucket holds the services' message id key, which agents may not
+// read at all (with it they could take a service output's message id
+// first).
 func agentStreamInfo() []string {
 	var out []string
 	for _, s := range Streams() {
-		if s != "KV_"+events.BucketPolicies {
+		if s != "KV_"+events.BucketPolicies && s != "KV_"+events.BucketKeys {
 			out = append(out, api+"STREAM.INFO."+s)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/natsauth"
 	"github.com/codali-dev/codali/pkg/natsauth/natsauthtest"
 	"github.com/codali-dev/codali/pkg/policy"
@@ -350,6 +351,24 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 			_, err := cli.js.Publish(c, "rao.run1", []byte(`{}`))
 			return err
 		})
+		// The services' message id key: with it an agent could take a
+		// service output's message id first (see pkg/msgid).
+		keys := "KV_" + events.BucketKeys
+		cli.denied(t, "bind the message id key's bucket", "$JS.API.STREAM.INFO."+keys, func(c context.Context) error {
+			_, err := msgid.Load(c, cli.js)
+			return err
+		})
+		for what, subj := range map[string]string{
+			"read the message id key":                    "$JS.API.DIRECT.GET." + keys + ".$KV." + events.BucketKeys + "." + msgid.StoreKey,
+			"read the message id key from the leader":    "$JS.API.STREAM.MSG.GET." + keys,
+			"replace the message id key":                 "$KV." + events.BucketKeys + "." + msgid.StoreKey,
+			"read the message id key through a consumer": "$JS.API.CONSUMER.CREATE." + keys,
+		} {
+			cli.denied(t, what, subj, func(c context.Context) error {
+				_, err := cli.nc.RequestWithContext(c, subj, []byte(`{"last_by_subj":"$KV.codali-keys.msgid"}`))
+				return err
+			})
+		}
 		cli.denied(t, "read the librarian's consumer", "$JS.API.CONSUMER.MSG.NEXT.CODALI.librarian", func(c context.Context) error {
 			cons, err := cli.js.Consumer(c, events.StreamWork, events.ServiceLibrarian)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -25,9 +26,13 @@ func BenchmarkRuntimeThroughput(b *testing.B) {
 			if err := bus.Provision(ctx, js, bus.Topology{}, []string{events.ServiceLibrarian}); err != nil {
 				b.Fatal(err)
 			}
+			key, err := msgid.Load(ctx, js)
+			if err != nil {
+				b.Fatal(err)
+			}
 			var handled atomic.Int64
 			done := make(chan struct{})
-			rt, err := worker.New(js, worker.Config{Service: events.ServiceLibrarian, Concurrency: conc},
+			rt, err := worker.New(js, worker.Config{Service: events.ServiceLibrarian, Concurrency: conc, MsgIDs: key},
 				func(ctx context.Context, in events.Envelope) ([]events.Envelope, error) {
 					out, err := in.Follow(events.KindContext, 1, "bench", time.Now(), map[string]string{"summary": "x"})
 					if handled.Add(1) == int64(b.N) {

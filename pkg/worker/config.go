@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 )
 
 // Config configures a Runtime. Zero fields take the defaults documented on
@@ -64,6 +65,10 @@ type Config struct {
 	// before the handler sees it (runclaim.Store). A refused event is
 	// dead-lettered with the reason and never ends or changes its run.
 	Guard Guard
+	// MsgIDs is the message id key (msgid.Load): every event the runtime
+	// publishes gets the Nats-Msg-Id EventMsg makes with it, which agents
+	// cannot predict. Required: a runtime without it publishes nothing.
+	MsgIDs msgid.Key
 }
 
 // Guard decides whether an event belongs to its run.
@@ -139,6 +144,9 @@ func (c Config) Validate() error {
 	}
 	if c.Service == "" {
 		bad("service name is required")
+	}
+	if c.MsgIDs.IsZero() {
+		bad("message id key is required")
 	}
 	if c.Concurrency < 1 {
 		bad("concurrency %d (must be >= 1)", c.Concurrency)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/nats-io/nats.go"
 )
 
@@ -26,11 +27,18 @@ func traceIDOf(traceparent string) string {
 }
 
 // EventMsg is the message the runtime publishes for the event e: on e's
-// subject, encoded within maxBytes, with e's id as its Nats-Msg-Id (so a
-// copy published again within the stream's duplicate window is dropped)
-// and e's trace context. A handler that publishes an event itself (the
-// builder publishing a park again) sends the same message.
-func EventMsg(e events.Envelope, maxBytes int) (*nats.Msg, error) {
+// subject, encoded within maxBytes, with key's message id of e's id as its
+// Nats-Msg-Id (msgid.Key.For: the same on every replica, so a copy
+// published again within the stream's duplicate window is dropped, and
+// unknown to agents, so none can take it first) and e's trace context.
+// A handler that publishes an event itself (the builder publishing a park
+// again) sends the same message. A zero key is an error wrapping
+// msgid.ErrNoKey: no service event is published under a predictable id.
+func EventMsg(e events.Envelope, maxBytes int, key msgid.Key) (*nats.Msg, error) {
+	id, err := key.For(e.ID)
+	if err != nil {
+		return nil, fmt.Errorf("event %s: %w", e.ID, err)
+	}
 	subject, err := e.NATSSubject()
 	if err != nil {
 		return nil, fmt.Errorf("event %s: %w", e.ID, err)
@@ -41,7 +49,7 @@ func EventMsg(e events.Envelope, maxBytes int) (*nats.Msg, error) {
 	}
 	m := nats.NewMsg(subject)
 	m.Data = data
-	m.Header.Set(events.HeaderMsgID, e.ID)
+	m.Header.Set(events.HeaderMsgID, id)
 	if e.TraceParent != "" {
 		m.Header.Set(HeaderTraceParent, e.TraceParent)
 	}

@@ -370,7 +370,7 @@ func (r *Runtime) publish(ctx context.Context, outs []events.Envelope) error {
 // none) for each output once it is stored.
 func (r *Runtime) publishThen(ctx context.Context, outs []events.Envelope, hooks *PublishHooks) error {
 	for _, out := range outs {
-		m, err := EventMsg(out, r.cfg.MaxEventBytes)
+		m, err := EventMsg(out, r.cfg.MaxEventBytes, r.cfg.MsgIDs)
 		if err != nil {
 			return Permanent(err)
 		}

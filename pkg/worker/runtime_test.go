@@ -13,6 +13,7 @@ import (
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
+	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/nats-io/nats.go"
@@ -24,6 +25,8 @@ type harness struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
 	ctx context.Context
+	// key is the message id key provisioning stored.
+	key msgid.Key
 }
 
 func newHarness(t *testing.T) *harness {
@@ -34,7 +37,11 @@ func newHarness(t *testing.T) *harness {
 	if err := bus.Provision(ctx, js, bus.Topology{AckWait: 2 * time.Second}, nil); err != nil {
 		t.Fatalf("provision: %v", err)
 	}
-	return &harness{nc: nc, js: js, ctx: ctx}
+	key, err := msgid.Load(ctx, js)
+	if err != nil {
+		t.Fatalf("load the message id key: %v", err)
+	}
+	return &harness{nc: nc, js: js, ctx: ctx, key: key}
 }
 
 // start runs a runtime for service with handler h until the test ends; the
@@ -48,6 +55,9 @@ func (h *harness) start(t *testing.T, cfg worker.Config, fn worker.Handler) (sto
 		cfg.AckWait = 2 * time.Second
 	}
 	cfg.EndRunOnFailure = cfg.Service != events.ServiceRecorder
+	if cfg.MsgIDs.IsZero() {
+		cfg.MsgIDs = h.key
+	}
 	rt, err := worker.New(h.js, cfg, fn)
 	if err != nil {
 		t.Fatalf("new runtime: %v", err)
@@ -223,11 +233,11 @@ func TestRedeliveredRepublishIsDeduplicated(t *testing.T) {
 		}
 		if calls.Add(1) == 1 {
 			// Simulate a crash after the output was published but before
-			// the ack: publish it ourselves, then fail.
-			data, _ := outs[0].Encode(0)
-			m := nats.NewMsg(events.KindContext.Subject(in.RunID()))
-			m.Data = data
-			m.Header.Set(events.HeaderMsgID, outs[0].ID)
+			// the ack: publish it ourselves, as the runtime would, then fail.
+			m, err := worker.EventMsg(outs[0], events.DefaultMaxEventBytes, h.key)
+			if err != nil {
+				return nil, err
+			}
 			if _, err := h.js.PublishMsg(ctx, m); err != nil {
 				return nil, err
 			}
@@ -547,7 +557,7 @@ func TestMetricsAndConfig(t *testing.T) {
 	if !errors.Is(err, worker.ErrInvalidConfig) {
 		t.Fatalf("err = %v", err)
 	}
-	for _, want := range []string{"service name", "concurrency", "ack wait", "jitter"} {
+	for _, want := range []string{"service name", "message id key", "concurrency", "ack wait", "jitter"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("config error does not mention %q: %v", want, err)
 		}
@@ -556,7 +566,11 @@ func TestMetricsAndConfig(t *testing.T) {
 
 func TestRunWithoutConsumer(t *testing.T) {
 	_, _, js := natstest.StartJS(t)
-	rt, err := worker.New(js, worker.Config{Service: "librarian"}, func(context.Context, events.Envelope) ([]events.Envelope, error) { return nil, nil })
+	key, err := msgid.Random()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := worker.New(js, worker.Config{Service: "librarian", MsgIDs: key}, func(context.Context, events.Envelope) ([]events.Envelope, error) { return nil, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -309,7 +309,7 @@ func (s *Service) recordRequested(store *approval.Store, park events.Envelope) f
 // recorded), that copy's; otherwise this one's, stored after the
 // decision being handled, which then decides nothing, as in the history.
 func (s *Service) publishPark(ctx context.Context, store *approval.Store, park events.Envelope) error {
-	m, err := worker.EventMsg(park, s.d.Config.Events.MaxEventBytes)
+	m, err := worker.EventMsg(park, s.d.Config.Events.MaxEventBytes, s.d.MsgIDs)
 	if err != nil {
 		return worker.Permanent(fmt.Errorf("could not publish the park again: %w", err))
 	}

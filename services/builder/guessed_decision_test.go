@@ -48,7 +48,7 @@ func TestAGuessedDecisionBeforeTheParkIsPublishedDecidesNothing(t *testing.T) {
 	// The runtime stores the approval_requested; the guessed decision is
 	// handled before the runtime reports where (the builder publishes the
 	// park again to learn it, and the copy is dropped as a duplicate).
-	requestedSeq := natstest.StoreEvent(t, ctx, d.JS, outs[0], outs[0].ID)
+	requestedSeq := natstest.StoreEvent(t, ctx, d.JS, outs[0], outputMsgID(t, d, outs[0].ID))
 	if outs, err := p.handle(guessed, guessedSeq, 1); err != nil || len(outs) != 0 {
 		t.Fatalf("a decision stored before the park's approval_requested: %v, %d events, want none", err, len(outs))
 	}

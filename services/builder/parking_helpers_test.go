@@ -82,3 +82,16 @@ func (p parking) parked(outs []events.Envelope, err error) events.ApprovalReques
 	}
 	return ad
 }
+
+// outputMsgID is the message id the runtime publishes the builder's output
+// id under (worker.EventMsg with the service's key): a test storing an
+// output "as the runtime did" uses it, so the builder's own publish of it
+// is de-duplicated.
+func outputMsgID(t *testing.T, d *app.Deps, id string) string {
+	t.Helper()
+	m, err := d.MsgIDs.For(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

@@ -89,7 +89,7 @@ func actedOn(t *testing.T, outs []events.Envelope, err error, decision, by strin
 func TestADecisionAfterAnUnrecordedRequestIsTaken(t *testing.T) {
 	u := parkUnrecorded(t, "01junrecorded0000000000000000")
 	guessed, guessedSeq := u.decision(t, events.DecisionApprove, "mallory", "")
-	natstest.StoreEvent(t, apptest.Ctx(t), u.d.JS, u.park, u.park.ID) // the runtime's publish
+	natstest.StoreEvent(t, apptest.Ctx(t), u.d.JS, u.park, outputMsgID(t, u.d, u.park.ID)) // the runtime's publish
 	alice, aliceSeq := u.decision(t, events.DecisionReject, "alice", "not go.mod")
 
 	if outs, err := u.handle(guessed, guessedSeq, 1); err != nil || len(outs) != 0 {
@@ -162,7 +162,7 @@ func requestedCopies(t *testing.T, u unrecorded, n int) []uint64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Header.Get(events.HeaderMsgID) == u.park.ID {
+		if m.Header.Get(events.HeaderMsgID) == outputMsgID(t, u.d, u.park.ID) {
 			seqs = append(seqs, m.Sequence)
 		}
 		next = m.Sequence + 1
@@ -186,7 +186,7 @@ func TestAFailedRecordOfTheRequestDoesNotFailTheParking(t *testing.T) {
 	hctx, hooks := worker.WithPublishHooks(ctx)
 	outs, err := p.handleIn(hctx, p.plan, natstest.StoreEvent(t, ctx, p.d.JS, p.plan, p.plan.ID), 1)
 	p.parked(outs, err)
-	seq := natstest.StoreEvent(t, ctx, p.d.JS, outs[0], outs[0].ID)
+	seq := natstest.StoreEvent(t, ctx, p.d.JS, outs[0], outputMsgID(t, p.d, outs[0].ID))
 	if err := p.d.JS.DeleteKeyValue(ctx, events.BucketParks); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ add_user librarian \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
   '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.KV_codali-parks' \
+  '$JS.API.STREAM.INFO.KV_codali-keys' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.librarian' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.librarian' \
@@ -24,6 +25,8 @@ add_user librarian \
   '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
+  '$JS.API.DIRECT.GET.KV_codali-keys.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-keys' \
   'codali.run.*.context' \
   'codali.run.*.failed' \
   '$KV.codali-requests.>' \
@@ -56,6 +59,7 @@ add_user architect \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
   '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.KV_codali-parks' \
+  '$JS.API.STREAM.INFO.KV_codali-keys' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.architect' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.architect' \
@@ -67,6 +71,8 @@ add_user architect \
   '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
+  '$JS.API.DIRECT.GET.KV_codali-keys.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-keys' \
   'codali.run.*.plan' \
   'codali.run.*.failed' \
   '$JS.API.DIRECT.GET.KV_codali-pm.>' \
@@ -105,6 +111,7 @@ add_user builder \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
   '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.KV_codali-parks' \
+  '$JS.API.STREAM.INFO.KV_codali-keys' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.builder' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.builder' \
@@ -116,6 +123,8 @@ add_user builder \
   '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
+  '$JS.API.DIRECT.GET.KV_codali-keys.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-keys' \
   'codali.run.*.built' \
   'codali.run.*.failed' \
   'codali.run.*.approval_requested' \
@@ -158,6 +167,7 @@ add_user critic \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
   '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.KV_codali-parks' \
+  '$JS.API.STREAM.INFO.KV_codali-keys' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.critic' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.critic' \
@@ -169,6 +179,8 @@ add_user critic \
   '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
+  '$JS.API.DIRECT.GET.KV_codali-keys.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-keys' \
   'codali.run.*.passed' \
   'codali.run.*.retry' \
   'codali.run.*.failed' \
@@ -208,6 +220,7 @@ add_user recorder \
   '$JS.API.STREAM.INFO.KV_codali-requests' \
   '$JS.API.STREAM.INFO.KV_codali-policies' \
   '$JS.API.STREAM.INFO.KV_codali-parks' \
+  '$JS.API.STREAM.INFO.KV_codali-keys' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.CONSUMER.INFO.CODALI.recorder' \
   '$JS.API.CONSUMER.MSG.NEXT.CODALI.recorder' \
@@ -219,6 +232,8 @@ add_user recorder \
   '$JS.API.STREAM.MSG.GET.KV_codali-requests' \
   '$JS.API.DIRECT.GET.KV_codali-runs.>' \
   '$JS.API.STREAM.MSG.GET.KV_codali-runs' \
+  '$JS.API.DIRECT.GET.KV_codali-keys.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-keys' \
   'rao.>' \
   '$JS.API.STREAM.PURGE.RAO' \
   '$JS.API.STREAM.MSG.GET.RAO' \
@@ -263,6 +278,9 @@ add_user provisioner \
   '$JS.API.STREAM.INFO.KV_codali-parks' \
   '$JS.API.STREAM.CREATE.KV_codali-parks' \
   '$JS.API.STREAM.UPDATE.KV_codali-parks' \
+  '$JS.API.STREAM.INFO.KV_codali-keys' \
+  '$JS.API.STREAM.CREATE.KV_codali-keys' \
+  '$JS.API.STREAM.UPDATE.KV_codali-keys' \
   '$JS.API.STREAM.INFO.OBJ_codali-artifacts' \
   '$JS.API.STREAM.CREATE.OBJ_codali-artifacts' \
   '$JS.API.STREAM.UPDATE.OBJ_codali-artifacts' \
@@ -281,6 +299,9 @@ add_user provisioner \
   '$JS.API.CONSUMER.CREATE.CODALI.recorder' \
   '$JS.API.CONSUMER.CREATE.CODALI.recorder.>' \
   '$JS.API.CONSUMER.INFO.CODALI.recorder' \
+  '$JS.API.DIRECT.GET.KV_codali-keys.>' \
+  '$JS.API.STREAM.MSG.GET.KV_codali-keys' \
+  '$KV.codali-keys.>' \
   -- \
   '_INBOX_provisioner.>'
 
