@@ -20,14 +20,7 @@ func TestConflictingDecisionsFollowStreamOrder(t *testing.T) {
 	const run = "01jconflict00000000000000000"
 	p := newParking(t, run, 1)
 	d, ctx := p.d, apptest.Ctx(t)
-	req, err := events.New(run, events.KindRequested, 1, "agent/ci", apptest.Now(), p.request)
-	if err != nil {
-		t.Fatal(err)
-	}
-	natstest.StoreEvent(t, ctx, d.JS, req, req.ID)
-	if err := d.Claims.Admit(ctx, req); err != nil {
-		t.Fatal(err)
-	}
+	p.requested(ctx)
 	handle := func(e events.Envelope, seq uint64) ([]events.Envelope, error) { return p.handle(e, seq, 1) }
 	call := p.parked(handle(p.plan, natstest.StoreEvent(t, ctx, d.JS, p.plan, p.plan.ID))).Calls[0].ID
 	decide := func(data events.ApprovalDecidedData) events.Envelope {

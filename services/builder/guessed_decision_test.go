@@ -23,14 +23,7 @@ func TestAGuessedDecisionBeforeTheParkIsPublishedDecidesNothing(t *testing.T) {
 	const run = "01jguessed000000000000000000"
 	p := newParking(t, run, 1)
 	d, ctx := p.d, apptest.Ctx(t)
-	req, err := events.New(run, events.KindRequested, 1, "agent/ci", apptest.Now(), p.request)
-	if err != nil {
-		t.Fatal(err)
-	}
-	natstest.StoreEvent(t, ctx, d.JS, req, req.ID)
-	if err := d.Claims.Admit(ctx, req); err != nil {
-		t.Fatal(err)
-	}
+	p.requested(ctx)
 	hctx, hooks := worker.WithPublishHooks(ctx)
 	outs, err := p.handleIn(hctx, p.plan, natstest.StoreEvent(t, ctx, d.JS, p.plan, p.plan.ID), 1)
 	call := p.parked(outs, err).Calls[0].ID

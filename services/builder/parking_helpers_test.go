@@ -10,6 +10,7 @@ import (
 	"github.com/codali-dev/codali/pkg/apptest"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/llm"
+	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/worker"
 	"github.com/codali-dev/codali/services/builder"
 )
@@ -55,6 +56,21 @@ func newParking(t *testing.T, run string, edits int) parking {
 		t.Fatal(err)
 	}
 	return parking{t: t, h: h, d: d, request: request, plan: in}
+}
+
+// requested stores the run's request in the work stream and claims the
+// run with it, as the librarian's handling of it does.
+func (p parking) requested(ctx context.Context) {
+	t := p.t
+	t.Helper()
+	req, err := events.New(p.plan.RunID(), events.KindRequested, 1, "agent/ci", apptest.Now(), p.request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	natstest.StoreEvent(t, ctx, p.d.JS, req, req.ID)
+	if err := p.d.Claims.Admit(ctx, req); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // handle hands e to the builder as the delivery of stream sequence seq.

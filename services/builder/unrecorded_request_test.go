@@ -35,14 +35,7 @@ func parkUnrecorded(t *testing.T, run string) unrecorded {
 func parkUnrecordedWith(t *testing.T, p parking, run string) unrecorded {
 	t.Helper()
 	ctx := apptest.Ctx(t)
-	req, err := events.New(run, events.KindRequested, 1, "agent/ci", apptest.Now(), p.request)
-	if err != nil {
-		t.Fatal(err)
-	}
-	natstest.StoreEvent(t, ctx, p.d.JS, req, req.ID)
-	if err := p.d.Claims.Admit(ctx, req); err != nil {
-		t.Fatal(err)
-	}
+	p.requested(ctx)
 	hctx, _ := worker.WithPublishHooks(ctx) // the hooks are never called
 	outs, err := p.handleIn(hctx, p.plan, natstest.StoreEvent(t, ctx, p.d.JS, p.plan, p.plan.ID), 1)
 	call := p.parked(outs, err).Calls[0].ID
