@@ -49,6 +49,14 @@ func joinedView(s string) *escView {
 			emit(0, at)
 		}
 	}
+	// space writes the one space a join reads in place of s[from:to]
+	// (a line break and what continues it).
+	space := func(from, to int) {
+		b.WriteByte(' ')
+		v.from = append(v.from, int32(from))
+		v.to = append(v.to, int32(to))
+		v.joins = append(v.joins, len(v.from)-1)
+	}
 	// A YAML scalar folded over lines: a plain one (key: a / b) or a
 	// folded block's lines (key: > / a / b), at lines indented deeper
 	// than foldCol; -1: none.
@@ -79,10 +87,7 @@ func joinedView(s string) *escView {
 			e := ls + len(strings.TrimRight(line, " \t"))
 			join(ls)
 			emit(ls, e)
-			b.WriteByte(' ')
-			v.from = append(v.from, int32(e))
-			v.to = append(v.to, int32(ns))
-			v.joins = append(v.joins, len(v.from)-1)
+			space(e, ns)
 			inPlain = !foldBlock
 			ls = ns
 			continue
@@ -104,10 +109,7 @@ func joinedView(s string) *escView {
 		} else if c := continuationAt(s, ls, le); c >= 0 {
 			join(ls)
 			emit(ls, c)
-			b.WriteByte(' ')
-			v.from = append(v.from, int32(c))
-			v.to = append(v.to, int32(next))
-			v.joins = append(v.joins, len(v.from)-1)
+			space(c, next)
 		} else {
 			emit(ls, next)
 		}
