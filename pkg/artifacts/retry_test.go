@@ -175,6 +175,17 @@ func TestGetDoesNotWaitOutASilentServer(t *testing.T) {
 	}
 	artifacts.AttemptTimeoutFor(s, time.Second)
 	srv.Shutdown()
+	// Until the client has seen the server go, a request is written to the
+	// dead connection instead of its buffer, and counts no bytes below.
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for nc.IsConnected() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the client did not see the server go")
+		case <-tick.C:
+		}
+	}
 	requests := func(lookAgain time.Duration) int {
 		artifacts.LookAgainFor(s, lookAgain)
 		before, _ := nc.Buffered()
