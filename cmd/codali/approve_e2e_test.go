@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/codali-dev/codali/pkg/audit"
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/syncbuf"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -117,7 +117,7 @@ func (p *pipeline) parkRequested(t *testing.T, runID string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := msgid.Load(ctx, js)
+	key, err := bus.MsgIDKey(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}

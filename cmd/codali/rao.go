@@ -14,7 +14,6 @@ import (
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/policy"
 	"github.com/codali-dev/codali/pkg/rao"
 	"github.com/codali-dev/codali/pkg/rao/raostore"
@@ -705,7 +704,7 @@ func (e *raoEnv) override(ctx context.Context, pos []string, reason, by string) 
 	// A failed event is the services' kind: it gets their keyed message
 	// id, so no agent can take it first and have the server drop the
 	// cancel (and a phase's failed of the same attempt stays one event).
-	key, err := msgid.Load(ctx, e.cl.js)
+	key, err := bus.MsgIDKey(ctx, e.cl.js)
 	if err != nil {
 		e.c.errorf("rao override: %v", err)
 		return failCode(err)

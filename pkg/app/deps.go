@@ -130,11 +130,7 @@ func NewDeps(ctx context.Context, cfg *config.Config, js jetstream.JetStream, lo
 	if d.Claims, err = runclaim.Open(ctx, js, runclaim.WithProjects(cfg.Project)); err != nil {
 		return nil, err
 	}
-	keys, err := js.KeyValue(ctx, events.BucketKeys)
-	if err != nil {
-		return nil, fmt.Errorf("could not open bucket %s: %w", events.BucketKeys, err)
-	}
-	if d.MsgIDs, err = msgid.Read(ctx, bus.LeaderReads(js, keys)); err != nil {
+	if d.MsgIDs, err = bus.MsgIDKey(ctx, js); err != nil {
 		return nil, err
 	}
 	kv, err := js.KeyValue(ctx, events.BucketPMState)

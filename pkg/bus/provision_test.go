@@ -8,7 +8,6 @@ import (
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/natstest"
 )
 
@@ -103,7 +102,7 @@ func TestProvisionKeepsTheMessageIDKey(t *testing.T) {
 	}
 	idOf := func() string {
 		t.Helper()
-		key, err := msgid.Load(ctx, js)
+		key, err := bus.MsgIDKey(ctx, js)
 		if err != nil {
 			t.Fatalf("the message id key: %v", err)
 		}

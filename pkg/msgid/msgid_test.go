@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/natstest"
@@ -58,27 +59,27 @@ func TestEnsureKeepsTheStoredKey(t *testing.T) {
 	_, _, js := natstest.StartJS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := msgid.Load(ctx, js); err == nil {
+	if _, err := bus.MsgIDKey(ctx, js); err == nil {
 		t.Fatal("loaded a key from a bucket that does not exist")
 	}
 	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: events.BucketKeys})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := msgid.Load(ctx, js); !errors.Is(err, jetstream.ErrKeyNotFound) {
+	if _, err := bus.MsgIDKey(ctx, js); !errors.Is(err, jetstream.ErrKeyNotFound) {
 		t.Fatalf("missing key: err = %v", err)
 	}
 	if err := msgid.Ensure(ctx, kv); err != nil {
 		t.Fatal(err)
 	}
-	first, err := msgid.Load(ctx, js)
+	first, err := bus.MsgIDKey(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := msgid.Ensure(ctx, kv); err != nil {
 		t.Fatal(err)
 	}
-	second, err := msgid.Load(ctx, js)
+	second, err := bus.MsgIDKey(ctx, js)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestEnsureKeepsTheStoredKey(t *testing.T) {
 	if _, err := kv.Put(ctx, msgid.StoreKey, []byte("short")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := msgid.Load(ctx, js); !errors.Is(err, msgid.ErrBadKey) {
+	if _, err := bus.MsgIDKey(ctx, js); !errors.Is(err, msgid.ErrBadKey) {
 		t.Fatalf("malformed key: err = %v", err)
 	}
 	// A bucket that cannot be read is an error, never a new key.

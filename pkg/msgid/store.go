@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/codali-dev/codali/pkg/events"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -31,19 +30,9 @@ func Ensure(ctx context.Context, kv jetstream.KeyValue) error {
 	return nil
 }
 
-// Load reads the message id key from events.BucketKeys (Read). A missing
-// or malformed key is an error: a service never publishes without one.
-func Load(ctx context.Context, js jetstream.JetStream) (Key, error) {
-	kv, err := js.KeyValue(ctx, events.BucketKeys)
-	if err != nil {
-		return Key{}, fmt.Errorf("could not open bucket %s: %w", events.BucketKeys, err)
-	}
-	return Read(ctx, kv)
-}
-
-// Read reads the message id key from kv, the key bucket. A service reads
-// it through the bucket's leader (bus.LeaderReads): a replica that has
-// not yet stored a key just created would answer that there is none.
+// Read reads the message id key from kv, the key bucket (bus.MsgIDKey
+// opens it and reads through its leader). A missing or malformed key is
+// an error.
 func Read(ctx context.Context, kv jetstream.KeyValue) (Key, error) {
 	e, err := kv.Get(ctx, StoreKey)
 	if err != nil {

@@ -355,7 +355,7 @@ func TestEachIdentityCanDoItsJobAndNothingElse(t *testing.T) {
 		// service output's message id first (see pkg/msgid).
 		keys := "KV_" + events.BucketKeys
 		cli.denied(t, "bind the message id key's bucket", "$JS.API.STREAM.INFO."+keys, func(c context.Context) error {
-			_, err := msgid.Load(c, cli.js)
+			_, err := bus.MsgIDKey(c, cli.js)
 			return err
 		})
 		for what, subj := range map[string]string{

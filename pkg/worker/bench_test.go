@@ -10,7 +10,6 @@ import (
 
 	"github.com/codali-dev/codali/pkg/bus"
 	"github.com/codali-dev/codali/pkg/events"
-	"github.com/codali-dev/codali/pkg/msgid"
 	"github.com/codali-dev/codali/pkg/natstest"
 	"github.com/codali-dev/codali/pkg/worker"
 )
@@ -26,7 +25,7 @@ func BenchmarkRuntimeThroughput(b *testing.B) {
 			if err := bus.Provision(ctx, js, bus.Topology{}, []string{events.ServiceLibrarian}); err != nil {
 				b.Fatal(err)
 			}
-			key, err := msgid.Load(ctx, js)
+			key, err := bus.MsgIDKey(ctx, js)
 			if err != nil {
 				b.Fatal(err)
 			}

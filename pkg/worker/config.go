@@ -65,7 +65,7 @@ type Config struct {
 	// before the handler sees it (runclaim.Store). A refused event is
 	// dead-lettered with the reason and never ends or changes its run.
 	Guard Guard
-	// MsgIDs is the message id key (msgid.Load): every event the runtime
+	// MsgIDs is the message id key (bus.MsgIDKey): every event the runtime
 	// publishes gets the Nats-Msg-Id EventMsg makes with it, which agents
 	// cannot predict. Required: a runtime without it publishes nothing.
 	MsgIDs msgid.Key

@@ -37,7 +37,7 @@ func newHarness(t *testing.T) *harness {
 	if err := bus.Provision(ctx, js, bus.Topology{AckWait: 2 * time.Second}, nil); err != nil {
 		t.Fatalf("provision: %v", err)
 	}
-	key, err := msgid.Load(ctx, js)
+	key, err := bus.MsgIDKey(ctx, js)
 	if err != nil {
 		t.Fatalf("load the message id key: %v", err)
 	}
