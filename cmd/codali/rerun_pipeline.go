@@ -92,6 +92,7 @@ func replayPipeline(ctx context.Context, cfg *config.Config, getenv func(string)
 	if err != nil {
 		return replayRun{}, err
 	}
+	defer deps.Close()
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()

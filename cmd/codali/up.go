@@ -197,6 +197,7 @@ func (c *cli) serveUp(ctx context.Context, o upOptions, cfg *config.Config, log 
 		return err
 	}
 	deps.Registerer = obs.Registry
+	defer deps.Close()
 	defer deps.FlushTraces()
 	// Model routes are configuration: check them before announcing the
 	// server, so a missing API key is a start-up error (exit 2).

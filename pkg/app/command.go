@@ -31,6 +31,13 @@ func NewSandbox(cfg *config.Config) (*sandbox.Sandbox, error) {
 	return s, nil
 }
 
+// Close releases what the dependencies keep on the host: the copy of
+// /etc the sandbox binds into its sandboxes. Commands started after it
+// fail.
+func (d *Deps) Close() {
+	_ = d.Sandbox.Close()
+}
+
 // goRoot returns the GOROOT of the go command on PATH, when there is one.
 func goRoot() []string {
 	p, err := exec.LookPath("go")

@@ -36,6 +36,7 @@ func TestRunCommandNetworkGrantAndCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
 	ctx := context.Background()
 	if err := s.Check(ctx); err != nil {
 		t.Skipf("bubblewrap cannot run here: %v", err)

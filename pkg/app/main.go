@@ -153,6 +153,7 @@ func serve(ctx context.Context, log *slog.Logger, conn bus.ConnectOptions, cfg *
 		return err
 	}
 	deps.Registerer = obs.Registry
+	defer deps.Close()
 	defer deps.FlushTraces()
 	// Not ready until the component consumes (RunComponents replaces this).
 	obs.Health.Add(comp.Name, func() error { return errors.New("starting") })

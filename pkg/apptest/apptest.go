@@ -78,6 +78,7 @@ func Deps(t testing.TB, cfgJSON string, o Options) *app.Deps {
 	if err != nil {
 		t.Fatalf("NewDeps: %v", err)
 	}
+	t.Cleanup(d.Close)
 	// Registered after the workspace root: runs before it is removed.
 	t.Cleanup(d.Workspaces.Wait)
 	return d

@@ -22,6 +22,7 @@ func ChooseSandbox(t testing.TB, cfg *config.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer func() { _ = s.Close() }()
 	if err := s.Check(Ctx(t)); err != nil {
 		if os.Getenv("CODALI_REQUIRE_SANDBOX") != "" {
 			t.Fatal(err)

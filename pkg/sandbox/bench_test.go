@@ -33,6 +33,7 @@ func BenchmarkRunBwrap(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { _ = s.Close() })
 	benchRun(b, s)
 }
 
@@ -43,6 +44,7 @@ func BenchmarkRunBwrapPrlimit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { _ = s.Close() })
 	sandbox.UsePrlimitProgram(s)
 	benchRun(b, s)
 }
@@ -54,5 +56,6 @@ func BenchmarkRunNone(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { _ = s.Close() })
 	benchRun(b, s)
 }

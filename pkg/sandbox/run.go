@@ -108,9 +108,12 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 		extra = gate.childFiles()
 	}
 	if s.Isolated() {
-		bw, files := s.bwrapArgs(spec, 3+len(extra))
-		defer closeAll(files)
-		extra = append(extra, files...)
+		etc, release, err := s.etc.acquire()
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		defer release()
+		bw := s.bwrapArgs(spec, etc)
 		if inside {
 			// The sandboxed process reports its pid on fd 3 and waits on fd
 			// 4 before it runs the command, so its limits are set before
@@ -224,11 +227,4 @@ func killGroup(pid int) error {
 		return err
 	}
 	return nil
-}
-
-// closeAll closes files.
-func closeAll(files []*os.File) {
-	for _, f := range files {
-		_ = f.Close()
-	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +29,8 @@ type Sandbox struct {
 	limitInside bool
 	// noLimitInside turns that way off (tests of the prlimit way).
 	noLimitInside bool
+	// etc makes the sandboxes' /etc.
+	etc *etcViews
 }
 
 // New returns a Sandbox for cfg. It does not probe the host: Check (or
@@ -47,7 +48,15 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Prlimit == "" {
 		cfg.Prlimit = "prlimit"
 	}
-	return &Sandbox{cfg: cfg, limits: cfg.Limits.withDefaults()}, nil
+	return &Sandbox{cfg: cfg, limits: cfg.Limits.withDefaults(), etc: &etcViews{root: "/etc", now: time.Now}}, nil
+}
+
+// Close removes the files the sandbox keeps on the host (the copy of
+// /etc its sandboxes see; one still in use goes when its command ends).
+// Commands started after Close fail with ErrUnavailable.
+func (s *Sandbox) Close() error {
+	s.etc.close()
+	return nil
 }
 
 // Mode is the sandbox's mode.
@@ -119,9 +128,9 @@ func (s *Sandbox) tryTrivial(ctx context.Context) error {
 }
 
 // bwrapArgs is the bubblewrap command line for spec, up to and including
-// the "--" before the command, and the files it reads, to be passed to
-// bwrap as descriptors firstFD, firstFD+1, ... (the caller closes them).
-func (s *Sandbox) bwrapArgs(spec Spec, firstFD int) ([]string, []*os.File) {
+// the "--" before the command; etc is the directory bound as its /etc
+// (see etcViews).
+func (s *Sandbox) bwrapArgs(spec Spec, etc string) []string {
 	a := []string{s.cfg.Bwrap,
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
@@ -144,8 +153,7 @@ func (s *Sandbox) bwrapArgs(spec Spec, firstFD int) ([]string, []*os.File) {
 			a = append(a, "--ro-bind", p, p)
 		}
 	}
-	etc, files := etcArgs(firstFD, s.limits)
-	a = append(a, etc...)
+	a = append(a, "--ro-bind", etc, "/etc")
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
 	for _, p := range append(append([]string(nil), s.cfg.ReadOnly...), spec.ReadOnly...) {
 		a = append(a, "--ro-bind-try", p, p)
@@ -153,86 +161,7 @@ func (s *Sandbox) bwrapArgs(spec Spec, firstFD int) ([]string, []*os.File) {
 	for _, p := range append([]string{spec.Dir}, spec.Writable...) {
 		a = append(a, "--bind", p, p)
 	}
-	return append(a, "--chdir", spec.Dir, "--"), files
-}
-
-// etcArgs make the sandbox's /etc: only the pieces of the host's /etc
-// programs need to run (etcAllow; no credentials: /etc/shadow, ssh keys,
-// application configuration stay out), on a tmpfs made read-only.
-// Directories are bound read-only; a link into /usr stays a link; a file
-// is copied in from a descriptor (files, numbered from firstFD), which
-// costs the sandbox far less than a bind mount each. bubblewrap copies
-// while it sets up, when the sandboxed process may already have its
-// limits (or, limited by the prlimit program, always has them): a file
-// not well under the file size limit, and every file when the open
-// files limit is low, is bound instead, so no limit can fail the setup.
-func etcArgs(firstFD int, lim Limits) ([]string, []*os.File) {
-	a := []string{"--tmpfs", "/etc"}
-	var files []*os.File
-	copies := lim.OpenFiles <= 0 || lim.OpenFiles >= minOpenFilesForCopies
-	for _, p := range etcAllow {
-		// What p leads to; only a link needs the second look (and the
-		// readlink of linkIntoUsr).
-		fi, err := os.Lstat(p)
-		link := err == nil && fi.Mode()&os.ModeSymlink != 0
-		if link {
-			fi, err = os.Stat(p)
-		}
-		switch {
-		case err != nil:
-			continue
-		case fi.IsDir():
-			a = append(a, "--ro-bind-try", p, p)
-			continue
-		case !fi.Mode().IsRegular():
-			continue // never a device or a fifo
-		}
-		if link {
-			if target, ok := linkIntoUsr(p); ok {
-				a = append(a, "--symlink", target, p)
-				continue
-			}
-		}
-		if !copies || (lim.FileBytes > 0 && fi.Size() >= lim.FileBytes/2) {
-			a = append(a, "--ro-bind-try", p, p)
-			continue
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		a = append(a, "--file", strconv.Itoa(firstFD+len(files)), p)
-		files = append(files, f)
-	}
-	return append(a, "--remount-ro", "/etc"), files
-}
-
-// minOpenFilesForCopies is the open files limit below which /etc is
-// bound, not copied (each copy holds a descriptor while bwrap sets up).
-const minOpenFilesForCopies = 64
-
-// linkIntoUsr returns the target of the symbolic link p when it resolves
-// inside /usr (which the sandbox binds), so the link works there too.
-func linkIntoUsr(p string) (string, bool) {
-	target, err := os.Readlink(p)
-	if err != nil {
-		return "", false
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil || !strings.HasPrefix(real, "/usr/") {
-		return "", false
-	}
-	return target, true
-}
-
-// etcAllow are the files of /etc a sandbox sees: name service and TLS
-// roots (for commands granted the network), dynamic linker cache, time
-// zone, and the alternatives links /usr/bin points into.
-var etcAllow = []string{
-	"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
-	"/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/resolv.conf", "/etc/hosts",
-	"/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf", "/etc/services", "/etc/protocols",
-	"/etc/passwd", "/etc/group", "/etc/localtime", "/etc/timezone", "/etc/mime.types",
+	return append(a, "--chdir", spec.Dir, "--")
 }
 
 // lookPath finds argv0 as the sandboxed command would: a path with a

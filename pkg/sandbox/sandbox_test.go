@@ -56,6 +56,7 @@ func bwrapSandbox(t *testing.T, lim sandbox.Limits) *sandbox.Sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
 	if err := s.Check(context.Background()); err != nil {
 		if os.Getenv("CODALI_REQUIRE_SANDBOX") != "" {
 			t.Fatal(err)
@@ -71,6 +72,7 @@ func noneSandbox(t *testing.T) *sandbox.Sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 
@@ -320,6 +322,7 @@ func checked(t *testing.T, cfg sandbox.Config, prepare func(*sandbox.Sandbox)) *
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
 	if prepare != nil {
 		prepare(s)
 	}
@@ -380,6 +383,7 @@ func TestUnavailableRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
 	if _, err := s.Run(context.Background(), sandbox.Spec{Dir: t.TempDir(), Argv: []string{"true"}, Env: env(), Timeout: time.Second}); !errors.Is(err, sandbox.ErrUnavailable) {
 		t.Fatalf("err = %v", err)
 	}
@@ -387,6 +391,7 @@ func TestUnavailableRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = none.Close() })
 	res := run(t, none, sandbox.Spec{Argv: sh("echo plain")})
 	if res.Sandboxed || none.Isolated() || !strings.Contains(res.Output, "plain") {
 		t.Fatalf("%+v", res)
@@ -394,6 +399,7 @@ func TestUnavailableRefuses(t *testing.T) {
 	// Where the limits cannot be set from here, a bwrap sandbox without
 	// the prlimit program is refused; mode none runs without limits.
 	noLimits, _ := sandbox.New(sandbox.Config{Prlimit: "/nonexistent/prlimit"})
+	t.Cleanup(func() { _ = noLimits.Close() })
 	sandbox.UsePrlimitProgram(noLimits)
 	if _, err := noLimits.Run(context.Background(), sandbox.Spec{Dir: t.TempDir(), Argv: []string{"true"}, Env: env(), Timeout: time.Second}); !errors.Is(err, sandbox.ErrUnavailable) {
 		t.Fatalf("without prlimit: %v", err)
@@ -442,6 +448,15 @@ func TestEtcIsTheAllowedPieces(t *testing.T) {
 			t.Errorf("/etc/%s is in the sandbox", name)
 		}
 	}
+	// A directory closed to others (the host's private keys) stays out,
+	// though its parent is there.
+	for _, p := range []string{"/etc/ssl/private", "/etc/pki/tls/private"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o005 != 0o005 {
+			if res := run(t, s, sandbox.Spec{Argv: sh("test -e " + p + " && echo VISIBLE; echo end")}); strings.Contains(res.Output, "VISIBLE") {
+				t.Errorf("%s is in the sandbox", p)
+			}
+		}
+	}
 	if fi, err := os.Lstat("/etc/localtime"); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 		if res := run(t, s, sandbox.Spec{Argv: []string{"test", "-r", "/etc/localtime"}}); res.ExitCode != 0 {
 			t.Errorf("/etc/localtime does not resolve in the sandbox: %+v", res)
@@ -461,6 +476,7 @@ func TestEtcUnderTinyLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Cleanup(func() { _ = s.Close() })
 			if prlimit {
 				sandbox.UsePrlimitProgram(s)
 			}
@@ -474,5 +490,21 @@ func TestEtcUnderTinyLimits(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRunAfterCloseIsRefused: a closed sandbox has removed its /etc, so a
+// command started afterwards is refused, not run without one.
+func TestRunAfterCloseIsRefused(t *testing.T) {
+	s := bwrapSandbox(t, sandbox.Limits{})
+	if res := run(t, s, sandbox.Spec{Argv: []string{"true"}}); res.ExitCode != 0 {
+		t.Fatalf("%+v", res)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Run(context.Background(), sandbox.Spec{Dir: t.TempDir(), Argv: []string{"true"}, Env: env(), Timeout: time.Minute})
+	if !errors.Is(err, sandbox.ErrUnavailable) {
+		t.Fatalf("run after close: %v", err)
 	}
 }

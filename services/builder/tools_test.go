@@ -50,6 +50,7 @@ func newExecutor(t *testing.T) (*executor, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = sb.Close() })
 	d := &app.Deps{Getenv: os.Getenv, Sandbox: sb, Policy: pol}
 	return &executor{ws: ws, policy: pol, policyHash: pol.Hash(), redactor: &redact.Redactor{},
 		runCommand: d.RunCommand, cmdTimeout: 30 * time.Second}, ws.Dir

@@ -1,0 +1,250 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeEtc makes a host /etc in a temporary directory: allowed pieces
+// others may read, pieces closed to them, a piece not allowed, links and a
+// fifo.
+func fakeEtc(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	write := func(rel, content string, mode os.FileMode) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("hosts", "127.0.0.1 localhost\n", 0o644)
+	write("group", "root:x:0:\n", 0o600) // closed to others
+	write("shadow", "root:SECRET:1:0:::::\n", 0o644)
+	write("ssl/certs/ca.pem", "CERT\n", 0o644)
+	write("ssl/openssl.cnf", "conf\n", 0o644)
+	write("ssl/private/host.key", "PRIVATE KEY\n", 0o640)
+	if err := os.Chmod(filepath.Join(root, "ssl/private"), 0o710); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../private/host.key", filepath.Join(root, "ssl/certs/key-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "ssl/certs/fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A top-level link outside /usr is followed.
+	write("run/resolv.conf", "nameserver 10.0.0.1\n", 0o644)
+	if err := os.Symlink("run/resolv.conf", filepath.Join(root, "resolv.conf")); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// clock is a settable time.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func newViews(t *testing.T, root string) (*etcViews, *clock) {
+	t.Helper()
+	c := &clock{t: time.Unix(1_000_000, 0)}
+	v := &etcViews{root: root, temp: t.TempDir(), now: c.now}
+	t.Cleanup(v.close)
+	return v, c
+}
+
+func readIn(t *testing.T, dir, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	return string(b)
+}
+
+// TestEtcViewHoldsOnlyWhatOthersMayRead: the view has the allowed pieces
+// others may read, links as they are, and nothing closed to others (a
+// private key directory), not allowed (shadow) or special (a fifo).
+func TestEtcViewHoldsOnlyWhatOthersMayRead(t *testing.T) {
+	v, _ := newViews(t, fakeEtc(t))
+	dir, release, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if got := readIn(t, dir, "hosts"); got != "127.0.0.1 localhost\n" {
+		t.Errorf("hosts: %q", got)
+	}
+	if got := readIn(t, dir, "ssl/certs/ca.pem"); got != "CERT\n" {
+		t.Errorf("ca.pem: %q", got)
+	}
+	if got := readIn(t, dir, "resolv.conf"); got != "nameserver 10.0.0.1\n" {
+		t.Errorf("resolv.conf (a link followed): %q", got)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "resolv.conf")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("resolv.conf is not a copy: %v %v", fi, err)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "ssl/certs/key-link")); err != nil || target != "../private/host.key" {
+		t.Errorf("a link inside is kept as it is: %q %v", target, err)
+	}
+	for _, rel := range []string{"group", "shadow", "ssl/private", "ssl/private/host.key", "ssl/certs/fifo", "run"} {
+		if _, err := os.Lstat(filepath.Join(dir, rel)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is in the view: %v", rel, err)
+		}
+	}
+	if _, err := os.ReadFile(filepath.Join(dir, "ssl/certs/key-link")); err == nil {
+		t.Error("the link to the private key resolves in the view")
+	}
+}
+
+// TestEtcViewFollowsTheHost: a change on the host makes a new view for the
+// commands started once etcRecheck has passed; the old one stays while a
+// command uses it and goes when the last one ends.
+func TestEtcViewFollowsTheHost(t *testing.T) {
+	root := fakeEtc(t)
+	v, c := newViews(t, root)
+	first, releaseFirst, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "hosts"), []byte("10.1.1.1 changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, releaseAgain, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseAgain()
+	if again != first {
+		t.Fatalf("looked at the host again before etcRecheck: %s, %s", first, again)
+	}
+	c.t = c.t.Add(etcRecheck)
+	second, releaseSecond, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseSecond()
+	if second == first {
+		t.Fatal("a changed host /etc kept the old view")
+	}
+	if got := readIn(t, second, "hosts"); got != "10.1.1.1 changed\n" {
+		t.Errorf("new view: hosts %q", got)
+	}
+	if got := readIn(t, first, "hosts"); got != "127.0.0.1 localhost\n" {
+		t.Errorf("the view in use changed: hosts %q", got)
+	}
+	releaseFirst()
+	releaseFirst() // a second call is harmless
+	if _, err := os.Stat(first); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the old view outlived its last command: %v", err)
+	}
+	// Unchanged after etcRecheck: the same view.
+	c.t = c.t.Add(etcRecheck)
+	third, releaseThird, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseThird()
+	if third != second {
+		t.Errorf("an unchanged host made a new view: %s, %s", second, third)
+	}
+	if _, err := os.Stat(second); err != nil {
+		t.Errorf("the current view was removed: %v", err)
+	}
+}
+
+// TestEtcViewBounds: a host /etc beyond the bounds is an error naming the
+// piece, and leaves no partial view behind.
+func TestEtcViewBounds(t *testing.T) {
+	root := fakeEtc(t)
+	for name, v := range map[string]*etcViews{
+		"entries": {root: root, temp: t.TempDir(), now: time.Now, maxEntries: 3},
+		"bytes":   {root: root, temp: t.TempDir(), now: time.Now, maxBytes: 10},
+	} {
+		_, _, err := v.acquire()
+		if err == nil || !strings.Contains(err.Error(), "more than") {
+			t.Errorf("%s: %v", name, err)
+		}
+		entries, _ := os.ReadDir(v.base)
+		if len(entries) != 1 || entries[0].Name() != etcLockName {
+			t.Errorf("%s: a partial view stays: %v", name, entries)
+		}
+		v.close()
+	}
+}
+
+// TestEtcViewClose: close removes the views; one in use goes when its
+// command ends; nothing is acquired afterwards.
+func TestEtcViewClose(t *testing.T) {
+	v, _ := newViews(t, fakeEtc(t))
+	dir, release, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := v.base
+	v.close()
+	if got := readIn(t, dir, "hosts"); got == "" {
+		t.Fatal("the view in use was emptied by close")
+	}
+	if _, _, err := v.acquire(); !errors.Is(err, errViewsClosed) {
+		t.Fatalf("acquire after close: %v", err)
+	}
+	release()
+	if _, err := os.Stat(base); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("close left %s: %v", base, err)
+	}
+}
+
+// TestEtcBasesLeftByEndedProcessesGo: making a view removes the private
+// directories whose process ended (their lock is free), and nothing else:
+// not one whose process lives, one without a lock, nor other names.
+func TestEtcBasesLeftByEndedProcessesGo(t *testing.T) {
+	temp := t.TempDir()
+	ended, endedLock, err := newBase(temp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ended, "hosts"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = endedLock.Close() // its process ended
+	living, livingLock, err := newBase(temp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = livingLock.Close() }()
+	unlocked := filepath.Join(temp, etcBasePrefix+"nolock")
+	other := filepath.Join(temp, "other-dir")
+	for _, d := range []string{unlocked, other} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := &etcViews{root: fakeEtc(t), temp: temp, now: time.Now}
+	defer v.close()
+	if _, release, err := v.acquire(); err != nil {
+		t.Fatal(err)
+	} else {
+		release()
+	}
+	if _, err := os.Stat(ended); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the ended process's directory stays: %v", err)
+	}
+	for _, d := range []string{living, unlocked, other, v.base} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
+}
