@@ -147,6 +147,13 @@ func (s *Sandbox) bwrapArgs(spec Spec, firstFD int) ([]string, []*os.File) {
 	etc, files := etcArgs(firstFD, s.limits)
 	a = append(a, etc...)
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
+	// The kernel's settings read-only: bubblewrap covers /proc/sys only
+	// when it is writable to the caller, which a directory never is; when
+	// the service runs as root, the sandboxed process is root to them too
+	// (capabilities do not matter there), and could set
+	// kernel.core_pattern or kernel.modprobe, a program the kernel runs
+	// as root outside. Network settings still read as the sandbox's own.
+	a = append(a, "--ro-bind", "/proc/sys", "/proc/sys")
 	for _, p := range append(append([]string(nil), s.cfg.ReadOnly...), spec.ReadOnly...) {
 		a = append(a, "--ro-bind-try", p, p)
 	}

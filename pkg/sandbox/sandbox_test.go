@@ -476,3 +476,16 @@ func TestEtcUnderTinyLimits(t *testing.T) {
 		}
 	}
 }
+
+// The kernel's settings are read-only in the sandbox: a service running
+// as root would otherwise let the command (its uid 0 is the host's) set
+// kernel.core_pattern, a program the kernel runs as root outside.
+func TestCannotWriteKernelSettings(t *testing.T) {
+	s := bwrapSandbox(t, sandbox.Limits{})
+	probe := sh(`for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/modprobe /proc/sys/kernel/panic /proc/sys/vm/drop_caches; do
+  [ -e "$f" ] || continue; echo "exists $f"; [ -w "$f" ] && echo "WRITABLE $f"; done; cat /proc/sys/kernel/ostype`)
+	res := run(t, s, sandbox.Spec{Argv: probe})
+	if strings.Contains(res.Output, "WRITABLE") || !strings.Contains(res.Output, "exists /proc/sys/kernel/panic") || !strings.Contains(res.Output, "Linux") {
+		t.Fatalf("kernel settings writable, or not readable, in the sandbox:\n%s", res.Output)
+	}
+}
