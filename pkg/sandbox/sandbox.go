@@ -146,7 +146,8 @@ func (s *Sandbox) bwrapArgs(spec Spec, firstFD int) ([]string, []*os.File) {
 	}
 	etc, files := etcArgs(firstFD, s.limits)
 	a = append(a, etc...)
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
+	a = append(a, "--proc", "/proc")
+	a = append(a, memoryDirArgs(s.limits.TmpBytes)...)
 	// The kernel's settings read-only: bubblewrap covers /proc/sys only
 	// when it is writable to the caller, which a directory never is; when
 	// the service runs as root, the sandboxed process is root to them too
@@ -160,7 +161,26 @@ func (s *Sandbox) bwrapArgs(spec Spec, firstFD int) ([]string, []*os.File) {
 	for _, p := range append([]string{spec.Dir}, spec.Writable...) {
 		a = append(a, "--bind", p, p)
 	}
-	return append(a, "--chdir", spec.Dir, "--"), files
+	// The sandbox's root, an in-memory file system without a size, is
+	// read-only once every mount point on it is made.
+	return append(a, "--remount-ro", "/", "--chdir", spec.Dir, "--"), files
+}
+
+// memoryDirArgs make the sandbox's /dev and its writable in-memory
+// directories. Each tmpfs holds at most size bytes (no bound when size
+// is not positive): without one a tmpfs may take half the host's memory,
+// and a command could fill several. /dev (bubblewrap's own tmpfs, which
+// takes no size) is read-only but for its devices and a /dev/shm of its
+// own.
+func memoryDirArgs(size int64) []string {
+	a := []string{"--dev", "/dev"}
+	for _, p := range []string{"/dev/shm", "/tmp", "/var/tmp", "/run"} {
+		if size > 0 {
+			a = append(a, "--size", strconv.FormatInt(size, 10))
+		}
+		a = append(a, "--tmpfs", p)
+	}
+	return append(a, "--remount-ro", "/dev")
 }
 
 // etcArgs make the sandbox's /etc: only the pieces of the host's /etc

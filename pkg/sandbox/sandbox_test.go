@@ -489,3 +489,35 @@ func TestCannotWriteKernelSettings(t *testing.T) {
 		t.Fatalf("kernel settings writable, or not readable, in the sandbox:\n%s", res.Output)
 	}
 }
+
+// TestMemoryIsBounded: what a command writes outside its workspace is
+// memory; each writable in-memory directory holds at most TmpBytes, and
+// the rest of the sandbox's own file system (its root, /dev) is
+// read-only, so a command cannot fill the host's memory through files.
+func TestMemoryIsBounded(t *testing.T) {
+	if got := bwrapSandbox(t, sandbox.Limits{}).Limits().TmpBytes; got != sandbox.DefaultTmpBytes {
+		t.Fatalf("default in-memory bound %d, want %d", got, sandbox.DefaultTmpBytes)
+	}
+	const size = 1 << 20
+	s := bwrapSandbox(t, sandbox.Limits{TmpBytes: size})
+	probe := sh(`for d in /tmp /var/tmp /run /dev/shm / /dev /var; do
+  head -c 3000000 /dev/zero > "$d/fill" 2>/dev/null; echo "$d $(cat "$d/fill" 2>/dev/null | wc -c)"; done
+echo ok > /dev/null && echo devices-work`)
+	res := run(t, s, sandbox.Spec{Argv: probe})
+	if !strings.Contains(res.Output, "devices-work") {
+		t.Fatalf("probe did not finish:\n%s", res.Output)
+	}
+	for _, line := range strings.Split(res.Output, "\n") {
+		var dir string
+		var n int64
+		if _, err := fmt.Sscanf(line, "%s %d", &dir, &n); err != nil {
+			continue
+		}
+		if n > size {
+			t.Errorf("%s holds %d bytes (bound %d)", dir, n, size)
+		}
+		if (dir == "/" || dir == "/dev" || dir == "/var") && n != 0 {
+			t.Errorf("%s is writable: %d bytes written", dir, n)
+		}
+	}
+}
