@@ -10,10 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // helperEnv makes the test binary act as a small program inside a
@@ -519,5 +521,31 @@ echo ok > /dev/null && echo devices-work`)
 		if (dir == "/" || dir == "/dev" || dir == "/var") && n != 0 {
 			t.Errorf("%s is writable: %d bytes written", dir, n)
 		}
+	}
+}
+
+// TestInheritedDescriptorsStayOut: a descriptor this process holds
+// without close-on-exec (inherited from whatever started the service)
+// does not reach the command.
+func TestInheritedDescriptorsStayOut(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "inherited")
+	if err := os.WriteFile(p, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Close(opened) }()
+	// A copy without close-on-exec, above the descriptors bwrap is given.
+	fd, err := unix.FcntlInt(uintptr(opened), unix.F_DUPFD, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Close(fd) }()
+	s := bwrapSandbox(t, sandbox.Limits{})
+	res := run(t, s, sandbox.Spec{Argv: sh(fmt.Sprintf("cat /proc/self/fd/%d; ls /proc/self/fd; echo done", fd))})
+	if strings.Contains(res.Output, secret) || !strings.Contains(res.Output, "done") {
+		t.Fatalf("descriptor %d reached the command:\n%s", fd, res.Output)
 	}
 }
