@@ -56,8 +56,13 @@ func (s *Sandbox) Mode() Mode { return s.cfg.Mode }
 // Isolated reports whether commands run isolated (mode bwrap).
 func (s *Sandbox) Isolated() bool { return s.cfg.Mode == ModeBwrap }
 
-// Limits are the limits in force, defaults applied.
-func (s *Sandbox) Limits() Limits { return s.limits }
+// Limits are the limits in force, defaults applied (after Check: a
+// bubblewrap too old to size a tmpfs leaves TmpBytes unbounded, -1).
+func (s *Sandbox) Limits() Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limits
+}
 
 // Check reports whether commands can run: for mode bwrap it starts a
 // trivial command in a sandbox once and remembers the outcome. An error
@@ -88,7 +93,7 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	var insideErr error
 	if !s.noLimitInside {
 		s.limitInside = true
-		if insideErr = s.tryTrivial(ctx); insideErr == nil {
+		if insideErr = s.trySized(ctx); insideErr == nil {
 			return nil
 		}
 		s.limitInside = false
@@ -96,6 +101,19 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	if !s.havePrlimit {
 		return errors.Join(insideErr, fmt.Errorf("%w: prlimit (util-linux) not found: %w", ErrUnavailable, err))
 	}
+	return s.trySized(ctx)
+}
+
+// trySized is tryTrivial, and again without sizing the in-memory
+// directories when this bubblewrap does not know --size (an old one):
+// they are then unbounded (Limits().TmpBytes is -1), as they were
+// before there was a bound, rather than every command refused.
+func (s *Sandbox) trySized(ctx context.Context) error {
+	err := s.tryTrivial(ctx)
+	if err == nil || s.limits.TmpBytes <= 0 || !strings.Contains(err.Error(), "--size") {
+		return err
+	}
+	s.limits.TmpBytes = -1
 	return s.tryTrivial(ctx)
 }
 

@@ -549,3 +549,38 @@ func TestInheritedDescriptorsStayOut(t *testing.T) {
 		t.Fatalf("descriptor %d reached the command:\n%s", fd, res.Output)
 	}
 }
+
+// TestOldBubblewrapWithoutSize: a bubblewrap that does not know --size
+// (an old one) still runs commands, its in-memory directories unbounded
+// and said to be; any other failure still refuses them.
+func TestOldBubblewrapWithoutSize(t *testing.T) {
+	bwrapSandbox(t, sandbox.Limits{}) // skips where bubblewrap cannot run
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(t.TempDir(), "bwrap")
+	script := "#!/bin/sh\nfor a; do if [ \"$a\" = --size ]; then echo 'bwrap: Unknown option --size' >&2; exit 1; fi; done\nexec " + bwrap + " \"$@\"\n"
+	if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sandbox.New(sandbox.Config{Bwrap: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, sandbox.Spec{Argv: sh("echo ran")})
+	if !strings.Contains(res.Output, "ran") || !res.Sandboxed || s.Limits().TmpBytes != -1 {
+		t.Fatalf("%+v, tmpBytes %d", res, s.Limits().TmpBytes)
+	}
+	broken := filepath.Join(t.TempDir(), "bwrap")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err = sandbox.New(sandbox.Config{Bwrap: broken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(context.Background()); !errors.Is(err, sandbox.ErrUnavailable) || s.Limits().TmpBytes != sandbox.DefaultTmpBytes {
+		t.Fatalf("broken bubblewrap: %v, tmpBytes %d", err, s.Limits().TmpBytes)
+	}
+}
