@@ -359,3 +359,27 @@ func TestChangeOddPaths(t *testing.T) {
 		t.Errorf("the applied change differs from the one taken:\n%s\n---\n%s", again.Diff, ch.Diff)
 	}
 }
+
+// A run's directory is private to the service's user, also when it was
+// there before: a command may leave a set-user-ID program in the
+// workspace, which no other user may reach.
+func TestRunDirectoryIsPrivate(t *testing.T) {
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"a.txt": "a"})
+	m := &workspace.Manager{Root: t.TempDir()}
+	if err := os.Mkdir(filepath.Join(m.Root, "run1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Prepare(context.Background(), "run1", 1, "builder", events.RepoRef{Path: repo}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"run1", "run1/1"} {
+		fi, err := os.Stat(filepath.Join(m.Root, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v: others may enter it", d, fi.Mode().Perm())
+		}
+	}
+}
