@@ -169,7 +169,8 @@ func (w Workspace) SpareCount() int {
 // Sandbox configures command isolation. In the file it is either a mode
 // string ("bwrap" or "none") or an object:
 // {"mode": "bwrap", "limits": {"cpuSeconds": 600, "memoryBytes": 8589934592,
-// "processes": 1024, "fileBytes": 1073741824, "openFiles": 4096},
+// "processes": 1024, "fileBytes": 1073741824, "openFiles": 4096,
+// "tmpBytes": 1073741824},
 // "readOnly": ["/opt/toolchain"]}. "none" runs commands without isolation
 // and must be set explicitly; verdicts then say so.
 type Sandbox struct {

@@ -26,6 +26,7 @@ const (
 	DefaultProcesses   = 1024
 	DefaultFileBytes   = 1 << 30
 	DefaultOpenFiles   = 4096
+	DefaultTmpBytes    = 1 << 30
 )
 
 // Limits are per-process resource limits (rlimits) applied to a command
@@ -46,6 +47,11 @@ type Limits struct {
 	FileBytes int64 `json:"fileBytes,omitempty"`
 	// OpenFiles bounds open file descriptors (RLIMIT_NOFILE). Default 4096.
 	OpenFiles int `json:"openFiles,omitempty"`
+	// TmpBytes bounds each of the sandbox's in-memory directories (/tmp,
+	// /var/tmp, /run, /dev/shm; the rest of its own file system is
+	// read-only): what is written there is memory, which no other limit
+	// bounds. Default 1 GiB each.
+	TmpBytes int64 `json:"tmpBytes,omitempty"`
 }
 
 // Config configures a Sandbox.
@@ -94,6 +100,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.OpenFiles == 0 {
 		l.OpenFiles = DefaultOpenFiles
+	}
+	if l.TmpBytes == 0 {
+		l.TmpBytes = DefaultTmpBytes
 	}
 	return l
 }
@@ -149,6 +158,9 @@ func (l Limits) String() string {
 	}
 	if l.OpenFiles > 0 {
 		parts = append(parts, fmt.Sprintf("open files %d", l.OpenFiles))
+	}
+	if l.TmpBytes > 0 {
+		parts = append(parts, fmt.Sprintf("in-memory directories %d MiB each", l.TmpBytes>>20))
 	}
 	return strings.Join(parts, ", ")
 }

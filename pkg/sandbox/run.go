@@ -149,6 +149,7 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 		_, _ = io.Copy(w, r)
 	}()
 	start := time.Now()
+	closeInheritedOnExec()
 	err = cmd.Start()
 	_ = w.Close()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -65,8 +66,13 @@ func (s *Sandbox) Mode() Mode { return s.cfg.Mode }
 // Isolated reports whether commands run isolated (mode bwrap).
 func (s *Sandbox) Isolated() bool { return s.cfg.Mode == ModeBwrap }
 
-// Limits are the limits in force, defaults applied.
-func (s *Sandbox) Limits() Limits { return s.limits }
+// Limits are the limits in force, defaults applied (after Check: a
+// bubblewrap too old to size a tmpfs leaves TmpBytes unbounded, -1).
+func (s *Sandbox) Limits() Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.limits
+}
 
 // Check reports whether commands can run: for mode bwrap it starts a
 // trivial command in a sandbox once and remembers the outcome. An error
@@ -97,7 +103,7 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	var insideErr error
 	if !s.noLimitInside {
 		s.limitInside = true
-		if insideErr = s.tryTrivial(ctx); insideErr == nil {
+		if insideErr = s.trySized(ctx); insideErr == nil {
 			return nil
 		}
 		s.limitInside = false
@@ -105,6 +111,19 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	if !s.havePrlimit {
 		return errors.Join(insideErr, fmt.Errorf("%w: prlimit (util-linux) not found: %w", ErrUnavailable, err))
 	}
+	return s.trySized(ctx)
+}
+
+// trySized is tryTrivial, and again without sizing the in-memory
+// directories when this bubblewrap does not know --size (an old one):
+// they are then unbounded (Limits().TmpBytes is -1), as they were
+// before there was a bound, rather than every command refused.
+func (s *Sandbox) trySized(ctx context.Context) error {
+	err := s.tryTrivial(ctx)
+	if err == nil || s.limits.TmpBytes <= 0 || !strings.Contains(err.Error(), "--size") {
+		return err
+	}
+	s.limits.TmpBytes = -1
 	return s.tryTrivial(ctx)
 }
 
@@ -154,14 +173,41 @@ func (s *Sandbox) bwrapArgs(spec Spec, etc string) []string {
 		}
 	}
 	a = append(a, "--ro-bind", etc, "/etc")
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run")
+	a = append(a, "--proc", "/proc")
+	a = append(a, memoryDirArgs(s.limits.TmpBytes)...)
+	// The kernel's settings read-only: bubblewrap covers /proc/sys only
+	// when it is writable to the caller, which a directory never is; when
+	// the service runs as root, the sandboxed process is root to them too
+	// (capabilities do not matter there), and could set
+	// kernel.core_pattern or kernel.modprobe, a program the kernel runs
+	// as root outside. Network settings still read as the sandbox's own.
+	a = append(a, "--ro-bind", "/proc/sys", "/proc/sys")
 	for _, p := range append(append([]string(nil), s.cfg.ReadOnly...), spec.ReadOnly...) {
 		a = append(a, "--ro-bind-try", p, p)
 	}
 	for _, p := range append([]string{spec.Dir}, spec.Writable...) {
 		a = append(a, "--bind", p, p)
 	}
-	return append(a, "--chdir", spec.Dir, "--")
+	// The sandbox's root, an in-memory file system without a size, is
+	// read-only once every mount point on it is made.
+	return append(a, "--remount-ro", "/", "--chdir", spec.Dir, "--")
+}
+
+// memoryDirArgs make the sandbox's /dev and its writable in-memory
+// directories. Each tmpfs holds at most size bytes (no bound when size
+// is not positive): without one a tmpfs may take half the host's memory,
+// and a command could fill several. /dev (bubblewrap's own tmpfs, which
+// takes no size) is read-only but for its devices and a /dev/shm of its
+// own.
+func memoryDirArgs(size int64) []string {
+	a := []string{"--dev", "/dev"}
+	for _, p := range []string{"/dev/shm", "/tmp", "/var/tmp", "/run"} {
+		if size > 0 {
+			a = append(a, "--size", strconv.FormatInt(size, 10))
+		}
+		a = append(a, "--tmpfs", p)
+	}
+	return append(a, "--remount-ro", "/dev")
 }
 
 // lookPath finds argv0 as the sandboxed command would: a path with a

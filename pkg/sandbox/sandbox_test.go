@@ -10,10 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // helperEnv makes the test binary act as a small program inside a
@@ -506,5 +508,111 @@ func TestRunAfterCloseIsRefused(t *testing.T) {
 	_, err := s.Run(context.Background(), sandbox.Spec{Dir: t.TempDir(), Argv: []string{"true"}, Env: env(), Timeout: time.Minute})
 	if !errors.Is(err, sandbox.ErrUnavailable) {
 		t.Fatalf("run after close: %v", err)
+	}
+}
+
+// The kernel's settings are read-only in the sandbox: a service running
+// as root would otherwise let the command (its uid 0 is the host's) set
+// kernel.core_pattern, a program the kernel runs as root outside.
+func TestCannotWriteKernelSettings(t *testing.T) {
+	s := bwrapSandbox(t, sandbox.Limits{})
+	probe := sh(`for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/modprobe /proc/sys/kernel/panic /proc/sys/vm/drop_caches; do
+  [ -e "$f" ] || continue; echo "exists $f"; [ -w "$f" ] && echo "WRITABLE $f"; done; cat /proc/sys/kernel/ostype`)
+	res := run(t, s, sandbox.Spec{Argv: probe})
+	if strings.Contains(res.Output, "WRITABLE") || !strings.Contains(res.Output, "exists /proc/sys/kernel/panic") || !strings.Contains(res.Output, "Linux") {
+		t.Fatalf("kernel settings writable, or not readable, in the sandbox:\n%s", res.Output)
+	}
+}
+
+// TestMemoryIsBounded: what a command writes outside its workspace is
+// memory; each writable in-memory directory holds at most TmpBytes, and
+// the rest of the sandbox's own file system (its root, /dev) is
+// read-only, so a command cannot fill the host's memory through files.
+func TestMemoryIsBounded(t *testing.T) {
+	if got := bwrapSandbox(t, sandbox.Limits{}).Limits().TmpBytes; got != sandbox.DefaultTmpBytes {
+		t.Fatalf("default in-memory bound %d, want %d", got, sandbox.DefaultTmpBytes)
+	}
+	const size = 1 << 20
+	s := bwrapSandbox(t, sandbox.Limits{TmpBytes: size})
+	probe := sh(`for d in /tmp /var/tmp /run /dev/shm / /dev /var; do
+  head -c 3000000 /dev/zero > "$d/fill" 2>/dev/null; echo "$d $(cat "$d/fill" 2>/dev/null | wc -c)"; done
+echo ok > /dev/null && echo devices-work`)
+	res := run(t, s, sandbox.Spec{Argv: probe})
+	if !strings.Contains(res.Output, "devices-work") {
+		t.Fatalf("probe did not finish:\n%s", res.Output)
+	}
+	for _, line := range strings.Split(res.Output, "\n") {
+		var dir string
+		var n int64
+		if _, err := fmt.Sscanf(line, "%s %d", &dir, &n); err != nil {
+			continue
+		}
+		if n > size {
+			t.Errorf("%s holds %d bytes (bound %d)", dir, n, size)
+		}
+		if (dir == "/" || dir == "/dev" || dir == "/var") && n != 0 {
+			t.Errorf("%s is writable: %d bytes written", dir, n)
+		}
+	}
+}
+
+// TestInheritedDescriptorsStayOut: a descriptor this process holds
+// without close-on-exec (inherited from whatever started the service)
+// does not reach the command.
+func TestInheritedDescriptorsStayOut(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "inherited")
+	if err := os.WriteFile(p, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Close(opened) }()
+	// A copy without close-on-exec, above the descriptors bwrap is given.
+	fd, err := unix.FcntlInt(uintptr(opened), unix.F_DUPFD, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Close(fd) }()
+	s := bwrapSandbox(t, sandbox.Limits{})
+	res := run(t, s, sandbox.Spec{Argv: sh(fmt.Sprintf("cat /proc/self/fd/%d; ls /proc/self/fd; echo done", fd))})
+	if strings.Contains(res.Output, secret) || !strings.Contains(res.Output, "done") {
+		t.Fatalf("descriptor %d reached the command:\n%s", fd, res.Output)
+	}
+}
+
+// TestOldBubblewrapWithoutSize: a bubblewrap that does not know --size
+// (an old one) still runs commands, its in-memory directories unbounded
+// and said to be; any other failure still refuses them.
+func TestOldBubblewrapWithoutSize(t *testing.T) {
+	bwrapSandbox(t, sandbox.Limits{}) // skips where bubblewrap cannot run
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(t.TempDir(), "bwrap")
+	script := "#!/bin/sh\nfor a; do if [ \"$a\" = --size ]; then echo 'bwrap: Unknown option --size' >&2; exit 1; fi; done\nexec " + bwrap + " \"$@\"\n"
+	if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sandbox.New(sandbox.Config{Bwrap: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, sandbox.Spec{Argv: sh("echo ran")})
+	if !strings.Contains(res.Output, "ran") || !res.Sandboxed || s.Limits().TmpBytes != -1 {
+		t.Fatalf("%+v, tmpBytes %d", res, s.Limits().TmpBytes)
+	}
+	broken := filepath.Join(t.TempDir(), "bwrap")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err = sandbox.New(sandbox.Config{Bwrap: broken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(context.Background()); !errors.Is(err, sandbox.ErrUnavailable) || s.Limits().TmpBytes != sandbox.DefaultTmpBytes {
+		t.Fatalf("broken bubblewrap: %v, tmpBytes %d", err, s.Limits().TmpBytes)
 	}
 }

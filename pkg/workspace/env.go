@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -20,7 +21,7 @@ func CommandEnv(getenv func(string) string) []string {
 	var env []string
 	for _, k := range passThrough {
 		if v := getenv(k); v != "" {
-			env = append(env, k+"="+v)
+			env = append(env, k+"="+withoutURLCredentials(v))
 		}
 	}
 	env = append(env, "GOWORK=off")
@@ -66,7 +67,7 @@ func (w *Workspace) Command(getenv func(string) string) (Command, error) {
 	// it writable (Go makes it read-only by default).
 	c.Env = setEnv(c.Env, "GOFLAGS", strings.TrimSpace(getenv("GOFLAGS")+" -modcacherw"))
 	if dl := hostModuleDownloads(getenv); dl != "" {
-		proxy := getenv("GOPROXY")
+		proxy := withoutURLCredentials(getenv("GOPROXY"))
 		if proxy == "" {
 			proxy = "https://proxy.golang.org,direct"
 		}
@@ -96,6 +97,14 @@ func hostModuleDownloads(getenv func(string) string) string {
 	}
 	return dl
 }
+
+// urlCredentials is the userinfo of a URL ("scheme://user:token@").
+var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s,|]*@`)
+
+// withoutURLCredentials removes the userinfo of every URL in v: a
+// GOPROXY or GOSUMDB of a private proxy may carry its credentials
+// (https://user:token@proxy/), which repository code must not get.
+func withoutURLCredentials(v string) string { return urlCredentials.ReplaceAllString(v, "$1") }
 
 // setEnv replaces or adds key=value.
 func setEnv(env []string, key, value string) []string {

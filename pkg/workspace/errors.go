@@ -22,6 +22,9 @@ var (
 	ErrGit = errors.New("git operation failed")
 	// ErrApply: a diff does not apply.
 	ErrApply = errors.New("change does not apply")
+	// ErrNotRegular: a path that must be a regular file is something
+	// else (a directory, a fifo, a socket, a device).
+	ErrNotRegular = errors.New("not a regular file")
 )
 
 // ErrTooLarge: a repository or a change exceeds a workspace limit (files,

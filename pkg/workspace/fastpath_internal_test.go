@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -440,5 +441,35 @@ func sameAsStaged(t *testing.T, w *Workspace, pathspec []string, change events.C
 	}
 	if !reflect.DeepEqual(change, staged) {
 		t.Fatalf("Change:\n%+v\nstaged:\n%+v", change, staged)
+	}
+}
+
+// TestNewFilesReadWithinTheDiffBound: new files are read here only up to
+// the diff's bound in all (a command can leave thousands of files of up
+// to maxNewFileBytes each; reading them all would hold them in memory at
+// once); more goes the staging way, where git's output is bounded, and
+// the change is too large.
+func TestNewFilesReadWithinTheDiffBound(t *testing.T) {
+	repo := fastPathRepo(t)
+	const bound = 64 << 10
+	m := &Manager{Root: t.TempDir(), Limits: Limits{MaxDiffBytes: bound}}
+	w, err := m.Prepare(context.Background(), "bound", 1, "builder", events.RepoRef{Path: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for i := 0; i < 8; i++ {
+		rel := "new" + strconv.Itoa(i) + ".txt"
+		write(t, filepath.Join(w.Dir, rel), strings.Repeat("line of text\n", bound/13/4))
+		rels = append(rels, rel)
+	}
+	if _, ok := w.newFilePatches(rels[:2]); !ok {
+		t.Fatal("two files within the bound were not written here")
+	}
+	if patches, ok := w.newFilePatches(rels); ok {
+		t.Fatalf("%d new files over the bound were all read", len(patches))
+	}
+	if _, err := w.Change(context.Background()); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("change: %v, want ErrTooLarge", err)
 	}
 }

@@ -36,8 +36,9 @@ type newFilePatch struct {
 // exactly: regular text files (no NUL in git's probe) of at most
 // maxNewFileBytes whose names need no quoting and pass through no git
 // metadata (.git in any spelling), in a tree without
-// .gitattributes (which could change how git reads content). For anything
-// else it returns false, and the caller stages and asks git.
+// .gitattributes (which could change how git reads content), together
+// at most the diff's bound (Limits.MaxDiffBytes). For anything else it
+// returns false, and the caller stages and asks git.
 func (w *Workspace) newFilePatches(rels []string) ([]newFilePatch, bool) {
 	if len(rels) == 0 {
 		return nil, true
@@ -46,6 +47,10 @@ func (w *Workspace) newFilePatches(rels []string) ([]newFilePatch, bool) {
 		return nil, false
 	}
 	out := make([]newFilePatch, 0, len(rels))
+	// What is read in all: past the diff's bound the change is too large,
+	// and the staging way finds that out without this process holding
+	// every new file at once.
+	var read int64
 	for _, rel := range rels {
 		// git never stages a path through its metadata (.git in any
 		// spelling): staging leaves it out, or refuses it, as git does.
@@ -55,6 +60,9 @@ func (w *Workspace) newFilePatches(rels []string) ([]newFilePatch, bool) {
 		abs := filepath.Join(w.Dir, filepath.FromSlash(rel))
 		info, err := os.Lstat(abs)
 		if err != nil || !info.Mode().IsRegular() || info.Size() > maxNewFileBytes {
+			return nil, false
+		}
+		if read += info.Size(); read > w.lim.MaxDiffBytes {
 			return nil, false
 		}
 		data, err := os.ReadFile(abs)

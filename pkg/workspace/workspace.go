@@ -171,7 +171,11 @@ func (m *Manager) Prepare(ctx context.Context, runID string, attempt int, role s
 	if err := removeAll(dir); err != nil {
 		return nil, fmt.Errorf("could not clear workspace %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+	// A run's directory is the service user's alone: a command may leave
+	// a set-user-ID program in its workspace (its uid 0 is the host's when
+	// the service runs as root), which no other user of the host may reach.
+	// (Made so, also when an earlier delivery left it.)
+	if err := errors.Join(os.MkdirAll(filepath.Dir(dir), 0o700), os.Chmod(filepath.Join(root, runID), 0o700)); err != nil {
 		return nil, fmt.Errorf("could not create workspace root: %w", err)
 	}
 	if repo.Path != "" {

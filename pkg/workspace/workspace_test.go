@@ -188,10 +188,15 @@ func TestPrepareFromGitURL(t *testing.T) {
 }
 
 func TestCommandEnvWithholdsSecrets(t *testing.T) {
-	env := map[string]string{"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "NATS_PASSWORD": "p", "GOFLAGS": "-mod=mod", "HOME": "/root", "GOCACHE": "/root/.cache/go-build"}
+	env := map[string]string{"PATH": "/bin", "OPENAI_API_KEY": "sk-x", "NATS_PASSWORD": "p", "GOFLAGS": "-mod=mod", "HOME": "/root", "GOCACHE": "/root/.cache/go-build",
+		"GOPROXY": "https://ci:tok-proxy@proxy.example/go|HTTPS://tok-only@mirror.example,direct", "GOSUMDB": "sum.example+key https://u:tok-sum@sum.example"}
 	getenv := func(k string) string { return env[k] }
 	got := strings.Join(workspace.CommandEnv(getenv), "\n")
 	if strings.Contains(got, "sk-x") || strings.Contains(got, "NATS_PASSWORD") || !strings.Contains(got, "PATH=/bin") || !strings.Contains(got, "GOFLAGS=-mod=mod") || strings.Contains(got, "/root") {
+		t.Fatalf("env = %s", got)
+	}
+	// A private proxy's credentials in its URL stay out; the URL stays.
+	if strings.Contains(got, "tok-") || !strings.Contains(got, "GOPROXY=https://proxy.example/go|HTTPS://mirror.example,direct") || !strings.Contains(got, "GOSUMDB=sum.example+key https://sum.example") {
 		t.Fatalf("env = %s", got)
 	}
 	// A workspace's commands get their own HOME and caches, beside the
@@ -203,11 +208,20 @@ func TestCommandEnvWithholdsSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The host's module downloads, when there are some, come first in
+	// GOPROXY: still without the credentials.
+	env["GOMODCACHE"] = t.TempDir()
+	if err := os.MkdirAll(filepath.Join(env["GOMODCACHE"], "cache", "download"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	c, err := w.Command(getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	all := strings.Join(c.Env, "\n")
+	if strings.Contains(all, "tok-") || !strings.Contains(all, "/cache/download,https://proxy.example/go|") {
+		t.Fatalf("env = %s", all)
+	}
 	for _, k := range []string{"HOME=", "TMPDIR=", "GOCACHE=", "GOMODCACHE=", "GOPATH="} {
 		if !strings.Contains(all, k+w.CacheDir()+"/") {
 			t.Errorf("%s not in the workspace cache: %s", k, all)
@@ -343,5 +357,29 @@ func TestChangeOddPaths(t *testing.T) {
 	}
 	if again.Diff != ch.Diff || again.Added != ch.Added || len(again.Files) != len(ch.Files) {
 		t.Errorf("the applied change differs from the one taken:\n%s\n---\n%s", again.Diff, ch.Diff)
+	}
+}
+
+// A run's directory is private to the service's user, also when it was
+// there before: a command may leave a set-user-ID program in the
+// workspace, which no other user may reach.
+func TestRunDirectoryIsPrivate(t *testing.T) {
+	repo := t.TempDir()
+	writeFiles(t, repo, map[string]string{"a.txt": "a"})
+	m := &workspace.Manager{Root: t.TempDir()}
+	if err := os.Mkdir(filepath.Join(m.Root, "run1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Prepare(context.Background(), "run1", 1, "builder", events.RepoRef{Path: repo}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"run1", "run1/1"} {
+		fi, err := os.Stat(filepath.Join(m.Root, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s has mode %v: others may enter it", d, fi.Mode().Perm())
+		}
 	}
 }

@@ -48,36 +48,90 @@ func TestGatesReadNoFileBeforeDeciding(t *testing.T) {
 			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 				t.Skipf("no FIFOs here: %v", err)
 			}
+			rec := executeUnopened(t, x, fifo, tc.tool, tc.args)
+			if !rec.Gate.Blocked || rec.Gate.Stage != events.GateStagePolicy {
+				t.Fatalf("not blocked by the gate: %+v", rec)
+			}
+		})
+	}
+}
+
+// TestFifoLeftByACommandDoesNotHang: a command (run_command, or the
+// repository's tests it runs) can leave a FIFO where a file was. Every
+// tool that reads a file refuses it without opening it for a blocking
+// read, which would hold the run until some process writes to it.
+func TestFifoLeftByACommandDoesNotHang(t *testing.T) {
+	for _, tc := range []struct{ tool, args string }{
+		{ToolReadFile, `{"path":"main.go"}`},
+		{ToolReadFile, `{"path":"main.go","start_line":1,"end_line":2}`},
+		{ToolOpen, `{"path":"main.go","line":1}`},
+		{ToolSymbols, `{"path":"main.go"}`},
+		{ToolWriteFile, `{"path":"main.go","content":"x"}`},
+		{ToolEditFile, `{"path":"main.go","old":"a","new":"b"}`},
+		{ToolDeleteFile, `{"path":"main.go"}`},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			x, dir := newExecutor(t)
+			fifo := filepath.Join(dir, "main.go")
+			if err := os.Remove(fifo); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Skipf("no FIFOs here: %v", err)
+			}
 			done := make(chan events.ToolExecution, 1)
 			go func() {
 				rec, _ := x.execute(context.Background(), 1, tc.tool, json.RawMessage(tc.args))
 				done <- rec
 			}()
-			deadline := time.Now().Add(time.Minute)
-			for {
-				if time.Now().After(deadline) {
-					t.Fatal("the call neither finished nor opened the file within a minute")
+			// Opening it without blocking, to find it is no file, is fine;
+			// a call still waiting after a minute is waiting for a writer.
+			select {
+			case rec := <-done:
+				if rec.Result.OK {
+					t.Fatalf("a FIFO was used as a file: %+v", rec)
 				}
-				select {
-				case rec := <-done:
-					if !rec.Gate.Blocked || rec.Gate.Stage != events.GateStagePolicy {
-						t.Fatalf("not blocked by the gate: %+v", rec)
-					}
-					return
-				default:
-				}
-				// A writer opens without blocking only when a reader is there.
+			case <-time.After(time.Minute):
 				if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-					_ = w.Close()
-					<-done
-					t.Fatal("the protected file was opened before the gate decided")
-				} else if !errors.Is(err, syscall.ENXIO) {
-					t.Fatal(err)
+					_ = w.Close() // lets the stuck reader go
 				}
-				runtime.Gosched()
-				time.Sleep(time.Millisecond) // poll interval, not a wait for a result
+				<-done
+				t.Fatal("the call waited on the FIFO")
 			}
 		})
+	}
+}
+
+// executeUnopened runs one tool call and returns its record, failing the
+// test when the call opens fifo for reading at all (a reader shows up as
+// a writer that can open it without blocking) or does not finish.
+func executeUnopened(t *testing.T, x *executor, fifo, tool, args string) events.ToolExecution {
+	t.Helper()
+	done := make(chan events.ToolExecution, 1)
+	go func() {
+		rec, _ := x.execute(context.Background(), 1, tool, json.RawMessage(args))
+		done <- rec
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if time.Now().After(deadline) {
+			t.Fatal("the call neither finished nor opened the file within a minute")
+		}
+		select {
+		case rec := <-done:
+			return rec
+		default:
+		}
+		// A writer opens without blocking only when a reader is there.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			_ = w.Close()
+			<-done
+			t.Fatal("the file was opened for a blocking read")
+		} else if !errors.Is(err, syscall.ENXIO) {
+			t.Fatal(err)
+		}
+		runtime.Gosched()
+		time.Sleep(time.Millisecond) // poll interval, not a wait for a result
 	}
 }
 

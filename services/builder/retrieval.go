@@ -183,7 +183,7 @@ func excerpt(s string) string {
 // openWindow returns a narrow window of a file: lines start..end, or
 // maxOpenLines around line, never more than maxOpenLines.
 func openWindow(p string, line, start, end int) (string, error) {
-	data, err := os.ReadFile(p)
+	data, err := readAtMost(p, maxScanBytes)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errTool, notExist(err))
 	}
@@ -220,12 +220,9 @@ func openWindow(p string, line, start, end int) (string, error) {
 
 // symbols lists a file's declarations from its current content.
 func symbols(p, rel string) (string, error) {
-	data, err := os.ReadFile(p)
+	data, err := readAtMost(p, maxReadBytes)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errTool, notExist(err))
-	}
-	if len(data) > maxReadBytes {
-		return "", fmt.Errorf("%w: file is %d bytes", errTool, len(data))
 	}
 	f := index.Extract(rel, data)
 	if f.Lang == "" {

@@ -542,21 +542,11 @@ func splitLines(s string) []string {
 // at most maxReadBytes; a line range is read by streaming, at most
 // maxScanBytes into the file, and must itself fit in maxReadBytes.
 func readFile(p string, start, end int) (string, error) {
-	f, err := os.Open(p)
+	f, fi, err := workspace.OpenRegular(p)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errTool, notExist(err))
 	}
 	defer func() { _ = f.Close() }()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", errTool, err)
-	}
-	if fi.IsDir() {
-		return "", fmt.Errorf("%w: is a directory", errTool)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: not a regular file", errTool)
-	}
 	if start <= 0 && end <= 0 {
 		if fi.Size() > maxReadBytes {
 			return "", fmt.Errorf("%w: file is %d bytes; read a line range", errTool, fi.Size())
@@ -617,7 +607,7 @@ func readLines(r io.Reader, start, end int) (string, error) {
 // replaces, refusing files over maxWriteBytes before reading them. A
 // missing file is empty when missingOK.
 func readOld(p, rel string, missingOK bool) (string, error) {
-	f, err := os.Open(p)
+	f, fi, err := workspace.OpenRegular(p)
 	if err != nil {
 		if missingOK && errors.Is(err, fs.ErrNotExist) {
 			return "", nil
@@ -625,13 +615,6 @@ func readOld(p, rel string, missingOK bool) (string, error) {
 		return "", fmt.Errorf("%w: %s: %v", errTool, rel, notExist(err))
 	}
 	defer func() { _ = f.Close() }()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("%w: %s: %v", errTool, rel, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: %s is not a regular file", errTool, rel)
-	}
 	if fi.Size() > maxWriteBytes {
 		return "", fmt.Errorf("%w: %s is %d bytes (max %d)", errTool, rel, fi.Size(), maxWriteBytes)
 	}
@@ -648,7 +631,7 @@ func readOld(p, rel string, missingOK bool) (string, error) {
 // countFileLines counts a file's lines by streaming it (the lines a delete
 // removes), without holding it in memory.
 func countFileLines(p string) (int, error) {
-	f, err := os.Open(p)
+	f, _, err := workspace.OpenRegular(p)
 	if err != nil {
 		return 0, err
 	}
@@ -769,7 +752,7 @@ func search(root, query string, readable func(rel string) bool) (string, error) 
 
 // readAtMost reads a file, failing if it holds more than limit bytes.
 func readAtMost(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+	f, _, err := workspace.OpenRegular(p)
 	if err != nil {
 		return nil, err
 	}

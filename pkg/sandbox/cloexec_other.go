@@ -1,0 +1,6 @@
+//go:build !linux
+
+package sandbox
+
+// closeInheritedOnExec does nothing where there is no bubblewrap.
+func closeInheritedOnExec() {}
