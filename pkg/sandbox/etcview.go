@@ -60,6 +60,7 @@ type etcViews struct {
 	base    string   // the private directory; "" until the first view
 	lock    *os.File // held while base is in use (see makeBase)
 	cur     *etcView
+	inUse   int       // commands using a view, the current one or older
 	checked time.Time // when cur was last compared with the host
 	made    int
 	closed  bool
@@ -105,6 +106,7 @@ func (v *etcViews) acquire() (string, func(), error) {
 	}
 	view := v.cur
 	view.refs++
+	v.inUse++
 	var once sync.Once
 	return view.dir, func() { once.Do(func() { v.release(view) }) }, nil
 }
@@ -115,27 +117,31 @@ func (v *etcViews) release(view *etcView) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	view.refs--
+	v.inUse--
 	if view.refs == 0 && (view != v.cur || v.closed) {
 		_ = os.RemoveAll(view.dir)
 		if v.closed && view == v.cur {
 			v.cur = nil
 		}
 	}
-	if v.closed && v.cur == nil {
+	if v.closed && v.inUse == 0 {
 		v.removeBase()
 	}
 }
 
-// close removes the views (one in use goes when its command ends).
+// close removes the views (those in use, the current one or older, go
+// when their last command ends).
 func (v *etcViews) close() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.closed = true
-	if v.cur != nil && v.cur.refs > 0 {
-		return
+	if v.cur != nil && v.cur.refs == 0 {
+		_ = os.RemoveAll(v.cur.dir)
+		v.cur = nil
 	}
-	v.cur = nil
-	v.removeBase()
+	if v.inUse == 0 {
+		v.removeBase()
+	}
 }
 
 // removeBase removes the private directory (under mu).

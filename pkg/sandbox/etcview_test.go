@@ -248,3 +248,36 @@ func TestEtcBasesLeftByEndedProcessesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestEtcViewCloseKeepsOldViewsInUse: close while a command still uses a
+// view the host has since replaced leaves that view in place until the
+// command ends, then removes everything.
+func TestEtcViewCloseKeepsOldViewsInUse(t *testing.T) {
+	root := fakeEtc(t)
+	v, c := newViews(t, root)
+	old, releaseOld, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "hosts"), []byte("10.1.1.1 changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(etcRecheck)
+	current, releaseCurrent, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if current == old {
+		t.Fatal("a changed host /etc kept the old view")
+	}
+	releaseCurrent()
+	base := v.base
+	v.close()
+	if got := readIn(t, old, "hosts"); got != "127.0.0.1 localhost\n" {
+		t.Fatalf("the old view in use was emptied by close: hosts %q", got)
+	}
+	releaseOld()
+	if _, err := os.Stat(base); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("close left %s: %v", base, err)
+	}
+}
