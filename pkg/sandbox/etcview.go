@@ -235,7 +235,7 @@ func (c *copier) copy(src, dst string, fi fs.FileInfo, depth int) error {
 	case mode&fs.ModeSymlink != 0:
 		target, err := os.Readlink(src)
 		if err != nil {
-			return err
+			return skipGone(err)
 		}
 		return os.Symlink(target, dst)
 	case mode.IsDir():
@@ -259,7 +259,7 @@ func (c *copier) copy(src, dst string, fi fs.FileInfo, depth int) error {
 func (c *copier) copyDir(src, dst string, depth int) error {
 	entries, err := os.ReadDir(src)
 	if err != nil {
-		return err
+		return skipGone(err)
 	}
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return err
@@ -274,6 +274,16 @@ func (c *copier) copyDir(src, dst string, depth int) error {
 		}
 	}
 	return nil
+}
+
+// skipGone is nil for err saying that what was to be copied is no longer
+// there as it was listed (removed or replaced on the host meanwhile): it
+// is left out, and the next look at the host makes a new view.
+func skipGone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EINVAL) {
+		return nil
+	}
+	return err
 }
 
 // copyFile copies a regular file's content; one that is no longer a

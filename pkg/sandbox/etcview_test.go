@@ -281,3 +281,45 @@ func TestEtcViewCloseKeepsOldViewsInUse(t *testing.T) {
 		t.Fatalf("close left %s: %v", base, err)
 	}
 }
+
+// TestEtcViewSkipsWhatGoesWhileCopied: a directory or link of the host's
+// /etc removed or replaced by a file between its listing and its copy (a
+// package update replacing certificates) is left out, as a file is,
+// rather than failing the view and with it the command.
+func TestEtcViewSkipsWhatGoesWhileCopied(t *testing.T) {
+	mkdir := func(p string) error { return os.Mkdir(p, 0o755) }
+	link := func(p string) error { return os.Symlink("target", p) }
+	remove := func(p string) error { return os.Remove(p) }
+	toFile := func(p string) error {
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte("x"), 0o644)
+	}
+	for name, c := range map[string]struct{ make, change func(string) error }{
+		"dir removed":     {mkdir, remove},
+		"dir now a file":  {mkdir, toFile},
+		"link removed":    {link, remove},
+		"link now a file": {link, toFile},
+	} {
+		src := filepath.Join(t.TempDir(), "piece")
+		if err := c.make(src); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Lstat(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.change(src); err != nil {
+			t.Fatal(err)
+		}
+		cp := &copier{maxEntries: etcMaxEntries, maxBytes: etcMaxBytes}
+		dst := filepath.Join(t.TempDir(), "piece")
+		if err := cp.copy(src, dst, fi, 1); err != nil {
+			t.Errorf("%s while copied: %v", name, err)
+		}
+		if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s while copied: in the view: %v", name, err)
+		}
+	}
+}
