@@ -2,9 +2,12 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -321,5 +324,73 @@ func TestEtcViewSkipsWhatGoesWhileCopied(t *testing.T) {
 		if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s while copied: in the view: %v", name, err)
 		}
+	}
+}
+
+// TestEtcViewConcurrentUse: commands starting and ending at once while the
+// host's /etc changes each see a complete view that stays until they end;
+// once all have ended and the views are closed nothing is left.
+func TestEtcViewConcurrentUse(t *testing.T) {
+	root := fakeEtc(t)
+	var ticks atomic.Int64
+	v := &etcViews{root: root, temp: t.TempDir(), now: func() time.Time {
+		return time.Unix(1_000_000, 0).Add(time.Duration(ticks.Load()) * etcRecheck)
+	}}
+	stop := make(chan struct{})
+	changed := make(chan error, 1)
+	go func() {
+		var err error
+		for i := 0; err == nil; i++ {
+			select {
+			case <-stop:
+				changed <- nil
+				return
+			default:
+			}
+			err = os.WriteFile(filepath.Join(root, "hosts"), []byte(fmt.Sprintf("10.0.0.%d h\n", i%250)), 0o644)
+			ticks.Add(1)
+		}
+		changed <- err
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 40 {
+				dir, release, err := v.acquire()
+				if err != nil {
+					errs <- err
+					return
+				}
+				b, err := os.ReadFile(filepath.Join(dir, "ssl/certs/ca.pem"))
+				if err == nil && string(b) != "CERT\n" {
+					err = fmt.Errorf("ca.pem: %q", b)
+				}
+				if err == nil {
+					_, err = os.Stat(filepath.Join(dir, "resolv.conf"))
+				}
+				release()
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-changed; err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	base := v.base
+	v.close()
+	if _, err := os.Stat(base); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("close left %s: %v", base, err)
 	}
 }
