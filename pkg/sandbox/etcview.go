@@ -76,6 +76,12 @@ type etcView struct {
 // errViewsClosed is returned once the sandbox is closed.
 var errViewsClosed = errors.New("the sandbox is closed")
 
+// etcViewError is a failure to provide a view of /etc to a command.
+type etcViewError struct{ err error }
+
+func (e *etcViewError) Error() string { return e.err.Error() }
+func (e *etcViewError) Unwrap() error { return e.err }
+
 // acquire returns the directory of a view of the host's /etc as it is
 // now (within etcRecheck), and the function to call once the command
 // that binds it has ended.

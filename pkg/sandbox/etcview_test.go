@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -392,5 +393,31 @@ func TestEtcViewConcurrentUse(t *testing.T) {
 	v.close()
 	if _, err := os.Stat(base); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("close left %s: %v", base, err)
+	}
+}
+
+// TestCheckDoesNotKeepAnEtcFailure: a view that cannot be made when the
+// sandbox is first checked (here a host /etc beyond the bounds; a full
+// /dev/shm is another) refuses the commands while it lasts, but is not
+// remembered as bubblewrap being unable to run: once a view can be made,
+// commands run.
+func TestCheckDoesNotKeepAnEtcFailure(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	s.etc = &etcViews{root: "/etc", temp: t.TempDir(), now: time.Now, maxEntries: 3}
+	if err := s.Check(context.Background()); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "more than 3 entries") {
+		t.Fatalf("check with /etc beyond the bounds: %v", err)
+	}
+	s.etc.mu.Lock()
+	s.etc.maxEntries = 0
+	s.etc.mu.Unlock()
+	if err := s.Check(context.Background()); err != nil {
+		if os.Getenv("CODALI_REQUIRE_SANDBOX") == "" && !strings.Contains(err.Error(), "more than") {
+			t.Skipf("bubblewrap cannot run here: %v", err)
+		}
+		t.Fatalf("check once /etc can be copied: %v", err)
 	}
 }
