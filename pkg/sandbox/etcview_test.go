@@ -421,3 +421,31 @@ func TestCheckDoesNotKeepAnEtcFailure(t *testing.T) {
 		t.Fatalf("check once /etc can be copied: %v", err)
 	}
 }
+
+// TestEtcSweepLeavesPlantedLinks: a link named like a private directory,
+// to a directory that looks left behind, and a directory whose lock file
+// is a link, are left alone by the sweep, as is what they lead to.
+func TestEtcSweepLeavesPlantedLinks(t *testing.T) {
+	temp, victims := t.TempDir(), t.TempDir()
+	victim, victimLock, err := newBase(victims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = victimLock.Close() // lockable: it would be swept where it is
+	if err := os.Symlink(victim, filepath.Join(temp, etcBasePrefix+"link")); err != nil {
+		t.Fatal(err)
+	}
+	linkedLock := filepath.Join(temp, etcBasePrefix+"linkedlock")
+	if err := os.Mkdir(linkedLock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(victim, etcLockName), filepath.Join(linkedLock, etcLockName)); err != nil {
+		t.Fatal(err)
+	}
+	sweepBases(temp)
+	for _, p := range []string{victim, filepath.Join(temp, etcBasePrefix+"link"), linkedLock} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+}
