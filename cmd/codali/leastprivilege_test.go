@@ -80,6 +80,7 @@ func TestPipelineRunsWithLeastPrivilege(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer d.Close()
 			if err := app.RunComponents(ctx, d, []app.Component{components()[svc]}, metrics, worker.NewHealth()); err != nil {
 				t.Errorf("%s stopped: %v", svc, err)
 			}

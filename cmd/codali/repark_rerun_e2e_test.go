@@ -95,6 +95,7 @@ func TestRerunAfterARepublishedPark(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		defer d.Close()
 		if err := app.RunComponents(ctx, d, []app.Component{comp}, metrics, worker.NewHealth()); err != nil {
 			t.Errorf("builder stopped: %v", err)
 		}

@@ -60,6 +60,7 @@ type etcViews struct {
 	base    string   // the private directory; "" until the first view
 	lock    *os.File // held while base is in use (see makeBase)
 	cur     *etcView
+	inUse   int       // commands using a view, the current one or older
 	checked time.Time // when cur was last compared with the host
 	made    int
 	closed  bool
@@ -74,6 +75,12 @@ type etcView struct {
 
 // errViewsClosed is returned once the sandbox is closed.
 var errViewsClosed = errors.New("the sandbox is closed")
+
+// etcViewError is a failure to provide a view of /etc to a command.
+type etcViewError struct{ err error }
+
+func (e *etcViewError) Error() string { return e.err.Error() }
+func (e *etcViewError) Unwrap() error { return e.err }
 
 // acquire returns the directory of a view of the host's /etc as it is
 // now (within etcRecheck), and the function to call once the command
@@ -105,6 +112,7 @@ func (v *etcViews) acquire() (string, func(), error) {
 	}
 	view := v.cur
 	view.refs++
+	v.inUse++
 	var once sync.Once
 	return view.dir, func() { once.Do(func() { v.release(view) }) }, nil
 }
@@ -115,27 +123,31 @@ func (v *etcViews) release(view *etcView) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	view.refs--
+	v.inUse--
 	if view.refs == 0 && (view != v.cur || v.closed) {
 		_ = os.RemoveAll(view.dir)
 		if v.closed && view == v.cur {
 			v.cur = nil
 		}
 	}
-	if v.closed && v.cur == nil {
+	if v.closed && v.inUse == 0 {
 		v.removeBase()
 	}
 }
 
-// close removes the views (one in use goes when its command ends).
+// close removes the views (those in use, the current one or older, go
+// when their last command ends).
 func (v *etcViews) close() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.closed = true
-	if v.cur != nil && v.cur.refs > 0 {
-		return
+	if v.cur != nil && v.cur.refs == 0 {
+		_ = os.RemoveAll(v.cur.dir)
+		v.cur = nil
 	}
-	v.cur = nil
-	v.removeBase()
+	if v.inUse == 0 {
+		v.removeBase()
+	}
 }
 
 // removeBase removes the private directory (under mu).
@@ -229,7 +241,7 @@ func (c *copier) copy(src, dst string, fi fs.FileInfo, depth int) error {
 	case mode&fs.ModeSymlink != 0:
 		target, err := os.Readlink(src)
 		if err != nil {
-			return err
+			return skipGone(err)
 		}
 		return os.Symlink(target, dst)
 	case mode.IsDir():
@@ -253,7 +265,7 @@ func (c *copier) copy(src, dst string, fi fs.FileInfo, depth int) error {
 func (c *copier) copyDir(src, dst string, depth int) error {
 	entries, err := os.ReadDir(src)
 	if err != nil {
-		return err
+		return skipGone(err)
 	}
 	if err := os.Mkdir(dst, 0o755); err != nil {
 		return err
@@ -268,6 +280,16 @@ func (c *copier) copyDir(src, dst string, depth int) error {
 		}
 	}
 	return nil
+}
+
+// skipGone is nil for err saying that what was to be copied is no longer
+// there as it was listed (removed or replaced on the host meanwhile): it
+// is left out, and the next look at the host makes a new view.
+func skipGone(err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EINVAL) {
+		return nil
+	}
+	return err
 }
 
 // copyFile copies a regular file's content; one that is no longer a

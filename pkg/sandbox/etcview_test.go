@@ -1,10 +1,14 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -245,6 +249,203 @@ func TestEtcBasesLeftByEndedProcessesGo(t *testing.T) {
 	for _, d := range []string{living, unlocked, other, v.base} {
 		if _, err := os.Stat(d); err != nil {
 			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
+}
+
+// TestEtcViewCloseKeepsOldViewsInUse: close while a command still uses a
+// view the host has since replaced leaves that view in place until the
+// command ends, then removes everything.
+func TestEtcViewCloseKeepsOldViewsInUse(t *testing.T) {
+	root := fakeEtc(t)
+	v, c := newViews(t, root)
+	old, releaseOld, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "hosts"), []byte("10.1.1.1 changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(etcRecheck)
+	current, releaseCurrent, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if current == old {
+		t.Fatal("a changed host /etc kept the old view")
+	}
+	releaseCurrent()
+	base := v.base
+	v.close()
+	if got := readIn(t, old, "hosts"); got != "127.0.0.1 localhost\n" {
+		t.Fatalf("the old view in use was emptied by close: hosts %q", got)
+	}
+	releaseOld()
+	if _, err := os.Stat(base); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("close left %s: %v", base, err)
+	}
+}
+
+// TestEtcViewSkipsWhatGoesWhileCopied: a directory or link of the host's
+// /etc removed or replaced by a file between its listing and its copy (a
+// package update replacing certificates) is left out, as a file is,
+// rather than failing the view and with it the command.
+func TestEtcViewSkipsWhatGoesWhileCopied(t *testing.T) {
+	mkdir := func(p string) error { return os.Mkdir(p, 0o755) }
+	link := func(p string) error { return os.Symlink("target", p) }
+	remove := func(p string) error { return os.Remove(p) }
+	toFile := func(p string) error {
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte("x"), 0o644)
+	}
+	for name, c := range map[string]struct{ make, change func(string) error }{
+		"dir removed":     {mkdir, remove},
+		"dir now a file":  {mkdir, toFile},
+		"link removed":    {link, remove},
+		"link now a file": {link, toFile},
+	} {
+		src := filepath.Join(t.TempDir(), "piece")
+		if err := c.make(src); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Lstat(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.change(src); err != nil {
+			t.Fatal(err)
+		}
+		cp := &copier{maxEntries: etcMaxEntries, maxBytes: etcMaxBytes}
+		dst := filepath.Join(t.TempDir(), "piece")
+		if err := cp.copy(src, dst, fi, 1); err != nil {
+			t.Errorf("%s while copied: %v", name, err)
+		}
+		if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s while copied: in the view: %v", name, err)
+		}
+	}
+}
+
+// TestEtcViewConcurrentUse: commands starting and ending at once while the
+// host's /etc changes each see a complete view that stays until they end;
+// once all have ended and the views are closed nothing is left.
+func TestEtcViewConcurrentUse(t *testing.T) {
+	root := fakeEtc(t)
+	var ticks atomic.Int64
+	v := &etcViews{root: root, temp: t.TempDir(), now: func() time.Time {
+		return time.Unix(1_000_000, 0).Add(time.Duration(ticks.Load()) * etcRecheck)
+	}}
+	stop := make(chan struct{})
+	changed := make(chan error, 1)
+	go func() {
+		var err error
+		for i := 0; err == nil; i++ {
+			select {
+			case <-stop:
+				changed <- nil
+				return
+			default:
+			}
+			err = os.WriteFile(filepath.Join(root, "hosts"), []byte(fmt.Sprintf("10.0.0.%d h\n", i%250)), 0o644)
+			ticks.Add(1)
+		}
+		changed <- err
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 40 {
+				dir, release, err := v.acquire()
+				if err != nil {
+					errs <- err
+					return
+				}
+				b, err := os.ReadFile(filepath.Join(dir, "ssl/certs/ca.pem"))
+				if err == nil && string(b) != "CERT\n" {
+					err = fmt.Errorf("ca.pem: %q", b)
+				}
+				if err == nil {
+					_, err = os.Stat(filepath.Join(dir, "resolv.conf"))
+				}
+				release()
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-changed; err != nil {
+		t.Fatal(err)
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	base := v.base
+	v.close()
+	if _, err := os.Stat(base); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("close left %s: %v", base, err)
+	}
+}
+
+// TestCheckDoesNotKeepAnEtcFailure: a view that cannot be made when the
+// sandbox is first checked (here a host /etc beyond the bounds; a full
+// /dev/shm is another) refuses the commands while it lasts, but is not
+// remembered as bubblewrap being unable to run: once a view can be made,
+// commands run.
+func TestCheckDoesNotKeepAnEtcFailure(t *testing.T) {
+	s, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	s.etc = &etcViews{root: "/etc", temp: t.TempDir(), now: time.Now, maxEntries: 3}
+	if err := s.Check(context.Background()); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "more than 3 entries") {
+		t.Fatalf("check with /etc beyond the bounds: %v", err)
+	}
+	s.etc.mu.Lock()
+	s.etc.maxEntries = 0
+	s.etc.mu.Unlock()
+	if err := s.Check(context.Background()); err != nil {
+		if os.Getenv("CODALI_REQUIRE_SANDBOX") == "" && !strings.Contains(err.Error(), "more than") {
+			t.Skipf("bubblewrap cannot run here: %v", err)
+		}
+		t.Fatalf("check once /etc can be copied: %v", err)
+	}
+}
+
+// TestEtcSweepLeavesPlantedLinks: a link named like a private directory,
+// to a directory that looks left behind, and a directory whose lock file
+// is a link, are left alone by the sweep, as is what they lead to.
+func TestEtcSweepLeavesPlantedLinks(t *testing.T) {
+	temp, victims := t.TempDir(), t.TempDir()
+	victim, victimLock, err := newBase(victims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = victimLock.Close() // lockable: it would be swept where it is
+	if err := os.Symlink(victim, filepath.Join(temp, etcBasePrefix+"link")); err != nil {
+		t.Fatal(err)
+	}
+	linkedLock := filepath.Join(temp, etcBasePrefix+"linkedlock")
+	if err := os.Mkdir(linkedLock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(victim, etcLockName), filepath.Join(linkedLock, etcLockName)); err != nil {
+		t.Fatal(err)
+	}
+	sweepBases(temp)
+	for _, p := range []string{victim, filepath.Join(temp, etcBasePrefix+"link"), linkedLock} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func (s *Sandbox) run(ctx context.Context, spec Spec) (Result, error) {
 	if s.Isolated() {
 		etc, release, err := s.etc.acquire()
 		if err != nil {
-			return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, err)
+			return Result{}, fmt.Errorf("%w: %w", ErrUnavailable, &etcViewError{err})
 		}
 		defer release()
 		bw := s.bwrapArgs(spec, etc)

@@ -84,7 +84,11 @@ func (s *Sandbox) Check(ctx context.Context) error {
 		return s.checkErr
 	}
 	s.checkErr = s.probe(ctx)
-	s.checked = true
+	// A view of /etc that could not be made (a full /dev/shm, the host's
+	// /etc changing) says nothing of bubblewrap: the next command looks
+	// again.
+	var etcErr *etcViewError
+	s.checked = !errors.As(s.checkErr, &etcErr)
 	return s.checkErr
 }
 
