@@ -117,7 +117,9 @@ type Change struct {
 	// run), so a caller can tell whether these steps ended it.
 	Prev string
 	// State is the state after the last step and History the run's
-	// history (after compaction).
+	// history (after compaction). State shares memory with the state the
+	// recorder keeps for the run's next event: read it before recording
+	// the run again, and do not modify it.
 	State   State
 	History []rao.Event
 	// HeadHash is rao.Hash of the history's last event ("" when empty).
@@ -138,7 +140,7 @@ func (r *Recorder) RecordChange(ctx context.Context, runID string, steps []Step)
 
 // Record applies the steps that are not yet recorded (by cause) to the
 // run's state and appends one RaoEvent per step. It returns the state
-// after the last step and the history length. Errors from the store
+// after the last step (see Change.State) and the history. Errors from the store
 // (including expected-sequence conflicts) are returned wrapped: the caller
 // retries, and steps already stored are then skipped.
 func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (State, []rao.Event, error) {
@@ -155,10 +157,15 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 		return Change{}, err
 	}
 	history, lastSeq, chain := c.events, c.lastSeq, c.chain
-	st, err := DecodeState(runID, chain.State())
+	st, err := c.takeState(runID)
 	if err != nil {
 		return Change{}, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
+	// st can be kept for the run's next event when it is the state the
+	// chain now holds, decoded: true of a state taken from the entry or
+	// decoded, and of one encoded below when redaction changed nothing
+	// in it (the chain then holds its own encoding, canonicalised).
+	keep := true
 	before := st.Status
 	refusing := false
 	// The steps' events are built first and stored together (one atomic
@@ -186,6 +193,7 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 			return Change{}, err
 		}
 		c.stateBytes = len(next)
+		keep = c.enc.clean
 		meta := rao.Meta{PolicyHash: r.PolicyHash, ContractHash: r.ContractHash}
 		if st.Request != nil && st.Request.Options.Policy != nil {
 			// A run judged under a policy stored for it (a fork's
@@ -232,6 +240,9 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 	head, _ := chain.LastHash()
 	if !st.Terminal() {
 		c.events, c.lastSeq = history, lastSeq
+		if keep {
+			c.state = &st
+		}
 		r.cache.put(runID, c, r.CachedRuns, r.CachedStateBytes)
 	}
 	return Change{Prev: before, State: st, History: history, HeadHash: head}, nil
