@@ -56,6 +56,9 @@ type Recorder struct {
 	// a run whose state alone is larger is not kept.
 	CachedStateBytes int
 
+	// compressors lend the runs' chains their snapshot compressors.
+	compressors rao.Compressors
+
 	// cache keeps the histories of runs in progress, so an event does not
 	// reread its run's whole history; an entry is used only while the
 	// stream's last sequence for the run still matches it.
@@ -104,7 +107,7 @@ func (r *Recorder) loadStored(ctx context.Context, runID string) (cachedHistory,
 	if err != nil {
 		return cachedHistory{}, fmt.Errorf("could not load history of %s: %w", runID, err)
 	}
-	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery}, history)
+	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery, Compressors: &r.compressors}, history)
 	if err != nil {
 		return cachedHistory{}, fmt.Errorf("could not replay history of %s: %w", runID, err)
 	}
