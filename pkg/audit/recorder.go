@@ -127,12 +127,16 @@ type Change struct {
 	History []rao.Event
 	// HeadHash is rao.Hash of the history's last event ("" when empty).
 	HeadHash string
+	// recorded is the state as the history holds it (redacted), which
+	// the summary shows.
+	recorded State
 }
 
-// Summary is SummaryOf the change's state and history, with the head
-// hash the recorder already computed.
+// Summary is SummaryOf the change's state as recorded (redacted, as the
+// history holds it) and its history, with the head hash the recorder
+// already computed.
 func (c Change) Summary() Summary {
-	return summarize(c.State, c.History, func(rao.Event) (string, error) { return c.HeadHash, nil })
+	return summarize(c.recorded, c.History, func(rao.Event) (string, error) { return c.HeadHash, nil })
 }
 
 // RecordChange is Record that also returns the run's status before the
@@ -164,10 +168,10 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 	if err != nil {
 		return Change{}, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
-	// st can be kept for the run's next event when it is the state the
-	// chain now holds, decoded: true of a state taken from the entry or
-	// decoded, and of one encoded below when redaction changed nothing
-	// in it (the chain then holds its own encoding, canonicalised).
+	// st is the state the chain holds, decoded (kept for the run's next
+	// event and summarised as it is) when it was taken from the entry or
+	// decoded, or when redaction changed nothing in its last encoding
+	// below (the chain then holds that encoding, canonicalised).
 	keep := true
 	before := st.Status
 	refusing := false
@@ -241,14 +245,22 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 	// validated); as in SummaryOf, a failure would only leave the summary
 	// without a head hash.
 	head, _ := chain.LastHash()
+	// The summary is made from the state as recorded: st itself when
+	// redaction changed nothing in it, else the redacted state decoded
+	// from the chain (which the run's next event starts from too).
+	recorded := st
+	if !keep {
+		if recorded, err = DecodeState(runID, chain.State()); err != nil {
+			return Change{}, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
+		}
+	}
 	if !st.Terminal() {
 		c.events, c.lastSeq = history, lastSeq
-		if keep {
-			c.state = &st
-		}
+		kept := recorded
+		c.state = &kept
 		r.cache.put(runID, c, r.CachedRuns, r.CachedStateBytes)
 	}
-	return Change{Prev: before, State: st, History: history, HeadHash: head}, nil
+	return Change{Prev: before, State: st, History: history, HeadHash: head, recorded: recorded}, nil
 }
 
 func (r *Recorder) now() time.Time {

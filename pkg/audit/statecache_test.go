@@ -165,3 +165,30 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return raw
 }
+
+// TestSummaryIsOfTheRecordedState: the run summary is made from the state
+// as the history holds it, redacted, also at the event that brought the
+// secret (the request); its head is the history's.
+func TestSummaryIsOfTheRecordedState(t *testing.T) {
+	srv := startServer(t)
+	rec := newRecorder(t, srv.store(t), 10, 0)
+	evs := secretRunEvents(t, "summary")
+	for i, e := range evs[:2] {
+		steps, err := audit.Fold(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := rec.RecordChange(testCtx(t), "summary", steps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := c.Summary()
+		if strings.Contains(s.Request, "AKIA") || !strings.Contains(s.Request, "[REDACTED") {
+			t.Errorf("event %d: the summary's request is %q, want it redacted", i, s.Request)
+		}
+		want := audit.SummaryOf(c.State, c.History)
+		if s.LastSeq != want.LastSeq || s.HeadHash != want.HeadHash || s.Status != want.Status || s.Events != want.Events {
+			t.Errorf("event %d: summary %+v, want the history's position %+v", i, s, want)
+		}
+	}
+}
