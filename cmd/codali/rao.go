@@ -650,10 +650,11 @@ func (e *raoEnv) recordWithRetry(ctx context.Context, runID string, step audit.S
 		return err
 	}
 	for try := 0; try < 5; try++ {
-		st, history, rerr := e.recorder().Record(ctx, runID, []audit.Step{step})
+		c, rerr := e.recorder().RecordChange(ctx, runID, []audit.Step{step})
 		if rerr == nil {
-			// Keep the summary's head current, as the recorder does.
-			return runs.Put(ctx, audit.SummaryOf(st, history))
+			// Keep the summary's head current, as the recorder does (of
+			// the state as recorded: redacted).
+			return runs.Put(ctx, c.Summary())
 		}
 		if err = rerr; !errors.Is(err, raostore.ErrConflict) {
 			return err

@@ -18,6 +18,24 @@ type cachedHistory struct {
 	enc *stateEncoder
 	// stateBytes is the encoded size of the state after the last event.
 	stateBytes int
+	// state is the state after the last event as the record that
+	// appended it left it, kept so the next event need not decode the
+	// chain's state again; nil when it must be (an entry read from the
+	// store, or a state that redaction changed: see Recorder.record).
+	// The next record takes it and mutates it in place, so an entry is
+	// only ever put back with the state of a fully successful record.
+	state *State
+}
+
+// takeState returns the run's state after the entry's last event and
+// leaves the entry without one: the caller mutates it.
+func (c *cachedHistory) takeState(runID string) (State, error) {
+	if c.state != nil {
+		st := *c.state
+		c.state = nil
+		return st, nil
+	}
+	return DecodeState(runID, c.chain.State())
 }
 
 // size is the entry's weight against the byte budget: the encoded size of

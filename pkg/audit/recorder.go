@@ -56,6 +56,9 @@ type Recorder struct {
 	// a run whose state alone is larger is not kept.
 	CachedStateBytes int
 
+	// compressors lend the runs' chains their snapshot compressors.
+	compressors rao.Compressors
+
 	// cache keeps the histories of runs in progress, so an event does not
 	// reread its run's whole history; an entry is used only while the
 	// stream's last sequence for the run still matches it.
@@ -104,7 +107,7 @@ func (r *Recorder) loadStored(ctx context.Context, runID string) (cachedHistory,
 	if err != nil {
 		return cachedHistory{}, fmt.Errorf("could not load history of %s: %w", runID, err)
 	}
-	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery}, history)
+	chain, err := rao.Resume(rao.Builder{RunID: runID, CheckpointEvery: r.CheckpointEvery, Compressors: &r.compressors}, history)
 	if err != nil {
 		return cachedHistory{}, fmt.Errorf("could not replay history of %s: %w", runID, err)
 	}
@@ -117,17 +120,23 @@ type Change struct {
 	// run), so a caller can tell whether these steps ended it.
 	Prev string
 	// State is the state after the last step and History the run's
-	// history (after compaction).
+	// history (after compaction). State shares memory with the state the
+	// recorder keeps for the run's next event: read it before recording
+	// the run again, and do not modify it.
 	State   State
 	History []rao.Event
 	// HeadHash is rao.Hash of the history's last event ("" when empty).
 	HeadHash string
+	// recorded is the state as the history holds it (redacted), which
+	// the summary shows.
+	recorded State
 }
 
-// Summary is SummaryOf the change's state and history, with the head
-// hash the recorder already computed.
+// Summary is SummaryOf the change's state as recorded (redacted, as the
+// history holds it) and its history, with the head hash the recorder
+// already computed.
 func (c Change) Summary() Summary {
-	return summarize(c.State, c.History, func(rao.Event) (string, error) { return c.HeadHash, nil })
+	return summarize(c.recorded, c.History, func(rao.Event) (string, error) { return c.HeadHash, nil })
 }
 
 // RecordChange is Record that also returns the run's status before the
@@ -138,7 +147,7 @@ func (r *Recorder) RecordChange(ctx context.Context, runID string, steps []Step)
 
 // Record applies the steps that are not yet recorded (by cause) to the
 // run's state and appends one RaoEvent per step. It returns the state
-// after the last step and the history length. Errors from the store
+// after the last step (see Change.State) and the history. Errors from the store
 // (including expected-sequence conflicts) are returned wrapped: the caller
 // retries, and steps already stored are then skipped.
 func (r *Recorder) Record(ctx context.Context, runID string, steps []Step) (State, []rao.Event, error) {
@@ -155,10 +164,15 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 		return Change{}, err
 	}
 	history, lastSeq, chain := c.events, c.lastSeq, c.chain
-	st, err := DecodeState(runID, chain.State())
+	st, err := c.takeState(runID)
 	if err != nil {
 		return Change{}, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
 	}
+	// st is the state the chain holds, decoded (kept for the run's next
+	// event and summarised as it is) when it was taken from the entry or
+	// decoded, or when redaction changed nothing in its last encoding
+	// below (the chain then holds that encoding, canonicalised).
+	keep := true
 	before := st.Status
 	refusing := false
 	// The steps' events are built first and stored together (one atomic
@@ -186,6 +200,7 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 			return Change{}, err
 		}
 		c.stateBytes = len(next)
+		keep = c.enc.clean
 		meta := rao.Meta{PolicyHash: r.PolicyHash, ContractHash: r.ContractHash}
 		if st.Request != nil && st.Request.Options.Policy != nil {
 			// A run judged under a policy stored for it (a fork's
@@ -230,11 +245,22 @@ func (r *Recorder) record(ctx context.Context, runID string, steps []Step) (Chan
 	// validated); as in SummaryOf, a failure would only leave the summary
 	// without a head hash.
 	head, _ := chain.LastHash()
+	// The summary is made from the state as recorded: st itself when
+	// redaction changed nothing in it, else the redacted state decoded
+	// from the chain (which the run's next event starts from too).
+	recorded := st
+	if !keep {
+		if recorded, err = DecodeState(runID, chain.State()); err != nil {
+			return Change{}, fmt.Errorf("history of %s holds an unreadable state: %w", runID, err)
+		}
+	}
 	if !st.Terminal() {
 		c.events, c.lastSeq = history, lastSeq
+		kept := recorded
+		c.state = &kept
 		r.cache.put(runID, c, r.CachedRuns, r.CachedStateBytes)
 	}
-	return Change{Prev: before, State: st, History: history, HeadHash: head}, nil
+	return Change{Prev: before, State: st, History: history, HeadHash: head, recorded: recorded}, nil
 }
 
 func (r *Recorder) now() time.Time {

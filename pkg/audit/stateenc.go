@@ -34,6 +34,9 @@ import (
 // output, a kept key, or JSON punctuation.
 type stateEncoder struct {
 	root *redNode
+	// clean says whether the last state encoded came out of redaction
+	// unchanged (nothing in it was a secret).
+	clean bool
 }
 
 // redNode is a value of the previous state: its unredacted encoding, its
@@ -69,7 +72,9 @@ func (e *stateEncoder) encode(r *redact.Redactor, st State) ([]byte, error) {
 		return nil, fmt.Errorf("could not encode state: %w", err)
 	}
 	raw := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	e.clean = false
 	if r == nil {
+		e.clean = true
 		return raw, nil
 	}
 	// json.Marshal writes exactly one valid JSON value.
@@ -78,6 +83,7 @@ func (e *stateEncoder) encode(r *redact.Redactor, st State) ([]byte, error) {
 		return nil, err
 	}
 	e.root = root
+	e.clean = bytes.Equal(root.out, raw)
 	return root.out, nil
 }
 

@@ -21,6 +21,11 @@ type Builder struct {
 	// checkpoint carrying the full state. 0 means DefaultCheckpointEvery;
 	// 1 makes every event a checkpoint; negative values are invalid.
 	CheckpointEvery int
+	// Compressors, when set, lends Chain.NextSealed the writer that
+	// compresses a checkpoint's snapshot (shared by a writer's chains);
+	// nil makes a new one per checkpoint. The events are the same bytes
+	// either way.
+	Compressors *Compressors
 }
 
 func (b Builder) every() (int, error) {
@@ -242,7 +247,7 @@ func (c *Chain) NextSealed(next []byte, kind Kind, cause, summary string, meta M
 	if err != nil {
 		return Sealed{}, err
 	}
-	s, err := sealTrusted(ev)
+	s, err := sealTrusted(ev, c.b.Compressors)
 	if err != nil {
 		return Sealed{}, fmt.Errorf("could not build event %s: %w", ev.ID, err)
 	}

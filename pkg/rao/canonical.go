@@ -170,35 +170,44 @@ const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string, escaping only what JSON
 // requires. Invalid UTF-8 is replaced by U+FFFD, as encoding/json does.
+// Runs of bytes written as they are are appended at once.
 func appendString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
+	start := 0 // s[start:i] is written as it is
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			switch c {
+			case '"', '\\':
 				buf = append(buf, '\\', c)
-			case c == '\n':
+			case '\n':
 				buf = append(buf, '\\', 'n')
-			case c == '\r':
+			case '\r':
 				buf = append(buf, '\\', 'r')
-			case c == '\t':
+			case '\t':
 				buf = append(buf, '\\', 't')
-			case c < 0x20:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			default:
-				buf = append(buf, c)
+				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
+			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, s[start:i]...)
 			buf = append(buf, "\ufffd"...)
-		} else {
-			buf = append(buf, s[i:i+size]...)
+			i++
+			start = i
+			continue
 		}
 		i += size
 	}
+	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }

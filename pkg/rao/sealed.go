@@ -41,14 +41,16 @@ func Seal(e Event) (Sealed, error) {
 // snapshot are canonical and it is valid, so it is encoded without being
 // parsed or validated again. Without a snapshot the stored form is the
 // hashed form; a checkpoint's stored form carries the compressed snapshot.
-func sealTrusted(e Event) (Sealed, error) {
+// Its checkpoint snapshot is compressed with a writer of zs (nil: a new
+// one).
+func sealTrusted(e Event, zs *Compressors) (Sealed, error) {
 	plain, err := appendWire(nil, e, "snapshot", e.Snapshot, true)
 	if err != nil {
 		return Sealed{}, err
 	}
 	s := Sealed{ev: e, data: plain, hash: hashWire(plain)}
 	if e.Checkpoint {
-		z := compressSnapshot(e.Snapshot)
+		z := zs.compress(e.Snapshot)
 		if s.data, err = appendWire(make([]byte, 0, len(plain)-len(e.Snapshot)+len(z)+16), e, "snapshot_z", []byte(z), true); err != nil {
 			return Sealed{}, fmt.Errorf("could not encode event %s: %w", e.ID, err)
 		}
