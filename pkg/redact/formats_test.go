@@ -57,6 +57,9 @@ var knownFormatCases = []struct{ name, in, want, secret string }{
 	{"curl --user=", "curl --user=alice:s3cret https://x", "curl --user=alice:[REDACTED:password] https://x", "s3cret"},
 	{"curl -u glued", "curl -ualice:s3cret x", "curl -ualice:[REDACTED:password] x", "s3cret"},
 	{"pem clipped header", "BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAzN3Q1k7Y\n", "[REDACTED:private-key]", "MIIEowIBAAKCAQEAzN3Q1k7Y"},
+	{"env auth", "AUTH=hunter2secretvalue ./run", "AUTH=[REDACTED:credential] ./run", "hunter2secretvalue"},
+	{"export auth", "export AUTH=hunter2secretvalue\n", "export AUTH=[REDACTED:credential]\n", "hunter2secretvalue"},
+	{"env bearer mid-line", "X=1 Bearer=hunter2secretvalue cmd", "X=1 Bearer=[REDACTED:credential] cmd", "hunter2secretvalue"},
 	{"pem clipped to its tail", "owIBAAKCAQEAzN3Q1k7Y\naGVsbG8gd29ybGQ=\n-----END RSA PRIVATE KEY-----\ndone", "[REDACTED:private-key]\ndone", "owIBAAKCAQEAzN3Q1k7Y"},
 	{"pem without end", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B", "[REDACTED:private-key]", "MIIEvQIBADANBgkqhkiG9w0B"},
 }
@@ -103,6 +106,9 @@ func TestSecretNamesLeaveCodeAlone(t *testing.T) {
 		`{"max_tokens": "4096", "tokens": "12", "input_tokens": '3'}`,
 		"PASSWORD_MIN_LENGTH=\"8\"",
 		"the cookie: a small file",
+		"AUTHOR=jane",
+		"OAUTH=enabled",
+		"GIT_AUTHOR_NAME=jane make",
 		"bypass: \"yes\"",
 	} {
 		if got := r.String(in); got != in {

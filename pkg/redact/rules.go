@@ -75,9 +75,10 @@ var secretName = `(?:[A-Za-z0-9_.-]*?` + secretWord() + `|` + passName + `)[_.-]
 var secretFlagName = `(?:` + secretName + `|[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
 
 // secretEqName matches the name before "=" in the NAME=value rule: a
-// name secretName matches, or a flag secretFlagName matches (--auth=…,
-// as the flag rules read --auth …).
-var secretEqName = `(?:` + secretName + `|--?[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
+// name secretName matches, or one of the names secret as a whole
+// (secretNames) or pass, as a flag or not (--auth=…, as the flag rules
+// read --auth …, and AUTH=…, as JSON redacts {"auth": …}).
+var secretEqName = `(?:` + secretName + `|[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
 
 // wholeSecretNames is an expression matching secretNames (case is left
 // to the rule), one separator allowed where a name has "_".
@@ -96,6 +97,9 @@ func wholeSecretNames() string {
 var (
 	flagHints       = prefixedNameHints("-")
 	quotedNameHints = prefixedNameHints(`"`, "'")
+	// eqHints are the NAME=value rule's: the flags' and the names secret
+	// as a whole without a dash (AUTH=…).
+	eqHints = prefixedNameHints("-", "")
 )
 
 // prefixedNameHints returns secretHints and every spelling of
@@ -263,7 +267,7 @@ var defaultRules = []rule{
 	// "~" and a quote after the "=" are a PromQL regular expression
 	// matcher's operator (token=~"…"): the quoted rules' value.
 	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=~][^\s&"',;<>]*|~[^\s&"',;<>]+)`,
-		splitRule{flagEq: true}, followedBy(false, "", "="), flagHints...), hasSecretAssignment),
+		splitRule{flagEq: true}, followedBy(false, "", "="), eqHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
 	(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
 		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
