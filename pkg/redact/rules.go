@@ -281,6 +281,9 @@ var defaultRules = []rule{
 	// YAML block scalar's indicator (password: |-) is kept: its lines are
 	// yamlSecretBlockRule's.
 	{label: "credential", find: findSecretLines, hints: secretHints, pre: hasSecretAssignment},
+	// The same lines under a name secret only as a whole (auth: …), a
+	// value that looks like a secret (see wholename.go).
+	wholeNameLineRule,
 	// The value of a name/value pair whose name names a secret: a
 	// Kubernetes env entry in YAML (- name: DB_PASSWORD / value: …) and
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
