@@ -244,6 +244,9 @@ var defaultRules = []rule{
 	newRule("password", regexp.MustCompile(
 		`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]*:(?P<secret>[^/\s@"'<>]+)@`),
 		"://"),
+	// A token given as a URL's whole userinfo (https://<token>@host, see
+	// urltoken.go).
+	urlTokenRule,
 	// curl -u user:password, --user user:password, -uuser:password.
 	newRule("password", regexp.MustCompile(
 		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
