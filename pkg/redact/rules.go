@@ -251,6 +251,8 @@ var defaultRules = []rule{
 	newRule("password", regexp.MustCompile(
 		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
 		"-u", "--user"),
+	// A .netrc entry's password (see netrc.go).
+	netrcRule,
 	// A .pgpass line's password (see pgpass.go).
 	pgpassRule,
 	// The same flag and its value as two quoted items of a list: an argv
