@@ -12,7 +12,10 @@
 // after its name or in a flow mapping, {password: …}, a quoted value
 // continued on later lines, the values in a JSON array or object under a
 // quoted one: {"secrets": ["…"]}) and the values of name/value pairs whose name is
-// secret-like (Kubernetes env lists); [New] adds rules from
+// secret-like (Kubernetes env lists), a .netrc entry's password, a
+// token given as a URL's whole userinfo (https://<token>@host) and an
+// HTML form field's value under a secret-like name or of type password
+// (<input name="password" value="…">); [New] adds rules from
 // configuration. [Redactor.JSON] and [Redactor.Value] also redact every
 // value stored under a key that names a secret ("password", "api_key",
 // "authorization", ..., see [IsSecretKey]), the "value" member of an

@@ -331,6 +331,9 @@ var defaultRules = []rule{
 		"_auth"),
 	base64PEMRule,
 	k8sSecretRule,
+	// An HTML form field's value under a secret-like name or of type
+	// password (see htmlinput.go).
+	htmlInputRule,
 }
 
 // secretLine matches a name: value or name = value line with a
