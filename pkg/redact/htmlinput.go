@@ -47,13 +47,17 @@ func findHTMLInputs(s string) [][]int {
 // htmlAttr reads the attribute at or after s[i] in a tag: its name
 // s[nb:ne], its value s[ab:ae] (empty when it has none; quotes
 // excluded), and where reading goes on. ok is false at the tag's end
-// (">", "/>" or the text's), next then being past it.
+// (">", "/>", a "<" opening another tag, or the text's end), next then
+// being past the ">" or at the "<".
 func htmlAttr(s string, i int) (nb, ne, ab, ae, next int, ok bool) {
 	for i < len(s) && (isHTMLSpace(s[i]) || s[i] == '/') {
 		i++
 	}
-	if i >= len(s) || s[i] == '>' || s[i] == '<' {
-		return 0, 0, 0, 0, min(i+1, len(s)), false
+	if i >= len(s) || s[i] == '<' {
+		return 0, 0, 0, 0, i, false
+	}
+	if s[i] == '>' {
+		return 0, 0, 0, 0, i + 1, false
 	}
 	nb = i
 	for i < len(s) && !isHTMLSpace(s[i]) && strings.IndexByte("=>/<", s[i]) < 0 {
