@@ -100,6 +100,12 @@ func TestKnownFormatsAndSecretNames(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
 			}
+			if again := r.String(got); again != got {
+				t.Errorf("String is not idempotent: %q -> %q", got, again)
+			}
+			if b := r.Bytes([]byte(tt.in)); string(b) != got {
+				t.Errorf("Bytes(%q) = %q, want %q", tt.in, b, got)
+			}
 		})
 	}
 }

@@ -241,8 +241,10 @@ var defaultRules = []rule{
 	withPre(newRule("nkey-seed", regexp.MustCompile(
 		`\bS[UAONCPX][A-Z2-7]{56}\b`),
 		"su", "sa", "so", "sn", "sc", "sp", "sx"), hasSeedShape),
+	// The user part holds no "[": a token redacted as the whole userinfo
+	// (https://[REDACTED:password]@host) is no user and password.
 	newRule("password", regexp.MustCompile(
-		`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]*:(?P<secret>[^/\s@"'<>]+)@`),
+		`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>\[]*:(?P<secret>[^/\s@"'<>]+)@`),
 		"://"),
 	// A token given as a URL's whole userinfo (https://<token>@host, see
 	// urltoken.go).
