@@ -16,7 +16,17 @@ var wholeNameLine = regexp.MustCompile(`(?im)^[\t ]*(?:-[\t ]+)?(?:export[\t ]+)
 // a secret (see isTokenLike): these names also head settings whose value
 // is a word (auth: required, auth: basic, cookie: none), which are kept.
 var wholeNameLineRule = rule{label: "credential", find: findWholeNameLines,
-	hints: prefixedNameHints(""), pre: hasSecretAssignment}
+	hints: wholeNameHints(), pre: hasSecretAssignment}
+
+// wholeNameHints are the spellings of secretNames, without those that
+// contain another (auth, cookie, bearer).
+func wholeNameHints() []string {
+	var all []string
+	for _, n := range secretNames {
+		all = append(all, spellings(n)...)
+	}
+	return minimalFragments(all)
+}
 
 // findWholeNameLines returns the spans of the token-like values
 // wholeNameLine finds.
