@@ -81,6 +81,7 @@ var knownFormatCases = []struct{ name, in, want, secret string }{
 	{"html input type password", `<INPUT type=password id=pw value='hunter2x' />`, `<INPUT type=password id=pw value='[REDACTED:credential]' />`, "hunter2x"},
 	{"html input value first", `<input value=hunter2secretvalue name="api_key">`, `<input value=[REDACTED:credential] name="api_key">`, "hunter2secretvalue"},
 	{"html input after unclosed ones", `<input <input name="password" value="hunter2x">`, `<input <input name="password" value="[REDACTED:credential]">`, "hunter2x"},
+	{"html input shown as text", `&lt;input name=&quot;password&quot; value=&quot;hunter2x&quot;&gt;`, `&lt;input name=&quot;password&quot; value=&quot;[REDACTED:credential]&quot;&gt;`, "hunter2x"},
 	{"html input escaped", `{"html":"<input name=\"db_password\" value=\"hunter2x\">"}`, `{"html":"<input name=\"db_password\" value=\"[REDACTED:credential]\">"}`, "hunter2x"},
 	{"pem clipped to its tail", "owIBAAKCAQEAzN3Q1k7Y\naGVsbG8gd29ybGQ=\n-----END RSA PRIVATE KEY-----\ndone", "[REDACTED:private-key]\ndone", "owIBAAKCAQEAzN3Q1k7Y"},
 	{"pem without end", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B", "[REDACTED:private-key]", "MIIEvQIBADANBgkqhkiG9w0B"},

@@ -5,8 +5,11 @@ import "strings"
 // htmlInputRule redacts the value of an HTML form field holding a
 // secret: an <input> whose name or id names one (IsSecretKey) or whose
 // type is password (<input name="password" value="…">,
-// <input type="password" value="…">).
-var htmlInputRule = rule{label: "credential", find: findHTMLInputs, hints: []string{"<input"}}
+// <input type="password" value="…">). Its "<" may be a character
+// reference or percent-encoded (&lt;input …&gt;, HTML shown as text):
+// the rule then reads the web-decoded view (see webdecode.go).
+var htmlInputRule = rule{label: "credential", find: findHTMLInputs,
+	hints: []string{"<input", "&lt;input", "&#60;input", "&#x3c;input", "%3cinput"}}
 
 // findHTMLInputs returns the spans of the secret values of the <input>
 // tags of the line s, each tag read up to its ">" or the line's end.
