@@ -145,6 +145,8 @@ func TestSecretNamesLeaveCodeAlone(t *testing.T) {
 		"<a href=\"/reset?x=1&amp;y=2\">Reset your password</a>",
 		"the machine learning login password page",
 		"by default login password prompts are shown",
+		"Change the default password before deploying.",
+		"machine learning: the default password is weak",
 		"the password hunter2 is not a .netrc entry",
 		"git clone https://alice@github.com/x/y.git",
 		"git clone ssh://git@github.com/x/y.git",

@@ -11,7 +11,7 @@ var netrcRule = wholeText(withPre(rule{label: "password", find: findNetrcPasswor
 // findNetrcPasswords returns the spans of the values after "password" in
 // the .netrc entries of s. The text is read as .netrc's tokens, words
 // between white space: an entry starts at the word "machine" and its
-// host, or at "default", and goes on while the next word is one of the
+// host, or at "default" before login or account, and goes on while the next word is one of the
 // keywords login, password, account and port, each followed by its
 // value; any other word ends it (so prose seldom makes one: "the machine
 // learning login password page" is machine, learning, login password,
@@ -28,7 +28,11 @@ func findNetrcPasswords(s string) [][]int {
 			_, e = netrcToken(s, e) // the host
 			inEntry = true
 		case "default":
-			inEntry = true
+			// Only before login or account: prose's "the default
+			// password is …" makes no entry.
+			nb, ne := netrcToken(s, e)
+			next := s[nb:ne]
+			inEntry = next == "login" || next == "account"
 		case "login", "account", "port":
 			if inEntry {
 				_, e = netrcToken(s, e)
