@@ -11,7 +11,8 @@ var netrcRule = wholeText(withPre(rule{label: "password", find: findNetrcPasswor
 // findNetrcPasswords returns the spans of the values after "password" in
 // the .netrc entries of s. The text is read as .netrc's tokens, words
 // between white space: an entry starts at the word "machine" and its
-// host, or at "default" before login or account, and goes on while the next word is one of the
+// host (holding a dot, or followed by login, account or port), or at "default" before
+// login or account, and goes on while the next word is one of the
 // keywords login, password, account and port, each followed by its
 // value; any other word ends it (so prose seldom makes one: "the machine
 // learning login password page" is machine, learning, login password,
@@ -25,8 +26,14 @@ func findNetrcPasswords(s string) [][]int {
 	for b, e := netrcToken(s, 0); b < len(s); b, e = netrcToken(s, e) {
 		switch strings.TrimLeft(s[b:e], `"'`) {
 		case "machine":
-			_, e = netrcToken(s, e) // the host
-			inEntry = true
+			// The host, then a keyword; a host without a dot only before
+			// login, account or port ("each machine has password
+			// protection" is prose).
+			var hb int
+			hb, e = netrcToken(s, e)
+			nb, ne := netrcToken(s, e)
+			next := s[nb:ne]
+			inEntry = strings.IndexByte(s[hb:e], '.') >= 0 || next == "login" || next == "account" || next == "port"
 		case "default":
 			// Only before login or account: prose's "the default
 			// password is …" makes no entry.
