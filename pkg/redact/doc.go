@@ -12,7 +12,10 @@
 // after its name or in a flow mapping, {password: …}, a quoted value
 // continued on later lines, the values in a JSON array or object under a
 // quoted one: {"secrets": ["…"]}) and the values of name/value pairs whose name is
-// secret-like (Kubernetes env lists); [New] adds rules from
+// secret-like (Kubernetes env lists), a .netrc entry's password, a
+// token given as a URL's whole userinfo (https://<token>@host) and an
+// HTML form field's value under a secret-like name or of type password
+// (<input name="password" value="…">); [New] adds rules from
 // configuration. [Redactor.JSON] and [Redactor.Value] also redact every
 // value stored under a key that names a secret ("password", "api_key",
 // "authorization", ..., see [IsSecretKey]), the "value" member of an
@@ -37,6 +40,9 @@
 // (\" \n \uXXXX …, up to three strings deep), so pretty JSON escaped in
 // a log line's string, logfmt's msg="{\"token\":…}" and keys spelled
 // with \u escapes ("pass\u0077ord") are redacted in the escaped text.
+// They also read the text with its percent-encodings (%3D, below %80)
+// and HTML character references (&#61;, &quot;, …) decoded, once, so
+// curl -d 'password%3D…' and password&#61;… are redacted.
 // They also read lines joined: a shell command continued with a
 // trailing "\" (or PowerShell's backtick, cmd's ^), a YAML scalar folded
 // over lines (plain, or a folded block >) and a YAML complex key
@@ -45,6 +51,7 @@
 //
 // Redaction is best effort: it reduces accidental exposure but cannot
 // recognise every secret. Known not to be read: a flag's value starting
-// with "--", complex keys over lines or in flow mappings, HTML entities, percent-encoding and
+// with "--", complex keys over lines or in flow mappings, a name spelled
+// with percent-encodings or character references, text encoded twice and
 // escapes more than three strings deep (see docs/policy.md).
 package redact

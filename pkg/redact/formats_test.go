@@ -57,6 +57,33 @@ var knownFormatCases = []struct{ name, in, want, secret string }{
 	{"curl --user=", "curl --user=alice:s3cret https://x", "curl --user=alice:[REDACTED:password] https://x", "s3cret"},
 	{"curl -u glued", "curl -ualice:s3cret x", "curl -ualice:[REDACTED:password] x", "s3cret"},
 	{"pem clipped header", "BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAzN3Q1k7Y\n", "[REDACTED:private-key]", "MIIEowIBAAKCAQEAzN3Q1k7Y"},
+	{"env auth", "AUTH=hunter2secretvalue ./run", "AUTH=[REDACTED:credential] ./run", "hunter2secretvalue"},
+	{"export auth", "export AUTH=hunter2secretvalue\n", "export AUTH=[REDACTED:credential]\n", "hunter2secretvalue"},
+	{"env bearer mid-line", "X=1 Bearer=hunter2secretvalue cmd", "X=1 Bearer=[REDACTED:credential] cmd", "hunter2secretvalue"},
+	{"yaml auth", "registry:\n  auth: hunter2secretvalue\n", "registry:\n  auth: [REDACTED:credential]\n", "hunter2secretvalue"},
+	{"yaml auth base64", "auth: dXNlcjpodW50ZXIy\n", "auth: [REDACTED:credential]\n", "dXNlcjpodW50ZXIy"},
+	{"ini bearer quoted", "bearer = 'abcdefgh1234' # ci\n", "bearer = '[REDACTED:credential]' # ci\n", "abcdefgh1234"},
+	{"git url token userinfo", "git clone https://hunter2secretvalue@github.com/x/y.git", "git clone https://[REDACTED:password]@github.com/x/y.git", "hunter2secretvalue"},
+	{"git url hex token userinfo", "remote: https://3f786850e387550fdab836ed7e6dc881de23001b@git.example.com/r", "remote: https://[REDACTED:password]@git.example.com/r", "3f786850e387550fdab836ed7e6dc881de23001b"},
+	{"netrc line", "machine api.x.com login me password hunter2secretvalue\n", "machine api.x.com login me password [REDACTED:password]\n", "hunter2secretvalue"},
+	{"netrc over lines", "machine api.x.com\n  login me\n  password hunter2secretvalue\nmachine b port 21 login u password s3cr3t-b", "machine api.x.com\n  login me\n  password [REDACTED:password]\nmachine b port 21 login u password [REDACTED:password]", "s3cr3t-b"},
+	{"netrc host without a dot", "machine myhost login u password hunter2v", "machine myhost login u password [REDACTED:password]", "hunter2v"},
+	{"netrc default", "default login x password hunter2y", "default login x password [REDACTED:password]", "hunter2y"},
+	{"netrc echoed", "echo 'machine h login u password hunter2z' >> ~/.netrc", "echo 'machine h login u password [REDACTED:password]' >> ~/.netrc", "hunter2z"},
+	{"netrc in json", `{"content":"machine h\n  login u\n  password hunter2w\n"}`, `{"content":"machine h\n  login u\n  password [REDACTED:password]\n"}`, "hunter2w"},
+	{"percent-encoded body", "curl -d 'password%3Dhunter2secretvalue' x", "curl -d 'password%3D[REDACTED:credential]' x", "hunter2secretvalue"},
+	{"percent-encoded api key", "api_key%3Dhunter2secretvalue&x=1", "api_key%3D[REDACTED:credential]&x=1", "hunter2secretvalue"},
+	{"percent-encoded header", "h=Authorization%3A%20Bearer%20hunter2secretvalue", "h=Authorization%3A%20[REDACTED:authorization]", "hunter2secretvalue"},
+	{"percent-encoded in a query", "https://x/cb?next=%2Flogin%3Fpassword%3Dhunter2secretvalue%26x%3D1", "https://x/cb?next=%2Flogin%3Fpassword%3D[REDACTED:credential]%26x%3D1", "hunter2secretvalue"},
+	{"html decimal reference", "password&#61;hunter2secretvalue", "password&#61;[REDACTED:credential]", "hunter2secretvalue"},
+	{"html hex reference", "<p>token&#x3D;abc123def&amp;x=1</p>", "<p>token&#x3D;[REDACTED:credential]&amp;x=1</p>", "abc123def"},
+	{"html quoted json", "<pre>{&quot;password&quot;: &quot;hunter2secretvalue&quot;}</pre>", "<pre>{&quot;password&quot;: &quot;[REDACTED:credential]&quot;}</pre>", "hunter2secretvalue"},
+	{"html input name", `<input name="password" value="hunter2secretvalue">`, `<input name="password" value="[REDACTED:credential]">`, "hunter2secretvalue"},
+	{"html input type password", `<INPUT type=password id=pw value='hunter2x' />`, `<INPUT type=password id=pw value='[REDACTED:credential]' />`, "hunter2x"},
+	{"html input value first", `<input value=hunter2secretvalue name="api_key">`, `<input value=[REDACTED:credential] name="api_key">`, "hunter2secretvalue"},
+	{"html input after unclosed ones", `<input <input name="password" value="hunter2x">`, `<input <input name="password" value="[REDACTED:credential]">`, "hunter2x"},
+	{"html input shown as text", `&lt;input name=&quot;password&quot; value=&quot;hunter2x&quot;&gt;`, `&lt;input name=&quot;password&quot; value=&quot;[REDACTED:credential]&quot;&gt;`, "hunter2x"},
+	{"html input escaped", `{"html":"<input name=\"db_password\" value=\"hunter2x\">"}`, `{"html":"<input name=\"db_password\" value=\"[REDACTED:credential]\">"}`, "hunter2x"},
 	{"pem clipped to its tail", "owIBAAKCAQEAzN3Q1k7Y\naGVsbG8gd29ybGQ=\n-----END RSA PRIVATE KEY-----\ndone", "[REDACTED:private-key]\ndone", "owIBAAKCAQEAzN3Q1k7Y"},
 	{"pem without end", "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0B", "[REDACTED:private-key]", "MIIEvQIBADANBgkqhkiG9w0B"},
 }
@@ -74,6 +101,12 @@ func TestKnownFormatsAndSecretNames(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if again := r.String(got); again != got {
+				t.Errorf("String is not idempotent: %q -> %q", got, again)
+			}
+			if b := r.Bytes([]byte(tt.in)); string(b) != got {
+				t.Errorf("Bytes(%q) = %q, want %q", tt.in, b, got)
 			}
 		})
 	}
@@ -103,6 +136,31 @@ func TestSecretNamesLeaveCodeAlone(t *testing.T) {
 		`{"max_tokens": "4096", "tokens": "12", "input_tokens": '3'}`,
 		"PASSWORD_MIN_LENGTH=\"8\"",
 		"the cookie: a small file",
+		"AUTHOR=jane",
+		`<input name="username" value="alice"> <input type="submit" value="Log in">`,
+		`<input name="password" value=""> <label for="password">Password</label>`,
+		`<inputs name="password" value="x">`,
+		"https://x.example/search?q=a%3Db%26c%3Dd&page=2",
+		"https://x.example/?redirect=%2Fhome%3Ftab%3D1 100%",
+		"<p>a&#61;b &amp; c &lt; d</p>",
+		"<a href=\"/reset?x=1&amp;y=2\">Reset your password</a>",
+		"the machine learning login password page",
+		"by default login password prompts are shown",
+		"Change the default password before deploying.",
+		"each machine has password protection",
+		"machine learning: the default password is weak",
+		"the password hunter2 is not a .netrc entry",
+		"git clone https://alice@github.com/x/y.git",
+		"git clone ssh://git@github.com/x/y.git",
+		"https://build-agent-2024@ci.example.com/x",
+		"https://jenkins_deployer_user@git.example.com/x",
+		"auth: required",
+		"  auth: basic\n",
+		"auth: ${REGISTRY_AUTH}",
+		"auth: oauth2",
+		"author: Jane Doe2",
+		"OAUTH=enabled",
+		"GIT_AUTHOR_NAME=jane make",
 		"bypass: \"yes\"",
 	} {
 		if got := r.String(in); got != in {

@@ -175,6 +175,25 @@ func FuzzRedact(f *testing.F) {
 				v := secretOf(seed, 12, alnum)
 				return "\nmysql -uroot \\\n  -p" + v + "\n", v
 			},
+			func() (string, string) { v := secretOf(seed, 12, alnum); return "export AUTH=" + v, v },
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum) + "9Z" // looks like a secret
+				return "\n  auth: " + v + "\n", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 16, alnum) + "7x" // a digit before a letter
+				return "git clone https://" + v + "@github.com/x/y.git", v
+			},
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return "\nmachine api.x.com\n  login me\n  password " + v + "\n", v
+			},
+			func() (string, string) { v := secretOf(seed, 12, alnum); return "curl -d 'password%3D" + v + "'", v },
+			func() (string, string) { v := secretOf(seed, 12, alnum); return "password&#61;" + v, v },
+			func() (string, string) {
+				v := secretOf(seed, 12, alnum)
+				return `<input name="password" value="` + v + `">`, v
+			},
 		}
 		text, secret := formats[int(kind)%len(formats)]()
 		if strings.Contains(prefix, secret) || strings.Contains(suffix, secret) {

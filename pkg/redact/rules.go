@@ -75,9 +75,10 @@ var secretName = `(?:[A-Za-z0-9_.-]*?` + secretWord() + `|` + passName + `)[_.-]
 var secretFlagName = `(?:` + secretName + `|[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
 
 // secretEqName matches the name before "=" in the NAME=value rule: a
-// name secretName matches, or a flag secretFlagName matches (--auth=…,
-// as the flag rules read --auth …).
-var secretEqName = `(?:` + secretName + `|--?[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
+// name secretName matches, or one of the names secret as a whole
+// (secretNames) or pass, as a flag or not (--auth=…, as the flag rules
+// read --auth …, and AUTH=…, as JSON redacts {"auth": …}).
+var secretEqName = `(?:` + secretName + `|[_.-]*(?:` + wholeSecretNames() + `|` + passWord + `)[_.-]*)`
 
 // wholeSecretNames is an expression matching secretNames (case is left
 // to the rule), one separator allowed where a name has "_".
@@ -96,6 +97,9 @@ func wholeSecretNames() string {
 var (
 	flagHints       = prefixedNameHints("-")
 	quotedNameHints = prefixedNameHints(`"`, "'")
+	// eqHints are the NAME=value rule's: the flags' and the names secret
+	// as a whole without a dash (AUTH=…).
+	eqHints = prefixedNameHints("-", "")
 )
 
 // prefixedNameHints returns secretHints and every spelling of
@@ -237,13 +241,20 @@ var defaultRules = []rule{
 	withPre(newRule("nkey-seed", regexp.MustCompile(
 		`\bS[UAONCPX][A-Z2-7]{56}\b`),
 		"su", "sa", "so", "sn", "sc", "sp", "sx"), hasSeedShape),
+	// The user part holds no "[": a token redacted as the whole userinfo
+	// (https://[REDACTED:password]@host) is no user and password.
 	newRule("password", regexp.MustCompile(
-		`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>]*:(?P<secret>[^/\s@"'<>]+)@`),
+		`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>\[]*:(?P<secret>[^/\s@"'<>]+)@`),
 		"://"),
+	// A token given as a URL's whole userinfo (https://<token>@host, see
+	// urltoken.go).
+	urlTokenRule,
 	// curl -u user:password, --user user:password, -uuser:password.
 	newRule("password", regexp.MustCompile(
 		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
 		"-u", "--user"),
+	// A .netrc entry's password (see netrc.go).
+	netrcRule,
 	// A .pgpass line's password (see pgpass.go).
 	pgpassRule,
 	// The same flag and its value as two quoted items of a list: an argv
@@ -263,7 +274,7 @@ var defaultRules = []rule{
 	// "~" and a quote after the "=" are a PromQL regular expression
 	// matcher's operator (token=~"…"): the quoted rules' value.
 	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=~][^\s&"',;<>]*|~[^\s&"',;<>]+)`,
-		splitRule{flagEq: true}, followedBy(false, "", "="), flagHints...), hasSecretAssignment),
+		splitRule{flagEq: true}, followedBy(false, "", "="), eqHints...), hasSecretAssignment),
 	// "name": "value" in JSON with a secret-like name.
 	(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
 		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
@@ -277,6 +288,9 @@ var defaultRules = []rule{
 	// YAML block scalar's indicator (password: |-) is kept: its lines are
 	// yamlSecretBlockRule's.
 	{label: "credential", find: findSecretLines, hints: secretHints, pre: hasSecretAssignment},
+	// The same lines under a name secret only as a whole (auth: …), a
+	// value that looks like a secret (see wholename.go).
+	wholeNameLineRule,
 	// The value of a name/value pair whose name names a secret: a
 	// Kubernetes env entry in YAML (- name: DB_PASSWORD / value: …) and
 	// {"name": "DB_PASSWORD", "value": …} in JSON text (see textpair.go).
@@ -319,6 +333,9 @@ var defaultRules = []rule{
 		"_auth"),
 	base64PEMRule,
 	k8sSecretRule,
+	// An HTML form field's value under a secret-like name or of type
+	// password (see htmlinput.go).
+	htmlInputRule,
 }
 
 // secretLine matches a name: value or name = value line with a

@@ -311,11 +311,17 @@ func unquoteJSONText(content string) string {
 // containsFold reports whether s contains the lower-case ASCII sub,
 // ignoring ASCII case (sub's first byte too: "Value" holds "value").
 func containsFold[T string | []byte](s T, sub string) bool {
+	return indexFold(s, sub) >= 0
+}
+
+// indexFold is the index of the first lower-case ASCII sub in s,
+// ignoring ASCII case, or -1.
+func indexFold[T string | []byte](s T, sub string) int {
 	lo, up := sub[0], upper(sub[0])
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if c := s[i]; (c == lo || c == up) && equalFoldTail(s[i:i+len(sub)], sub) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }

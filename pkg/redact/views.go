@@ -4,8 +4,9 @@ import "strings"
 
 // escViews are a text's other views, each mapped straight back to the
 // text: its decoded views (decoded, then again while escapes remain, up
-// to maxEscapeDepth) and its joined view (see joinedView), made once for
-// the rules that read the same text: made is set once they are.
+// to maxEscapeDepth), its joined view (see joinedView) and its
+// web-decoded view (see decodeWeb), made once for the rules that read
+// the same text: made is set once they are.
 type escViews struct {
 	made  bool
 	views []*escView
@@ -32,6 +33,9 @@ func (vs *escViews) of(s string) []*escView {
 	}
 	vs.addStrings(s, nil, 1)
 	if v := joinedView(s); v != nil {
+		vs.views = append(vs.views, v)
+	}
+	if v := decodeWeb(s); v != nil {
 		vs.views = append(vs.views, v)
 	}
 	return vs.views
