@@ -30,6 +30,10 @@ type Sandbox struct {
 	limitInside bool
 	// noLimitInside turns that way off (tests of the prlimit way).
 	noLimitInside bool
+	// nestedUserns, set by Check, means this bubblewrap cannot keep a
+	// command from making user namespaces of its own (it is older than
+	// 0.8, without --disable-userns).
+	nestedUserns bool
 	// etc makes the sandboxes' /etc.
 	etc *etcViews
 }
@@ -118,17 +122,32 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	return s.trySized(ctx)
 }
 
-// trySized is tryTrivial, and again without sizing the in-memory
-// directories when this bubblewrap does not know --size (an old one):
-// they are then unbounded (Limits().TmpBytes is -1), as they were
-// before there was a bound, rather than every command refused.
+// trySized is tryTrivial, and again without what this bubblewrap does
+// not know when it is an old one: without sizing the in-memory
+// directories (no --size, before 0.5), they are then unbounded
+// (Limits().TmpBytes is -1), as they were before there was a bound; and
+// without denying the command user namespaces of its own (no
+// --disable-userns, before 0.8). Either is better than every command
+// refused.
 func (s *Sandbox) trySized(ctx context.Context) error {
-	err := s.tryTrivial(ctx)
-	if err == nil || s.limits.TmpBytes <= 0 || !strings.Contains(err.Error(), "--size") {
-		return err
+	for {
+		err := s.tryTrivial(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case s.limits.TmpBytes > 0 && unknownOption(err, "--size"):
+			s.limits.TmpBytes = -1
+		case !s.nestedUserns && unknownOption(err, "--disable-userns"):
+			s.nestedUserns = true
+		default:
+			return err
+		}
 	}
-	s.limits.TmpBytes = -1
-	return s.tryTrivial(ctx)
+}
+
+// unknownOption reports whether err is bubblewrap refusing option.
+func unknownOption(err error, option string) bool {
+	return strings.Contains(err.Error(), "Unknown option "+option)
 }
 
 // tryTrivial runs `true` in a sandbox; an error wraps ErrUnavailable and
@@ -157,6 +176,13 @@ func (s *Sandbox) bwrapArgs(spec Spec, etc string) []string {
 	a := []string{s.cfg.Bwrap,
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
+	}
+	// No user namespace of the command's own: in one it could mount file
+	// systems (a tmpfs of any size, beyond tmpBytes) and reach the
+	// kernel's code for unprivileged namespaces, a frequent way to
+	// escalate.
+	if !s.nestedUserns {
+		a = append(a, "--disable-userns")
 	}
 	if !spec.Network {
 		a = append(a, "--unshare-net")

@@ -616,3 +616,59 @@ func TestOldBubblewrapWithoutSize(t *testing.T) {
 		t.Fatalf("broken bubblewrap: %v, tmpBytes %d", err, s.Limits().TmpBytes)
 	}
 }
+
+// TestNoNestedUserNamespace: a command cannot make a user namespace of
+// its own. In one it could mount a tmpfs of any size (as many as it
+// likes: tmpBytes would bound nothing) and reach the kernel's code for
+// unprivileged namespaces, a frequent way to escalate.
+func TestNoNestedUserNamespace(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare (util-linux) here")
+	}
+	for _, prlimitProgram := range []bool{false, true} {
+		s, err := sandbox.New(sandbox.Config{Limits: sandbox.Limits{TmpBytes: 1 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		if prlimitProgram {
+			sandbox.UsePrlimitProgram(s)
+		}
+		if err := s.Check(context.Background()); err != nil {
+			t.Skipf("bubblewrap cannot run here: %v", err)
+		}
+		res := run(t, s, sandbox.Spec{Argv: sh(`unshare -U -r -m sh -c 'mount -t tmpfs big /tmp && echo NESTED-TMPFS'; unshare -U true && echo NESTED-USERNS; echo done`)})
+		if strings.Contains(res.Output, "NESTED") || !strings.Contains(res.Output, "done") {
+			t.Fatalf("prlimit program %v: a command made a user namespace of its own:\n%s", prlimitProgram, res.Output)
+		}
+	}
+}
+
+// TestBubblewrapWithoutDisableUserns: a bubblewrap older than 0.8 (no
+// --disable-userns, nor --size before 0.5) still runs commands.
+func TestBubblewrapWithoutDisableUserns(t *testing.T) {
+	bwrapSandbox(t, sandbox.Limits{}) // skips where bubblewrap cannot run
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, unknown := range []string{"--disable-userns", "--disable-userns|--size"} {
+		old := filepath.Join(t.TempDir(), "bwrap")
+		script := "#!/bin/sh\nfor a; do case \"$a\" in " + unknown + ") echo \"bwrap: Unknown option $a\" >&2; exit 1;; esac; done\nexec " + bwrap + " \"$@\"\n"
+		if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s, err := sandbox.New(sandbox.Config{Bwrap: old})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := run(t, s, sandbox.Spec{Argv: sh("echo ran")})
+		wantTmp := int64(sandbox.DefaultTmpBytes)
+		if strings.Contains(unknown, "--size") {
+			wantTmp = -1
+		}
+		if !strings.Contains(res.Output, "ran") || !res.Sandboxed || s.Limits().TmpBytes != wantTmp || !sandbox.LimitsInside(s) {
+			t.Fatalf("%s unknown: %+v, tmpBytes %d, limits inside %v", unknown, res, s.Limits().TmpBytes, sandbox.LimitsInside(s))
+		}
+	}
+}
