@@ -32,8 +32,11 @@ type Sandbox struct {
 	noLimitInside bool
 	// nestedUserns, set by Check, means this bubblewrap cannot keep a
 	// command from making user namespaces of its own (it is older than
-	// 0.8, without --disable-userns).
+	// 0.8, without --disable-userns, or cannot set the limit here).
 	nestedUserns bool
+	// unsized, set by Check, means this bubblewrap cannot size a tmpfs
+	// (older than 0.5, without --size).
+	unsized bool
 	// etc makes the sandboxes' /etc.
 	etc *etcViews
 }
@@ -76,6 +79,34 @@ func (s *Sandbox) Limits() Limits {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.limits
+}
+
+// What a bubblewrap too old (or a host) may keep a sandbox from having;
+// see Lacks.
+const (
+	// LackTmpSize: its in-memory directories are unbounded (bubblewrap
+	// before 0.5 has no --size).
+	LackTmpSize = "bounded in-memory directories (bubblewrap 0.5 or later)"
+	// LackUserns: a command may make user namespaces of its own
+	// (bubblewrap before 0.8 has no --disable-userns; or it cannot set the
+	// limit, its /proc/sys read-only).
+	LackUserns = "no user namespaces of the command's own (bubblewrap 0.8 or later, and a /proc/sys it can write)"
+)
+
+// Lacks lists, after Check, the protections the sandbox runs commands
+// without because this bubblewrap cannot give them (LackTmpSize,
+// LackUserns); nil when it lacks none.
+func (s *Sandbox) Lacks() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	if s.unsized {
+		out = append(out, LackTmpSize)
+	}
+	if s.nestedUserns {
+		out = append(out, LackUserns)
+	}
+	return out
 }
 
 // Check reports whether commands can run: for mode bwrap it starts a
@@ -136,8 +167,10 @@ func (s *Sandbox) trySized(ctx context.Context) error {
 		case err == nil:
 			return nil
 		case s.limits.TmpBytes > 0 && unknownOption(err, "--size"):
-			s.limits.TmpBytes = -1
-		case !s.nestedUserns && unknownOption(err, "--disable-userns"):
+			s.limits.TmpBytes, s.unsized = -1, true
+		case !s.nestedUserns && (unknownOption(err, "--disable-userns") || strings.Contains(err.Error(), "max_user_namespaces")):
+			// Also where it cannot set the limit (a /proc/sys read-only
+			// to it, as in some containers).
 			s.nestedUserns = true
 		default:
 			return err

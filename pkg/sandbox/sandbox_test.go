@@ -645,16 +645,25 @@ func TestNoNestedUserNamespace(t *testing.T) {
 }
 
 // TestBubblewrapWithoutDisableUserns: a bubblewrap older than 0.8 (no
-// --disable-userns, nor --size before 0.5) still runs commands.
+// --disable-userns, nor --size before 0.5), or one that cannot set the
+// namespace limit here (/proc/sys read-only, as in some containers),
+// still runs commands, and says what it lacks.
 func TestBubblewrapWithoutDisableUserns(t *testing.T) {
 	bwrapSandbox(t, sandbox.Limits{}) // skips where bubblewrap cannot run
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, unknown := range []string{"--disable-userns", "--disable-userns|--size"} {
+	for _, tc := range []struct {
+		refused, message string
+		lacks            []string
+	}{
+		{"--disable-userns", "bwrap: Unknown option $a", []string{sandbox.LackUserns}},
+		{"--disable-userns|--size", "bwrap: Unknown option $a", []string{sandbox.LackTmpSize, sandbox.LackUserns}},
+		{"--disable-userns", "bwrap: cannot open /proc/sys/user/max_user_namespaces: Read-only file system", []string{sandbox.LackUserns}},
+	} {
 		old := filepath.Join(t.TempDir(), "bwrap")
-		script := "#!/bin/sh\nfor a; do case \"$a\" in " + unknown + ") echo \"bwrap: Unknown option $a\" >&2; exit 1;; esac; done\nexec " + bwrap + " \"$@\"\n"
+		script := "#!/bin/sh\nfor a; do case \"$a\" in " + tc.refused + ") echo \"" + tc.message + "\" >&2; exit 1;; esac; done\nexec " + bwrap + " \"$@\"\n"
 		if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -664,11 +673,20 @@ func TestBubblewrapWithoutDisableUserns(t *testing.T) {
 		}
 		res := run(t, s, sandbox.Spec{Argv: sh("echo ran")})
 		wantTmp := int64(sandbox.DefaultTmpBytes)
-		if strings.Contains(unknown, "--size") {
+		if strings.Contains(tc.refused, "--size") {
 			wantTmp = -1
 		}
-		if !strings.Contains(res.Output, "ran") || !res.Sandboxed || s.Limits().TmpBytes != wantTmp || !sandbox.LimitsInside(s) {
-			t.Fatalf("%s unknown: %+v, tmpBytes %d, limits inside %v", unknown, res, s.Limits().TmpBytes, sandbox.LimitsInside(s))
+		if !strings.Contains(res.Output, "ran") || !res.Sandboxed || s.Limits().TmpBytes != wantTmp || !sandbox.LimitsInside(s) || fmt.Sprint(s.Lacks()) != fmt.Sprint(tc.lacks) {
+			t.Fatalf("%s refused: %+v, tmpBytes %d, limits inside %v, lacks %q", tc.refused, res, s.Limits().TmpBytes, sandbox.LimitsInside(s), s.Lacks())
+		}
+	}
+	// The one here, when it is new enough: nothing; and in-memory
+	// directories unbounded by configuration are not a lack.
+	if help, _ := exec.Command(bwrap, "--help").CombinedOutput(); strings.Contains(string(help), "--disable-userns") {
+		for _, tmp := range []int64{0, -1} {
+			if lacks := bwrapSandbox(t, sandbox.Limits{TmpBytes: tmp}).Lacks(); len(lacks) != 0 {
+				t.Errorf("tmpBytes %d: lacks %q", tmp, lacks)
+			}
 		}
 	}
 }
