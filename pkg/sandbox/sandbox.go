@@ -251,17 +251,18 @@ func (s *Sandbox) bwrapArgs(spec Spec, etc string) []string {
 	for _, p := range append([]string{spec.Dir}, spec.Writable...) {
 		a = append(a, "--bind", p, p)
 	}
-	// The sandbox's root, an in-memory file system without a size, is
-	// read-only once every mount point on it is made.
-	return append(a, "--remount-ro", "/", "--chdir", spec.Dir, "--")
+	// The sandbox's root, an in-memory file system without a size, and
+	// its /dev are read-only once every mount point on them is made (a
+	// read-only path may be under /dev).
+	return append(a, "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", spec.Dir, "--")
 }
 
 // memoryDirArgs make the sandbox's /dev and its writable in-memory
 // directories. Each tmpfs holds at most size bytes (no bound when size
 // is not positive): without one a tmpfs may take half the host's memory,
 // and a command could fill several. /dev (bubblewrap's own tmpfs, which
-// takes no size) is read-only but for its devices and a /dev/shm of its
-// own.
+// takes no size) gets a /dev/shm of its own; bwrapArgs makes the rest of
+// it read-only but for its devices.
 func memoryDirArgs(size int64) []string {
 	a := []string{"--dev", "/dev"}
 	for _, p := range []string{"/dev/shm", "/tmp", "/var/tmp", "/run"} {
@@ -270,7 +271,7 @@ func memoryDirArgs(size int64) []string {
 		}
 		a = append(a, "--tmpfs", p)
 	}
-	return append(a, "--remount-ro", "/dev")
+	return a
 }
 
 // lookPath finds argv0 as the sandboxed command would: a path with a

@@ -690,3 +690,25 @@ func TestBubblewrapWithoutDisableUserns(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOnlyPathUnderDev: a read-only path configured under /dev (a
+// host directory such as /dev/net) is still bound: /dev is made
+// read-only only after every mount point on it is made.
+func TestReadOnlyPathUnderDev(t *testing.T) {
+	var dir string
+	entries, _ := os.ReadDir("/dev")
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "pts" && e.Name() != "shm" {
+			dir = filepath.Join("/dev", e.Name())
+			break
+		}
+	}
+	if dir == "" {
+		t.Skip("no directory under the host's /dev")
+	}
+	s := bwrapSandbox(t, sandbox.Limits{})
+	res := run(t, s, sandbox.Spec{ReadOnly: []string{dir}, Argv: sh("test -d " + dir + " && echo bound; touch /dev/x 2>/dev/null || echo dev-read-only")})
+	if !strings.Contains(res.Output, "bound") || !strings.Contains(res.Output, "dev-read-only") {
+		t.Fatalf("%s: %+v", dir, res)
+	}
+}
