@@ -712,3 +712,18 @@ func TestReadOnlyPathUnderDev(t *testing.T) {
 		t.Fatalf("%s: %+v", dir, res)
 	}
 }
+
+// TestFullMemoryDirectoryIsNamed: a command that fails on a full /tmp is
+// told the bound it hit (tmpBytes), as for the other limits.
+func TestFullMemoryDirectoryIsNamed(t *testing.T) {
+	s := bwrapSandbox(t, sandbox.Limits{TmpBytes: 1 << 20})
+	res := run(t, s, sandbox.Spec{Argv: sh("head -c 3000000 /dev/zero > /tmp/fill")})
+	if res.ExitCode == 0 || res.Limit != "in-memory directory" || !strings.Contains(res.Output, "1048576 bytes each (tmpBytes)") {
+		t.Fatalf("%+v", res)
+	}
+	// Unbounded (by configuration), there is no bound to name.
+	s = bwrapSandbox(t, sandbox.Limits{TmpBytes: -1})
+	if res := run(t, s, sandbox.Spec{Argv: sh("echo 'No space left on device' >&2; exit 1")}); res.Limit != "" {
+		t.Fatalf("%+v", res)
+	}
+}
