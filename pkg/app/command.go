@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/codali-dev/codali/pkg/config"
@@ -56,14 +57,19 @@ func goRoot() []string {
 }
 
 // CheckSandbox logs, at start, whether commands can run: where the
-// sandbox cannot, every command will be refused (and says why), and where
-// it is off, every verdict will say so.
+// sandbox cannot, every command will be refused (and says why); where it
+// is off, every verdict will say so; and where the host's bubblewrap is
+// too old for some protection, which ones commands run without.
 func (d *Deps) CheckSandbox(ctx context.Context) {
 	switch err := d.Sandbox.Check(ctx); {
 	case err != nil:
 		d.Log.Error("commands will be refused", "err", err)
 	case !d.Sandbox.Isolated():
 		d.Log.Warn(NoSandboxWarning)
+	default:
+		if lacks := d.Sandbox.Lacks(); len(lacks) > 0 {
+			d.Log.Warn("commands run sandboxed without what this bubblewrap cannot give", "lacking", strings.Join(lacks, "; "))
+		}
 	}
 }
 

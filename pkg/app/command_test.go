@@ -1,8 +1,12 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +14,7 @@ import (
 	"github.com/codali-dev/codali/pkg/config"
 	"github.com/codali-dev/codali/pkg/events"
 	"github.com/codali-dev/codali/pkg/policy"
+	"github.com/codali-dev/codali/pkg/sandbox"
 	"github.com/codali-dev/codali/pkg/workspace"
 )
 
@@ -73,5 +78,35 @@ func TestRunCommandNetworkGrantAndCaches(t *testing.T) {
 		if !strings.Contains(env, k+ws.CacheDir()+"/") {
 			t.Errorf("%s not in the workspace's cache:\n%s", k, env)
 		}
+	}
+}
+
+// CheckSandbox says at start what the sandbox runs commands without
+// because the host's bubblewrap cannot give it.
+func TestCheckSandboxWarnsOfWhatBubblewrapLacks(t *testing.T) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Skip("no bubblewrap here")
+	}
+	old := filepath.Join(t.TempDir(), "bwrap")
+	script := "#!/bin/sh\nfor a; do case \"$a\" in --disable-userns|--size) echo \"bwrap: Unknown option $a\" >&2; exit 1;; esac; done\nexec " + bwrap + " \"$@\"\n"
+	if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Sandbox.Bwrap = old
+	s, err := NewSandbox(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	var logs bytes.Buffer
+	d := &Deps{Sandbox: s, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	d.CheckSandbox(context.Background())
+	if strings.Contains(logs.String(), "commands will be refused") {
+		t.Skipf("bubblewrap cannot run here: %s", logs.String())
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), sandbox.LackTmpSize) || !strings.Contains(logs.String(), sandbox.LackUserns) {
+		t.Fatalf("logs:\n%s", logs.String())
 	}
 }

@@ -55,7 +55,8 @@ type Result struct {
 	// TimedOut reports whether the timeout killed the command.
 	TimedOut bool
 	// Limit names the resource limit that ended the command ("cpu",
-	// "file size"), empty when none is known to have.
+	// "file size", "in-memory directory"), empty when none is known to
+	// have.
 	Limit string
 	// Sandboxed reports whether the command ran isolated.
 	Sandboxed bool
@@ -213,6 +214,9 @@ func (s *Sandbox) explain(res *Result) {
 	case res.ExitCode == 128+int(syscall.SIGXFSZ):
 		res.Limit = "file size"
 		res.Output += fmt.Sprintf("\n[sandbox: file size limit of %d bytes exceeded]", s.limits.FileBytes)
+	case s.limits.TmpBytes > 0 && strings.Contains(lower, "no space left on device"):
+		res.Limit = "in-memory directory"
+		res.Output += fmt.Sprintf("\n[sandbox: /tmp, /var/tmp, /run and /dev/shm may be full: they hold at most %d bytes each (tmpBytes); the workspace and $TMPDIR are on disk]", s.limits.TmpBytes)
 	case strings.Contains(lower, "out of memory") || strings.Contains(lower, "cannot allocate memory"):
 		res.Limit = "memory"
 		res.Output += fmt.Sprintf("\n[sandbox: memory may be limited: address space %d bytes per process]", s.limits.MemoryBytes)

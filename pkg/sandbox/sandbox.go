@@ -30,6 +30,13 @@ type Sandbox struct {
 	limitInside bool
 	// noLimitInside turns that way off (tests of the prlimit way).
 	noLimitInside bool
+	// nestedUserns, set by Check, means this bubblewrap cannot keep a
+	// command from making user namespaces of its own (it is older than
+	// 0.8, without --disable-userns, or cannot set the limit here).
+	nestedUserns bool
+	// unsized, set by Check, means this bubblewrap cannot size a tmpfs
+	// (older than 0.5, without --size).
+	unsized bool
 	// etc makes the sandboxes' /etc.
 	etc *etcViews
 }
@@ -72,6 +79,34 @@ func (s *Sandbox) Limits() Limits {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.limits
+}
+
+// What a bubblewrap too old (or a host) may keep a sandbox from having;
+// see Lacks.
+const (
+	// LackTmpSize: its in-memory directories are unbounded (bubblewrap
+	// before 0.5 has no --size).
+	LackTmpSize = "bounded in-memory directories (bubblewrap 0.5 or later)"
+	// LackUserns: a command may make user namespaces of its own
+	// (bubblewrap before 0.8 has no --disable-userns; or it cannot set the
+	// limit, its /proc/sys read-only).
+	LackUserns = "no user namespaces of the command's own (bubblewrap 0.8 or later, and a /proc/sys it can write)"
+)
+
+// Lacks lists, after Check, the protections the sandbox runs commands
+// without because this bubblewrap cannot give them (LackTmpSize,
+// LackUserns); nil when it lacks none.
+func (s *Sandbox) Lacks() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	if s.unsized {
+		out = append(out, LackTmpSize)
+	}
+	if s.nestedUserns {
+		out = append(out, LackUserns)
+	}
+	return out
 }
 
 // Check reports whether commands can run: for mode bwrap it starts a
@@ -118,17 +153,34 @@ func (s *Sandbox) probe(ctx context.Context) error {
 	return s.trySized(ctx)
 }
 
-// trySized is tryTrivial, and again without sizing the in-memory
-// directories when this bubblewrap does not know --size (an old one):
-// they are then unbounded (Limits().TmpBytes is -1), as they were
-// before there was a bound, rather than every command refused.
+// trySized is tryTrivial, and again without what this bubblewrap does
+// not know when it is an old one: without sizing the in-memory
+// directories (no --size, before 0.5), they are then unbounded
+// (Limits().TmpBytes is -1), as they were before there was a bound; and
+// without denying the command user namespaces of its own (no
+// --disable-userns, before 0.8). Either is better than every command
+// refused.
 func (s *Sandbox) trySized(ctx context.Context) error {
-	err := s.tryTrivial(ctx)
-	if err == nil || s.limits.TmpBytes <= 0 || !strings.Contains(err.Error(), "--size") {
-		return err
+	for {
+		err := s.tryTrivial(ctx)
+		switch {
+		case err == nil:
+			return nil
+		case s.limits.TmpBytes > 0 && unknownOption(err, "--size"):
+			s.limits.TmpBytes, s.unsized = -1, true
+		case !s.nestedUserns && (unknownOption(err, "--disable-userns") || strings.Contains(err.Error(), "max_user_namespaces")):
+			// Also where it cannot set the limit (a /proc/sys read-only
+			// to it, as in some containers).
+			s.nestedUserns = true
+		default:
+			return err
+		}
 	}
-	s.limits.TmpBytes = -1
-	return s.tryTrivial(ctx)
+}
+
+// unknownOption reports whether err is bubblewrap refusing option.
+func unknownOption(err error, option string) bool {
+	return strings.Contains(err.Error(), "Unknown option "+option)
 }
 
 // tryTrivial runs `true` in a sandbox; an error wraps ErrUnavailable and
@@ -157,6 +209,13 @@ func (s *Sandbox) bwrapArgs(spec Spec, etc string) []string {
 	a := []string{s.cfg.Bwrap,
 		"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox",
+	}
+	// No user namespace of the command's own: in one it could mount file
+	// systems (a tmpfs of any size, beyond tmpBytes) and reach the
+	// kernel's code for unprivileged namespaces, a frequent way to
+	// escalate.
+	if !s.nestedUserns {
+		a = append(a, "--disable-userns")
 	}
 	if !spec.Network {
 		a = append(a, "--unshare-net")
@@ -192,17 +251,18 @@ func (s *Sandbox) bwrapArgs(spec Spec, etc string) []string {
 	for _, p := range append([]string{spec.Dir}, spec.Writable...) {
 		a = append(a, "--bind", p, p)
 	}
-	// The sandbox's root, an in-memory file system without a size, is
-	// read-only once every mount point on it is made.
-	return append(a, "--remount-ro", "/", "--chdir", spec.Dir, "--")
+	// The sandbox's root, an in-memory file system without a size, and
+	// its /dev are read-only once every mount point on them is made (a
+	// read-only path may be under /dev).
+	return append(a, "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", spec.Dir, "--")
 }
 
 // memoryDirArgs make the sandbox's /dev and its writable in-memory
 // directories. Each tmpfs holds at most size bytes (no bound when size
 // is not positive): without one a tmpfs may take half the host's memory,
 // and a command could fill several. /dev (bubblewrap's own tmpfs, which
-// takes no size) is read-only but for its devices and a /dev/shm of its
-// own.
+// takes no size) gets a /dev/shm of its own; bwrapArgs makes the rest of
+// it read-only but for its devices.
 func memoryDirArgs(size int64) []string {
 	a := []string{"--dev", "/dev"}
 	for _, p := range []string{"/dev/shm", "/tmp", "/var/tmp", "/run"} {
@@ -211,7 +271,7 @@ func memoryDirArgs(size int64) []string {
 		}
 		a = append(a, "--tmpfs", p)
 	}
-	return append(a, "--remount-ro", "/dev")
+	return a
 }
 
 // lookPath finds argv0 as the sandboxed command would: a path with a

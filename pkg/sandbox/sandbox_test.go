@@ -616,3 +616,114 @@ func TestOldBubblewrapWithoutSize(t *testing.T) {
 		t.Fatalf("broken bubblewrap: %v, tmpBytes %d", err, s.Limits().TmpBytes)
 	}
 }
+
+// TestNoNestedUserNamespace: a command cannot make a user namespace of
+// its own. In one it could mount a tmpfs of any size (as many as it
+// likes: tmpBytes would bound nothing) and reach the kernel's code for
+// unprivileged namespaces, a frequent way to escalate.
+func TestNoNestedUserNamespace(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare (util-linux) here")
+	}
+	for _, prlimitProgram := range []bool{false, true} {
+		s, err := sandbox.New(sandbox.Config{Limits: sandbox.Limits{TmpBytes: 1 << 20}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		if prlimitProgram {
+			sandbox.UsePrlimitProgram(s)
+		}
+		if err := s.Check(context.Background()); err != nil {
+			t.Skipf("bubblewrap cannot run here: %v", err)
+		}
+		res := run(t, s, sandbox.Spec{Argv: sh(`unshare -U -r -m sh -c 'mount -t tmpfs big /tmp && echo NESTED-TMPFS'; unshare -U true && echo NESTED-USERNS; echo done`)})
+		if strings.Contains(res.Output, "NESTED") || !strings.Contains(res.Output, "done") {
+			t.Fatalf("prlimit program %v: a command made a user namespace of its own:\n%s", prlimitProgram, res.Output)
+		}
+	}
+}
+
+// TestBubblewrapWithoutDisableUserns: a bubblewrap older than 0.8 (no
+// --disable-userns, nor --size before 0.5), or one that cannot set the
+// namespace limit here (/proc/sys read-only, as in some containers),
+// still runs commands, and says what it lacks.
+func TestBubblewrapWithoutDisableUserns(t *testing.T) {
+	bwrapSandbox(t, sandbox.Limits{}) // skips where bubblewrap cannot run
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		refused, message string
+		lacks            []string
+	}{
+		{"--disable-userns", "bwrap: Unknown option $a", []string{sandbox.LackUserns}},
+		{"--disable-userns|--size", "bwrap: Unknown option $a", []string{sandbox.LackTmpSize, sandbox.LackUserns}},
+		{"--disable-userns", "bwrap: cannot open /proc/sys/user/max_user_namespaces: Read-only file system", []string{sandbox.LackUserns}},
+	} {
+		old := filepath.Join(t.TempDir(), "bwrap")
+		script := "#!/bin/sh\nfor a; do case \"$a\" in " + tc.refused + ") echo \"" + tc.message + "\" >&2; exit 1;; esac; done\nexec " + bwrap + " \"$@\"\n"
+		if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		s, err := sandbox.New(sandbox.Config{Bwrap: old})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := run(t, s, sandbox.Spec{Argv: sh("echo ran")})
+		wantTmp := int64(sandbox.DefaultTmpBytes)
+		if strings.Contains(tc.refused, "--size") {
+			wantTmp = -1
+		}
+		if !strings.Contains(res.Output, "ran") || !res.Sandboxed || s.Limits().TmpBytes != wantTmp || !sandbox.LimitsInside(s) || fmt.Sprint(s.Lacks()) != fmt.Sprint(tc.lacks) {
+			t.Fatalf("%s refused: %+v, tmpBytes %d, limits inside %v, lacks %q", tc.refused, res, s.Limits().TmpBytes, sandbox.LimitsInside(s), s.Lacks())
+		}
+	}
+	// The one here, when it is new enough: nothing; and in-memory
+	// directories unbounded by configuration are not a lack.
+	if help, _ := exec.Command(bwrap, "--help").CombinedOutput(); strings.Contains(string(help), "--disable-userns") {
+		for _, tmp := range []int64{0, -1} {
+			if lacks := bwrapSandbox(t, sandbox.Limits{TmpBytes: tmp}).Lacks(); len(lacks) != 0 {
+				t.Errorf("tmpBytes %d: lacks %q", tmp, lacks)
+			}
+		}
+	}
+}
+
+// TestReadOnlyPathUnderDev: a read-only path configured under /dev (a
+// host directory such as /dev/net) is still bound: /dev is made
+// read-only only after every mount point on it is made.
+func TestReadOnlyPathUnderDev(t *testing.T) {
+	var dir string
+	entries, _ := os.ReadDir("/dev")
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "pts" && e.Name() != "shm" {
+			dir = filepath.Join("/dev", e.Name())
+			break
+		}
+	}
+	if dir == "" {
+		t.Skip("no directory under the host's /dev")
+	}
+	s := bwrapSandbox(t, sandbox.Limits{})
+	res := run(t, s, sandbox.Spec{ReadOnly: []string{dir}, Argv: sh("test -d " + dir + " && echo bound; touch /dev/x 2>/dev/null || echo dev-read-only")})
+	if !strings.Contains(res.Output, "bound") || !strings.Contains(res.Output, "dev-read-only") {
+		t.Fatalf("%s: %+v", dir, res)
+	}
+}
+
+// TestFullMemoryDirectoryIsNamed: a command that fails on a full /tmp is
+// told the bound it hit (tmpBytes), as for the other limits.
+func TestFullMemoryDirectoryIsNamed(t *testing.T) {
+	s := bwrapSandbox(t, sandbox.Limits{TmpBytes: 1 << 20})
+	res := run(t, s, sandbox.Spec{Argv: sh("head -c 3000000 /dev/zero > /tmp/fill")})
+	if res.ExitCode == 0 || res.Limit != "in-memory directory" || !strings.Contains(res.Output, "1048576 bytes each (tmpBytes)") {
+		t.Fatalf("%+v", res)
+	}
+	// Unbounded (by configuration), there is no bound to name.
+	s = bwrapSandbox(t, sandbox.Limits{TmpBytes: -1})
+	if res := run(t, s, sandbox.Spec{Argv: sh("echo 'No space left on device' >&2; exit 1")}); res.Limit != "" {
+		t.Fatalf("%+v", res)
+	}
+}

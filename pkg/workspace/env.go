@@ -98,8 +98,10 @@ func hostModuleDownloads(getenv func(string) string) string {
 	return dl
 }
 
-// urlCredentials is the userinfo of a URL ("scheme://user:token@").
-var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s,|]*@`)
+// urlCredentials is the userinfo of a URL ("scheme://user:token@"): up
+// to the last '@' of its authority, as Go reads it (a password may hold
+// one), which ends at a '/', '?' or '#' (or the entry's end in a list).
+var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s,|]*@`)
 
 // withoutURLCredentials removes the userinfo of every URL in v: a
 // GOPROXY or GOSUMDB of a private proxy may carry its credentials

@@ -383,3 +383,14 @@ func TestRunDirectoryIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// A password may hold an '@' (Go takes the userinfo up to the last one
+// before the host): none of it reaches a command; the rest of the URL,
+// an '@' in its path or query included, is kept.
+func TestCommandEnvWithholdsCredentialsWithAt(t *testing.T) {
+	env := map[string]string{"GOPROXY": "https://ci:p@ss@w0rd@proxy.example/go/@v,https://proxy2.example?a=b@c|direct"}
+	got := strings.Join(workspace.CommandEnv(func(k string) string { return env[k] }), "\n")
+	if strings.Contains(got, "ss") || strings.Contains(got, "w0rd") || !strings.Contains(got, "GOPROXY=https://proxy.example/go/@v,https://proxy2.example?a=b@c|direct") {
+		t.Fatalf("env = %s", got)
+	}
+}
