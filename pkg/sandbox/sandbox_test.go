@@ -587,19 +587,7 @@ func TestInheritedDescriptorsStayOut(t *testing.T) {
 // and said to be; any other failure still refuses them.
 func TestOldBubblewrapWithoutSize(t *testing.T) {
 	bwrapSandbox(t, sandbox.Limits{}) // skips where bubblewrap cannot run
-	bwrap, err := exec.LookPath("bwrap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := filepath.Join(t.TempDir(), "bwrap")
-	script := "#!/bin/sh\nfor a; do if [ \"$a\" = --size ]; then echo 'bwrap: Unknown option --size' >&2; exit 1; fi; done\nexec " + bwrap + " \"$@\"\n"
-	if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sandbox.New(sandbox.Config{Bwrap: old})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := standInBwrap(t, "--size", "bwrap: Unknown option $a")
 	res := run(t, s, sandbox.Spec{Argv: sh("echo ran")})
 	if !strings.Contains(res.Output, "ran") || !res.Sandboxed || s.Limits().TmpBytes != -1 {
 		t.Fatalf("%+v, tmpBytes %d", res, s.Limits().TmpBytes)
@@ -608,10 +596,11 @@ func TestOldBubblewrapWithoutSize(t *testing.T) {
 	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err = sandbox.New(sandbox.Config{Bwrap: broken})
+	s, err := sandbox.New(sandbox.Config{Bwrap: broken})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
 	if err := s.Check(context.Background()); !errors.Is(err, sandbox.ErrUnavailable) || s.Limits().TmpBytes != sandbox.DefaultTmpBytes {
 		t.Fatalf("broken bubblewrap: %v, tmpBytes %d", err, s.Limits().TmpBytes)
 	}
@@ -650,10 +639,6 @@ func TestNoNestedUserNamespace(t *testing.T) {
 // still runs commands, and says what it lacks.
 func TestBubblewrapWithoutDisableUserns(t *testing.T) {
 	bwrapSandbox(t, sandbox.Limits{}) // skips where bubblewrap cannot run
-	bwrap, err := exec.LookPath("bwrap")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		refused, message string
 		lacks            []string
@@ -662,15 +647,7 @@ func TestBubblewrapWithoutDisableUserns(t *testing.T) {
 		{"--disable-userns|--size", "bwrap: Unknown option $a", []string{sandbox.LackTmpSize, sandbox.LackUserns}},
 		{"--disable-userns", "bwrap: cannot open /proc/sys/user/max_user_namespaces: Read-only file system", []string{sandbox.LackUserns}},
 	} {
-		old := filepath.Join(t.TempDir(), "bwrap")
-		script := "#!/bin/sh\nfor a; do case \"$a\" in " + tc.refused + ") echo \"" + tc.message + "\" >&2; exit 1;; esac; done\nexec " + bwrap + " \"$@\"\n"
-		if err := os.WriteFile(old, []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		s, err := sandbox.New(sandbox.Config{Bwrap: old})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := standInBwrap(t, tc.refused, tc.message)
 		res := run(t, s, sandbox.Spec{Argv: sh("echo ran")})
 		wantTmp := int64(sandbox.DefaultTmpBytes)
 		if strings.Contains(tc.refused, "--size") {
@@ -682,6 +659,10 @@ func TestBubblewrapWithoutDisableUserns(t *testing.T) {
 	}
 	// The one here, when it is new enough: nothing; and in-memory
 	// directories unbounded by configuration are not a lack.
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if help, _ := exec.Command(bwrap, "--help").CombinedOutput(); strings.Contains(string(help), "--disable-userns") {
 		for _, tmp := range []int64{0, -1} {
 			if lacks := bwrapSandbox(t, sandbox.Limits{TmpBytes: tmp}).Lacks(); len(lacks) != 0 {
@@ -726,4 +707,27 @@ func TestFullMemoryDirectoryIsNamed(t *testing.T) {
 	if res := run(t, s, sandbox.Spec{Argv: sh("echo 'No space left on device' >&2; exit 1")}); res.Limit != "" {
 		t.Fatalf("%+v", res)
 	}
+}
+
+// standInBwrap is a sandbox whose bubblewrap is a stand-in for an older
+// or restricted one: it fails with message (the shell's $a is the
+// option) when given an option matching the case pattern refused, and
+// runs the real one otherwise.
+func standInBwrap(t *testing.T, refused, message string) *sandbox.Sandbox {
+	t.Helper()
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bwrap")
+	script := "#!/bin/sh\nfor a; do case \"$a\" in " + refused + ") echo \"" + message + "\" >&2; exit 1;; esac; done\nexec " + bwrap + " \"$@\"\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sandbox.New(sandbox.Config{Bwrap: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
 }
