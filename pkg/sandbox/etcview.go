@@ -99,13 +99,19 @@ func (v *etcViews) acquire() (string, func(), error) {
 		}
 		if v.cur == nil || stamp != v.cur.stamp {
 			view, err := v.make(stamp)
-			if err != nil {
+			switch {
+			case err != nil && v.cur == nil:
 				return "", nil, err
-			}
-			old := v.cur
-			v.cur = view
-			if old != nil && old.refs == 0 {
-				_ = os.RemoveAll(old.dir)
+			case err != nil:
+				// The host's earlier /etc serves until a copy of the
+				// new one can be made (tried again after etcRecheck):
+				// better than refusing commands while /dev/shm is full.
+			default:
+				old := v.cur
+				v.cur = view
+				if old != nil && old.refs == 0 {
+					_ = os.RemoveAll(old.dir)
+				}
 			}
 		}
 		v.checked = now

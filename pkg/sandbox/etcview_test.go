@@ -449,3 +449,40 @@ func TestEtcSweepLeavesPlantedLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestEtcViewKeptWhenACopyFails: when the host's /etc changed but no copy
+// of it can be made (here: over the bounds), commands keep the view they
+// had rather than being refused, and the copy is tried again after
+// etcRecheck.
+func TestEtcViewKeptWhenACopyFails(t *testing.T) {
+	root := fakeEtc(t)
+	v, c := newViews(t, root)
+	first, release, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := os.WriteFile(filepath.Join(root, "hosts"), []byte("10.1.1.1 changed and much longer than the bound\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v.maxBytes = 10
+	c.t = c.t.Add(etcRecheck)
+	kept, release, err := v.acquire()
+	if err != nil {
+		t.Fatalf("a failed copy refused the command: %v", err)
+	}
+	release()
+	if kept != first || readIn(t, kept, "hosts") != "127.0.0.1 localhost\n" {
+		t.Fatalf("not the earlier view: %s", kept)
+	}
+	v.maxBytes = 0
+	c.t = c.t.Add(etcRecheck)
+	fresh, release, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if fresh == first || readIn(t, fresh, "hosts") != "10.1.1.1 changed and much longer than the bound\n" {
+		t.Fatalf("the copy was not tried again: %s", fresh)
+	}
+}
