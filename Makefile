@@ -24,22 +24,29 @@ build: ## build codali and the five service binaries into bin/
 	$(GO) build -trimpath -o $(BIN)/codali ./cmd/codali
 	@for s in $(SERVICES); do echo "$(GO) build -o $(BIN)/$$s ./services/$$s/cmd/$$s"; $(GO) build -trimpath -o $(BIN)/$$s ./services/$$s/cmd/$$s || exit 1; done
 
-# Fuzz targets run briefly by `make fuzz` (package:target), one after the
-# other; each also runs its checked-in corpus (testdata/fuzz) as a plain test.
-FUZZ_TARGETS := pkg/events:FuzzDecode pkg/codex:FuzzDecode pkg/cognition:FuzzParseOutputIR pkg/llm:FuzzExtractJSON \
-	pkg/policy:FuzzGitSpellings pkg/policy:FuzzEvaluateCommand pkg/redact:FuzzRedact pkg/redact:FuzzJSON pkg/changegate:FuzzFromDiff \
-	pkg/workspace:FuzzApplyText
-FUZZTIME ?= 3s
+# Fuzz targets run briefly by `make fuzz` (package:target:executions), one
+# after the other; each also runs its checked-in corpus (testdata/fuzz) as
+# a plain test. A target's budget is a count of executions (a few seconds
+# each on a 2-core machine), not a duration: with a duration, Go's fuzzing
+# coordinator before Go 1.27 (go.dev/issue/75804) can fail a target with a
+# bare "context deadline exceeded" at the deadline on a loaded machine,
+# having found nothing. FUZZTIME (a duration such as 30s, or a count such
+# as 500000x) runs every target for that instead.
+FUZZ_TARGETS := pkg/events:FuzzDecode:60000 pkg/codex:FuzzDecode:30000 pkg/cognition:FuzzParseOutputIR:90000 \
+	pkg/llm:FuzzExtractJSON:14000 pkg/policy:FuzzGitSpellings:25000 pkg/policy:FuzzEvaluateCommand:8000 \
+	pkg/redact:FuzzRedact:5000 pkg/redact:FuzzJSON:12000 pkg/changegate:FuzzFromDiff:40000 \
+	pkg/workspace:FuzzApplyText:300
+FUZZTIME ?=
 
 test: sandbox-deps unit fuzz ## install bubblewrap if missing, run every test with the race detector, then a short fuzz run
 
 unit: sandbox-deps ## run every unit test with the race detector
 	$(GO) test -race -count=1 -timeout 15m $(PACKAGES)
 
-fuzz: ## run each fuzz target for $(FUZZTIME), sequentially
-	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
-		echo "$(GO) test -run '^$$' -fuzz '^$$fn$$' -fuzztime $(FUZZTIME) -parallel 2 ./$$pkg"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 2 ./$$pkg || exit 1; done
+fuzz: ## run each fuzz target for its budget of executions (or FUZZTIME), sequentially
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; ft="$(FUZZTIME)"; [ -n "$$ft" ] || ft=$${rest##*:}x; \
+		echo "$(GO) test -run '^$$' -fuzz '^$$fn$$' -fuzztime $$ft -parallel 2 ./$$pkg"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $$ft -parallel 2 ./$$pkg || exit 1; done
 
 chaos: ## the long chaos suite: stop (in-process) and SIGKILL (nats-server processes) the leader of every stream, bucket and phase consumer of a 3-server cluster mid-run, and the services (CI may skip it)
 	@mkdir -p $(BIN)/chaos
