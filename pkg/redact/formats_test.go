@@ -59,6 +59,8 @@ var knownFormatCases = []struct{ name, in, want, secret string }{
 	{"pem clipped header", "BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAzN3Q1k7Y\n", "[REDACTED:private-key]", "MIIEowIBAAKCAQEAzN3Q1k7Y"},
 	{"env auth", "AUTH=hunter2secretvalue ./run", "AUTH=[REDACTED:credential] ./run", "hunter2secretvalue"},
 	{"export auth", "export AUTH=hunter2secretvalue\n", "export AUTH=[REDACTED:credential]\n", "hunter2secretvalue"},
+	{"pass with brackets", "PASS=hunter(2)x ./run", "PASS=[REDACTED:credential] ./run", "hunter(2)x"},
+	{"auth query token", "GET /connz?auth=Zx9Qk2LmP7&state=closed", "GET /connz?auth=[REDACTED:credential]&state=closed", "Zx9Qk2LmP7"},
 	{"env bearer mid-line", "X=1 Bearer=hunter2secretvalue cmd", "X=1 Bearer=[REDACTED:credential] cmd", "hunter2secretvalue"},
 	{"yaml auth", "registry:\n  auth: hunter2secretvalue\n", "registry:\n  auth: [REDACTED:credential]\n", "hunter2secretvalue"},
 	{"yaml auth base64", "auth: dXNlcjpodW50ZXIy\n", "auth: [REDACTED:credential]\n", "dXNlcjpodW50ZXIy"},
@@ -162,6 +164,22 @@ func TestSecretNamesLeaveCodeAlone(t *testing.T) {
 		"OAUTH=enabled",
 		"GIT_AUTHOR_NAME=jane make",
 		"bypass: \"yes\"",
+		// Code under the names secret as a whole, found over a Go module
+		// cache: struct literals, calls, format strings, query switches.
+		"\t\tAuth: []AuthMethod{",
+		"\t\t\tAuth:   PasswordAuth(nil),",
+		"\t\tAuth: TPMRHOwner,",
+		"\t\tcookies: make(map[*fileObjCookie]struct{}),",
+		"\tcookie = uintptr(r0)",
+		"const name=eventData[2];const cookie=parseInt(eventData[3]);",
+		`t.Errorf("on request to %v, Authorization=%q, want no header", h)`,
+		`fmt.Sprintf("user=%#v, pass=%#v, host=%q", u, p, h)`,
+		`http.Get(url + "connz?auth=1&state=closed")`,
+		`fmt.Sprintf("http://127.0.0.1:%d/connz?auth=true", port)`,
+		"\tauth={password}",
+		"authorization={\n  user: alice\n}",
+		"type netrcLine struct {\n\tmachine  string\n\tlogin    string\n\tpassword string\n}",
+		"struct netrc {\n  char *machine;\n  char *login;\n  char *password;\n};",
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it unchanged", in, got)

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // netrcRule redacts the password of a .netrc entry, on one line or over
 // several: machine HOST login USER password SECRET, and the default
@@ -33,7 +36,10 @@ func findNetrcPasswords(s string) [][]int {
 			hb, e = netrcToken(s, e)
 			nb, ne := netrcToken(s, e)
 			next := s[nb:ne]
-			inEntry = strings.IndexByte(s[hb:e], '.') >= 0 || next == "login" || next == "account" || next == "port"
+			// A host that is a type's name is a struct's field (machine
+			// string / login string / password string), no entry.
+			inEntry = !isTypeName(s[hb:e]) &&
+				(strings.IndexByte(s[hb:e], '.') >= 0 || next == "login" || next == "account" || next == "port")
 		case "default":
 			// Only before login or account: prose's "the default
 			// password is …" makes no entry.
@@ -58,6 +64,17 @@ func findNetrcPasswords(s string) [][]int {
 		}
 	}
 	return locs
+}
+
+// typeNames are the names of Go's and C's basic types, which a struct
+// declaring a .netrc entry's fields gives as their values.
+var typeNames = []string{"string", "*string", "[]byte", "[]rune", "String", "str", "char", "*char", "char*",
+	"int", "uint", "bool", "byte", "any", "error"}
+
+// isTypeName reports whether w is one of typeNames, a ";" or "," after it
+// allowed (char *password;).
+func isTypeName(w string) bool {
+	return slices.Contains(typeNames, strings.TrimRight(w, ";,"))
 }
 
 // netrcToken returns the bounds of the next word of s from i: a run of

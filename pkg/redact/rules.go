@@ -27,6 +27,10 @@ type rule struct {
 	// find, when set, replaces re: it returns the spans to replace, each
 	// as {start, end}, in order and not overlapping.
 	find func(string) [][]int
+	// keep, when set, reports whether the span {start, end} that find or
+	// re gave in the text is no secret after all and is kept; find and
+	// re stay the rule's expression (TestNameFindersMatchTheirExpressions).
+	keep func(s string, span []int) bool
 	// findWith, when set, is find for a whole-text rule that needs to
 	// know what the other rules redact: others returns its argument
 	// redacted by every rule but this one (see yamlalias.go).
@@ -40,6 +44,12 @@ type rule struct {
 // withPre adds a fine prefilter to a rule.
 func withPre(r rule, pre func(string) bool) rule {
 	r.pre = pre
+	return r
+}
+
+// withKeep returns r keeping the spans keep reports no secret.
+func withKeep(r rule, keep func(s string, span []int) bool) rule {
+	r.keep = keep
 	return r
 }
 
@@ -273,8 +283,8 @@ var defaultRules = []rule{
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
 	// matcher's operator (token=~"…"): the quoted rules' value.
-	withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=~][^\s&"',;<>]*|~[^\s&"',;<>]+)`,
-		splitRule{flagEq: true}, followedBy(false, "", "="), eqHints...), hasSecretAssignment),
+	withKeep(withPre(splitNamedRule("credential", `(?i)(?:^|[^A-Za-z0-9_.-])`, `=(?P<secret>[^\s&"',;<>=~][^\s&"',;<>]*|~[^\s&"',;<>]+)`,
+		splitRule{flagEq: true}, followedBy(false, "", "="), eqHints...), hasSecretAssignment), keptEqValue),
 	// "name": "value" in JSON with a secret-like name.
 	(withPre(splitNamedRule("credential", `(?i)"`, `"\s*:\s*"(?P<secret>(?:[^"\\]|\\.)+)"`,
 		splitRule{quote: true}, jsonNameFollows, secretHints...), hasSecretAssignment)),
@@ -404,7 +414,7 @@ func isBlockIndicator(v string) bool {
 // ({-1, -1} where the secret group did not take part), in order.
 func (ru *rule) spans(s string) [][]int {
 	if ru.find != nil {
-		return ru.find(s)
+		return ru.kept(s, ru.find(s))
 	}
 	if ru.re == nil {
 		return nil // a findWith rule not bound to the other rules
@@ -413,7 +423,15 @@ func (ru *rule) spans(s string) [][]int {
 	for i, loc := range locs {
 		locs[i] = loc[2*ru.group : 2*ru.group+2]
 	}
-	return locs
+	return ru.kept(s, locs)
+}
+
+// kept returns locs without the spans the rule's keep keeps.
+func (ru *rule) kept(s string, locs [][]int) [][]int {
+	if ru.keep == nil {
+		return locs
+	}
+	return slices.DeleteFunc(locs, func(span []int) bool { return span[0] >= 0 && ru.keep(s, span) })
 }
 
 // marker returns the replacement text for a label.
