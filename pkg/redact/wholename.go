@@ -111,7 +111,8 @@ func looksLikeCode(w string) bool {
 func isIdent(w string) bool {
 	for i := 0; i < len(w); i++ {
 		c := w[i]
-		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
 			return false
 		}
 	}
