@@ -194,8 +194,28 @@ func TestPutWhileTheBucketHasNoQuorum(t *testing.T) {
 		if r.err != nil {
 			t.Fatalf("put across the loss of quorum: %v", r.err)
 		}
-		if _, err := s.Get(ctx, r.ref); err != nil {
+		if _, err := getSettled(ctx, s, r.ref); err != nil {
 			t.Fatalf("Get %s: %v", r.ref.Name, err)
+		}
+	}
+}
+
+// getSettled reads ref, trying again for up to 30 s while the read fails
+// transiently: a cluster whose servers just came back may still be
+// electing leaders ("JetStream system temporarily unavailable").
+func getSettled(ctx context.Context, s *artifacts.Store, ref events.ArtifactRef) ([]byte, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		got, err := s.Get(ctx, ref)
+		if err == nil || !bus.IsTransient(err) || time.Now().After(deadline) {
+			return got, err
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return got, err
 		}
 	}
 }

@@ -3,6 +3,7 @@ package natstest
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -123,7 +124,10 @@ func StartProvisionedCluster(t testing.TB, n int) (context.Context, *Cluster) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	_, js := c.Connect(t)
-	if err := bus.Provision(ctx, js, bus.Topology{Replicas: n}, nil); err != nil {
+	// As the services do: on a cluster this fresh, a stream's leader may
+	// not be elected yet when provisioning reads through it (the message
+	// id key), which fails transiently ("no responders").
+	if err := bus.ProvisionRetrying(ctx, slog.New(slog.DiscardHandler), js, bus.Topology{Replicas: n}, nil, nil); err != nil {
 		t.Fatalf("provision: %v", err)
 	}
 	return ctx, c
