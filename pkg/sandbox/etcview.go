@@ -363,7 +363,10 @@ func stampTree(root string) ([sha256.Size]byte, error) {
 			}
 			add(p, fi)
 		}
-		if !fi.IsDir() || depth >= etcMaxDepth {
+		// Not into a directory the copy leaves out (closed to others):
+		// a change there (a rotated private key) would make a copy
+		// identical to the last. Its own mode and times still count.
+		if !fi.IsDir() || depth >= etcMaxDepth || fi.Mode().Perm()&0o005 != 0o005 {
 			return nil
 		}
 		names, err := readNames(p)

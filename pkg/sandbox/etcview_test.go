@@ -486,3 +486,28 @@ func TestEtcViewKeptWhenACopyFails(t *testing.T) {
 		t.Fatalf("the copy was not tried again: %s", fresh)
 	}
 }
+
+// TestEtcViewIgnoresClosedDirectories: a change inside a directory the
+// view leaves out (a rotated private key) makes no new view.
+func TestEtcViewIgnoresClosedDirectories(t *testing.T) {
+	root := fakeEtc(t)
+	v, c := newViews(t, root)
+	first, release, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	key := filepath.Join(root, "ssl/private/host.key")
+	if err := os.WriteFile(key, []byte("ANOTHER PRIVATE KEY, LONGER\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(etcRecheck)
+	again, release, err := v.acquire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if again != first {
+		t.Fatalf("a change the view leaves out made a new view: %s, %s", first, again)
+	}
+}
