@@ -190,3 +190,30 @@ func TestLostOnlyUnlessReplaced(t *testing.T) {
 		t.Fatalf("not a loss: %v", err)
 	}
 }
+
+// TestReadEndedEarlyIsNotCorrupt: a read of a large object's chunks goes
+// through a consumer of one replica, which the server may place on one
+// still catching up after a restart: it delivers the chunks it has and
+// says none are pending after the last. With every chunk at the bucket's
+// leader, that short read is the replica's lag, read again (and then
+// ErrNotReplicated, transient), not a corrupt artifact: the run that
+// referenced it would otherwise fail for good (seen in
+// TestPutWhileTheBucketHasNoQuorum as "does not match its reference").
+func TestReadEndedEarlyIsNotCorrupt(t *testing.T) {
+	info := &jetstream.ObjectInfo{ObjectMeta: jetstream.ObjectMeta{Name: "large/x"}, Size: 300 << 10, Chunks: 3}
+	short := make([]byte, 128<<10)
+	err := artifacts.ReadEnded(short, info, nil)
+	if !errors.Is(err, artifacts.ErrNotReplicated) || artifacts.IsLost(err) {
+		t.Fatalf("a short read with every chunk at the leader: %v, want ErrNotReplicated", err)
+	}
+	if err := artifacts.ReadEnded(make([]byte, info.Size), info, nil); err != nil {
+		t.Fatalf("a whole read whose digest is not the meta's: %v, want it compared with the reference", err)
+	}
+	lost := fmt.Errorf("%w: 1 of its 3 chunks", artifacts.ErrLost)
+	if err := artifacts.ReadEnded(short, info, lost); err != lost {
+		t.Fatalf("a short read with chunks gone: %v, want %v", err, lost)
+	}
+	if err := artifacts.ReadEnded(short, info, context.DeadlineExceeded); err != context.DeadlineExceeded {
+		t.Fatalf("the leader not answering: %v", err)
+	}
+}

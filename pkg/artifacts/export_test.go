@@ -27,3 +27,6 @@ func StillLost(ctx context.Context, s *Store, info *jetstream.ObjectInfo, lost e
 
 // ErrReplaced is errReplaced.
 var ErrReplaced = errReplaced
+
+// ReadEnded is readEnded.
+var ReadEnded = readEnded

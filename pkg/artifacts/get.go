@@ -35,7 +35,7 @@ func (s *Store) Get(ctx context.Context, ref events.ArtifactRef) ([]byte, error)
 	// calling the artifact lost.
 	var data []byte
 	err := retryBriefly(ctx, s.lookAgain, true, func(err error) bool {
-		return errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, errReplaced) || bus.IsTransient(err)
+		return errors.Is(err, jetstream.ErrObjectNotFound) || errors.Is(err, errReplaced) || errors.Is(err, errEndedEarly) || bus.IsTransient(err)
 	}, func() error {
 		var err error
 		data, err = s.fetch(ctx, ref)
@@ -145,7 +145,7 @@ func (s *Store) fetchChunks(ctx context.Context, name string) ([]byte, error) {
 		case r := <-done:
 			t.Stop()
 			if errors.Is(r.err, jetstream.ErrDigestMismatch) {
-				return r.data, s.stillLost(ctx, info, s.chunksStored(ctx, info))
+				return r.data, readEnded(r.data, info, s.stillLost(ctx, info, s.chunksStored(ctx, info)))
 			}
 			return r.data, r.err
 		case <-ctx.Done():
@@ -157,6 +157,27 @@ func (s *Store) fetchChunks(ctx context.Context, name string) ([]byte, error) {
 			return nil, s.stillLost(ctx, info, err)
 		}
 	}
+}
+
+// errEndedEarly: a read of an object's chunks ended before its size
+// while the bucket's leader holds every one of them. The library reads
+// them through a consumer of one replica, placed on any server of the
+// bucket's; one still catching up (after a restart) has fewer chunks and
+// says none are pending after its last. Transient: Get reads again, and
+// a read that still ends early is ErrNotReplicated.
+var errEndedEarly = fmt.Errorf("%w: a read of its chunks ended early", ErrNotReplicated)
+
+// readEnded is the outcome of a read of the object info describes whose
+// content did not match the meta's digest, given what the bucket's
+// leader says of its chunks (stored: nil when it holds them all): their
+// loss, or the replica's lag when fewer bytes than the object's size
+// came, or else no error, the content then being compared with the
+// reference by Get (a meta whose digest is not its content's).
+func readEnded(data []byte, info *jetstream.ObjectInfo, stored error) error {
+	if stored == nil && uint64(len(data)) < info.Size {
+		return fmt.Errorf("%s: %d of its %d bytes: %w", info.Name, len(data), info.Size, errEndedEarly)
+	}
+	return stored
 }
 
 // stalled is how long a read of an object's chunks goes on before Get

@@ -45,6 +45,13 @@ func IsTransient(err error) bool {
 	if errors.As(err, &apiErr) {
 		return apiErr.Code == 503 || transientCodes[apiErr.ErrorCode]
 	}
+	// The object store reads an object's chunks through an ordered
+	// consumer of the legacy API, whose errors are the core package's
+	// APIError: the same codes, another type.
+	var coreErr *nats.APIError
+	if errors.As(err, &coreErr) {
+		return coreErr.Code == 503 || transientCodes[jetstream.ErrorCode(coreErr.ErrorCode)]
+	}
 	return false
 }
 
