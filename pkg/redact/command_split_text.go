@@ -121,6 +121,9 @@ const maxSplitCommands = 4
 func findSplitCommand(s string) [][]int {
 	var locs [][]int
 	var open []splitMapping
+	// A quote never closed in a list ends at its line's end: it must not
+	// hide the members after it.
+	quotes := quoteReading{toLineEnd: true}
 	closeFrom := func(col int) {
 		for len(open) > 0 && open[len(open)-1].col >= col {
 			locs = open[len(open)-1].appendSpans(locs, s)
@@ -159,11 +162,13 @@ func findSplitCommand(s string) [][]int {
 			value = value[:k+1] // a comment after a flow list
 		}
 		var items []splitItem
-		var multi bool
-		if value != "" && value != "[" && value[0] == '[' && !strings.HasSuffix(value, "]") {
-			// A flow list over lines: command: [mysql,\n  -pX].
+		unclosed := value != "" && value != "[" && value[0] == '[' && !strings.HasSuffix(value, "]")
+		if unclosed {
+			// A flow list over lines: command: [mysql,\n  -pX]; or one
+			// left open on its line: command: [mysql, 'x.
 			var end int
-			if items, end, multi = readFlowList(s, start+m[6], start); multi {
+			var multi bool
+			if items, end, multi = readFlowList(s, start+m[6], start, &quotes); multi {
 				next = end
 				if end > 0 && s[end-1] != '\n' {
 					next = lineEnd(s, end) + 1
@@ -171,7 +176,7 @@ func findSplitCommand(s string) [][]int {
 			}
 		}
 		switch {
-		case multi:
+		case unclosed:
 		case value == "" || value == "[":
 			items, next = splitBlockList(s, next, col, value == "[")
 		case value[0] == '[' && strings.HasSuffix(value, "]"):

@@ -14,7 +14,10 @@ import "strings"
 // A list starts at any "[" (a plain scalar may hold one: run: foo
 // [--password,\n  X]); it ends at its closing "]" or a line that cannot
 // continue it (see readFlowList), and the text is read on after it, so
-// each byte is read by one list.
+// each byte is read by one list. A quote never closed is read both ways:
+// running over lines to a blank line (a closing quote lost) and ending at
+// its line's end (a stray quote: [" \ncommand: [mysql,\n -pX] must not
+// hide the list after it), so a text holding one is read twice.
 var flowListRule = rule{label: commandRule.label, find: findFlowLists, wholeText: true,
 	hints: append(append([]string{}, commandHints...), flagHints...),
 	pre:   func(s string) bool { return strings.IndexByte(s, '[') >= 0 }}
@@ -22,9 +25,24 @@ var flowListRule = rule{label: commandRule.label, find: findFlowLists, wholeText
 // findFlowLists returns the spans of the passwords in the flow lists of s
 // written over several lines.
 func findFlowLists(s string) [][]int {
-	var locs [][]int
-	ls, scanned := 0, 0 // the start of the line holding s[scanned]
-	for i := 0; i < len(s); {
+	var q quoteReading
+	locs := appendFlowListSpans(nil, s, 0, &q)
+	if q.unclosedMet {
+		// The lists before the first one holding a quote never closed
+		// read the same.
+		q.toLineEnd = true
+		locs = appendFlowListSpans(locs, s, q.unclosedList, &q)
+	}
+	return sortSpans(locs)
+}
+
+// appendFlowListSpans appends to locs the spans of the passwords in the
+// flow lists of s[from:] written over several lines, reading quotes as q
+// says.
+func appendFlowListSpans(locs [][]int, s string, from int, q *quoteReading) [][]int {
+	ls := strings.LastIndexByte(s[:from], '\n') + 1
+	scanned := from // ls is the start of the line holding s[scanned]
+	for i := from; i < len(s); {
 		j := strings.IndexByte(s[i:], '[')
 		if j < 0 {
 			break
@@ -34,27 +52,50 @@ func findFlowLists(s string) [][]int {
 			ls = scanned + k + 1
 		}
 		scanned = p
-		items, end, multi := readFlowList(s, p, ls)
+		met := q.unclosedMet
+		items, end, multi := readFlowList(s, p, ls, q)
+		if !met && q.unclosedMet {
+			q.unclosedList = p
+		}
 		if multi {
 			locs = appendItemArgvSpans(locs, s, items)
 		}
 		i = max(end, p+1)
 	}
-	return sortSpans(locs)
+	return locs
+}
+
+// quoteReading says how readFlowList reads a quote never closed, and
+// whether it read one. Its zero value reads them over lines.
+//
+// Read as ending at its line's end, a quote never closed is read on at
+// the next line, and the search for its end may cover the lines after it
+// again, but not twice: a quote of the same kind opened there would have
+// closed it, and one that does not (an escaped " cannot open an item; a '
+// doubled opens one that closes at the end of its run of quotes) does not
+// search far. So each kind of quote searches a paragraph (up to a blank
+// line) to its end once at the most, besides the searches of the quotes
+// that close, which the reading skips.
+type quoteReading struct {
+	toLineEnd    bool // a quote never closed ends at its line's end
+	unclosedMet  bool // a quote never closed was read,
+	unclosedList int  // in the list opened at s[unclosedList] first
 }
 
 // readFlowList reads the flow list whose "[" is at s[p], on the line
 // starting at s[ls]: its items (the
 // scalars between commas, brackets and braces at any depth, quoted ones
-// without their quotes, a quoted one running over lines up to a blank
-// line at the most, comments skipped), where the reading ended and
-// whether the list ran past its first line. It ends after its closing
-// "]", at the text's end, or before a line that cannot continue it: one
-// indented no deeper than the "["'s line, not starting with "]", "}" or
-// ",", after a line that did not end in "," or "[" (a stray "[" in prose
-// reads on to its paragraph's next line at the most). Blank lines are
-// skipped.
-func readFlowList(s string, p, ls int) (items []splitItem, end int, multi bool) {
+// without their quotes, a quoted one running over lines up to its closing
+// quote before a blank line, one never closed there up to the blank line
+// or, as q says, its line's end, comments skipped), where the reading
+// ended and whether the list ran past its first line. It ends after its
+// closing "]", at the text's end, or before a line that cannot continue
+// it: one indented no deeper than the "["'s line, not starting with "]",
+// "}" or ",", after a line that did not end in "," or "[" (a stray "[" in
+// prose reads on to its paragraph's next line at the most). Blank lines
+// are skipped. q says how a quote never closed is read, and keeps whether
+// one was.
+func readFlowList(s string, p, ls int, q *quoteReading) (items []splitItem, end int, multi bool) {
 	openIndent := indentAt(s, ls)
 	depth := 0
 	itemStart := -1
@@ -98,15 +139,26 @@ func readFlowList(s string, p, ls int) (items []splitItem, end int, multi bool) 
 		case c == ',':
 			flush(k)
 		case (c == '"' || c == '\'') && itemStart < 0:
-			q := quotedItemEnd(s, k+1, c)
-			items = append(items, splitItem{text: s[k+1 : min(q, len(s))], at: k + 1, quoted: true})
-			if strings.IndexByte(s[k:min(q, len(s))], '\n') >= 0 {
+			e := quotedItemEnd(s, k+1, c)
+			closed := e < len(s) && s[e] == c
+			if !closed {
+				q.unclosedMet = true
+				if q.toLineEnd {
+					e = lineEnd(s, k+1)
+				}
+			}
+			text := s[k+1 : min(e, len(s))]
+			if !closed && q.toLineEnd {
+				text = strings.TrimRight(text, "\r")
+			}
+			items = append(items, splitItem{text: text, at: k + 1, quoted: true})
+			if strings.IndexByte(s[k:min(e, len(s))], '\n') >= 0 {
 				multi = true
 			}
-			if q < len(s) && s[q] == c {
-				k = q // the closing quote
+			if closed {
+				k = e // the closing quote
 			} else {
-				k = q - 1 // unclosed: read on at its line's end
+				k = e - 1 // read on at the newline it ends before
 			}
 		case c == '#' && (k == ls || s[k-1] == ' ' || s[k-1] == '\t'):
 			flush(k)
