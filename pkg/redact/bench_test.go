@@ -229,9 +229,9 @@ func BenchmarkStringPackedNames(b *testing.B) {
 }
 
 // BenchmarkFlowListQuotesHostile runs the flow list and split command
-// rules alone on quotes never closed or closed lines after, 256 KB and
-// 1 MB, to compare: a quote never closed is read again as ending at its
-// line's end, but no quote is searched to its paragraph's end once per
+// rules alone on quotes running over lines, never closed or closed lines
+// after, 256 KB and 1 MB, to compare: such a quote is read again as
+// ending at its line's end, but no quote is searched to its end once per
 // line after it.
 func BenchmarkFlowListQuotesHostile(b *testing.B) {
 	sizes := []struct {
@@ -249,6 +249,8 @@ func BenchmarkFlowListQuotesHostile(b *testing.B) {
 		{name: "flow_list_unclosed_quote_paragraphs", unit: "x: [mysql,\n  \"-p\n\n", find: findFlowLists},
 		{name: "flow_list_unclosed_single_quote_paragraphs", unit: "['a\n ['b\n\n", find: findFlowLists},
 		{name: "flow_list_lines_after_a_quote", unit: "[mysql,\n", find: findFlowLists},
+		{name: "flow_list_quotes_of_both_kinds_lines", unit: "[\"a\n['b\n", find: findFlowLists},
+		{name: "split_command_quote_lines", unit: "args: [\"-p\n", find: findSplitCommand},
 		{name: "split_command_unclosed_quote_paragraphs", unit: "args: [\"-p\n\n", find: findSplitCommand},
 		{name: "split_command_lines_after_a_quote", unit: "args: [-p\n", find: findSplitCommand},
 	}

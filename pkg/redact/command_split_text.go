@@ -119,11 +119,23 @@ const maxSplitCommands = 4
 // findSplitCommand returns the spans of the passwords in the args lists
 // of mappings whose command member names a command.
 func findSplitCommand(s string) [][]int {
-	var locs [][]int
+	var q quoteReading
+	locs := appendSplitCommandSpans(nil, s, &q)
+	if q.overLines {
+		// A quote running over lines in a list, read again as ending at
+		// its line's end: a stray one must not hide the members after it.
+		q.toLineEnd = true
+		locs = appendSplitCommandSpans(locs, s, &q)
+	}
+	return sortSpans(append(locs, findSplitCommandJSON(s)...))
+}
+
+// appendSplitCommandSpans appends to locs the spans of the passwords in
+// the args lists of the YAML mappings (or JSON objects over lines) in s
+// whose command member names a command, reading the flow lists' quotes
+// as q says.
+func appendSplitCommandSpans(locs [][]int, s string, q *quoteReading) [][]int {
 	var open []splitMapping
-	// A quote never closed in a list ends at its line's end: it must not
-	// hide the members after it.
-	quotes := quoteReading{toLineEnd: true}
 	closeFrom := func(col int) {
 		for len(open) > 0 && open[len(open)-1].col >= col {
 			locs = open[len(open)-1].appendSpans(locs, s)
@@ -168,7 +180,7 @@ func findSplitCommand(s string) [][]int {
 			// left open on its line: command: [mysql, 'x.
 			var end int
 			var multi bool
-			if items, end, multi = readFlowList(s, start+m[6], start, &quotes); multi {
+			if items, end, multi = readFlowList(s, start+m[6], start, q); multi {
 				next = end
 				if end > 0 && s[end-1] != '\n' {
 					next = lineEnd(s, end) + 1
@@ -202,7 +214,7 @@ func findSplitCommand(s string) [][]int {
 		start = next
 	}
 	closeFrom(0)
-	return sortSpans(append(locs, findSplitCommandJSON(s)...))
+	return locs
 }
 
 // appendSplitCommand appends the words of a command or entrypoint

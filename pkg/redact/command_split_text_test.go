@@ -38,13 +38,15 @@ func TestSplitCommandInText(t *testing.T) {
 	}
 }
 
-// TestSplitCommandAfterUnclosedQuote: a quote never closed in a command
-// or args list ends at its line's end: the members on the lines after it
-// are still read, and the list left open on its line still names the
-// command.
+// TestSplitCommandAfterUnclosedQuote: a quote running over lines in a
+// command or args list, never closed or closed far on, is read again as
+// ending at its line's end: the members on the lines after it are still
+// read, and the list left open on its line still names the command.
 func TestSplitCommandAfterUnclosedQuote(t *testing.T) {
 	r := &Redactor{}
 	for _, in := range []string{
+		"args: [\"a\ncommand: mysql\nargs: [-pS3cret]\n\"]",
+		"cmd: ['a\ncommand: [mysql]\nargs: [-uroot,\n -pS3cret]\n']\n",
 		"args: [\"a\ncommand: mysql\nargs: [-pS3cret]\n",
 		"cmd: [sh, 'a\ncommand: mysql\nargs: [-pS3cret]\n",
 		"args: [\"a\ncommand: [mysql]\nargs: [-uroot,\n -pS3cret]\n",
