@@ -103,7 +103,9 @@ func BenchmarkJSONDeepPairs(b *testing.B) {
 // .pgpass-like fields and of a command's password flags, and a command
 // split over command and args members in mappings nested deeper and
 // deeper, with many args lists, YAML flow mappings packed with secret
-// members, nested or unclosed, and quoted scalars left open over lines.
+// members, nested or unclosed, and quoted scalars left open over lines
+// or in flow lists (each searched to the text's end once, not once per
+// line).
 func BenchmarkStringHostile(b *testing.B) {
 	var nested strings.Builder
 	for i := range 200 {
@@ -162,6 +164,10 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_list_unclosed_quotes_32KB", in: strings.Repeat("x: [mysql,\n  'a\n", 3200)},
 		{name: "flow_list_brackets_line_32KB", in: strings.Repeat("}mysql\t[  mysql", 2000)},
 		{name: "flow_list_brackets_line_128KB", in: strings.Repeat("}mysql\t[  mysql", 8000)},
+		{name: "flow_list_open_quotes_line_256KB", in: "mysql " + strings.Repeat("[\"", 131072)},
+		{name: "flow_list_open_quotes_line_1MB", in: "mysql " + strings.Repeat("[\"", 524288)},
+		{name: "flow_list_unclosed_quote_paragraphs_256KB", in: strings.Repeat("x: [mysql,\n  \"-p\n\n", 13107)},
+		{name: "flow_list_unclosed_quote_paragraphs_1MB", in: strings.Repeat("x: [mysql,\n  \"-p\n\n", 52429)},
 		{name: "flow_list_brackets_8KB", in: strings.Repeat("[\n", 4000)},
 		{name: "flow_list_brackets_32KB", in: strings.Repeat("[\n", 16000)},
 		{name: "block_list_items_8KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 400)},
@@ -219,5 +225,47 @@ func BenchmarkStringPackedNames(b *testing.B) {
 				(&Redactor{}).String(c.in)
 			}
 		})
+	}
+}
+
+// BenchmarkFlowListQuotesHostile runs the flow list and split command
+// rules alone on quotes running over lines, never closed or closed lines
+// after, 256 KB and 1 MB, to compare: such a quote is read again as
+// ending at its line's end, but no quote is searched to its end once per
+// line after it.
+func BenchmarkFlowListQuotesHostile(b *testing.B) {
+	sizes := []struct {
+		name string
+		n    int
+	}{{"256KB", 1 << 18}, {"1MB", 1 << 20}}
+	units := []struct {
+		name string
+		unit string
+		find func(string) [][]int
+	}{
+		{name: "flow_list_open_quotes_line", unit: "[\"", find: findFlowLists},
+		{name: "flow_list_quote_lines", unit: "[\"mysql\n", find: findFlowLists},
+		{name: "flow_list_single_quote_lines", unit: "x: ['a''\n", find: findFlowLists},
+		{name: "flow_list_unclosed_quote_paragraphs", unit: "x: [mysql,\n  \"-p\n\n", find: findFlowLists},
+		{name: "flow_list_unclosed_single_quote_paragraphs", unit: "['a\n ['b\n\n", find: findFlowLists},
+		{name: "flow_list_lines_after_a_quote", unit: "[mysql,\n", find: findFlowLists},
+		{name: "flow_list_quotes_of_both_kinds_lines", unit: "[\"a\n['b\n", find: findFlowLists},
+		{name: "split_command_quote_lines", unit: "args: [\"-p\n", find: findSplitCommand},
+		{name: "split_command_unclosed_quote_paragraphs", unit: "args: [\"-p\n\n", find: findSplitCommand},
+		{name: "split_command_lines_after_a_quote", unit: "args: [-p\n", find: findSplitCommand},
+	}
+	for _, u := range units {
+		for _, size := range sizes {
+			in := strings.Repeat(u.unit, size.n/len(u.unit))
+			if strings.HasSuffix(u.name, "_after_a_quote") {
+				in = "x: [\"" + in
+			}
+			b.Run(u.name+"_"+size.name, func(b *testing.B) {
+				b.SetBytes(int64(len(in)))
+				for b.Loop() {
+					u.find(in)
+				}
+			})
+		}
 	}
 }

@@ -119,7 +119,22 @@ const maxSplitCommands = 4
 // findSplitCommand returns the spans of the passwords in the args lists
 // of mappings whose command member names a command.
 func findSplitCommand(s string) [][]int {
-	var locs [][]int
+	var q quoteReading
+	locs := appendSplitCommandSpans(nil, s, &q)
+	if q.overLines {
+		// A quote running over lines in a list, read again as ending at
+		// its line's end: a stray one must not hide the members after it.
+		q.toLineEnd = true
+		locs = appendSplitCommandSpans(locs, s, &q)
+	}
+	return sortSpans(append(locs, findSplitCommandJSON(s)...))
+}
+
+// appendSplitCommandSpans appends to locs the spans of the passwords in
+// the args lists of the YAML mappings (or JSON objects over lines) in s
+// whose command member names a command, reading the flow lists' quotes
+// as q says.
+func appendSplitCommandSpans(locs [][]int, s string, q *quoteReading) [][]int {
 	var open []splitMapping
 	closeFrom := func(col int) {
 		for len(open) > 0 && open[len(open)-1].col >= col {
@@ -159,11 +174,13 @@ func findSplitCommand(s string) [][]int {
 			value = value[:k+1] // a comment after a flow list
 		}
 		var items []splitItem
-		var multi bool
-		if value != "" && value != "[" && value[0] == '[' && !strings.HasSuffix(value, "]") {
-			// A flow list over lines: command: [mysql,\n  -pX].
+		unclosed := value != "" && value != "[" && value[0] == '[' && !strings.HasSuffix(value, "]")
+		if unclosed {
+			// A flow list over lines: command: [mysql,\n  -pX]; or one
+			// left open on its line: command: [mysql, 'x.
 			var end int
-			if items, end, multi = readFlowList(s, start+m[6], start); multi {
+			var multi bool
+			if items, end, multi = readFlowList(s, start+m[6], start, q); multi {
 				next = end
 				if end > 0 && s[end-1] != '\n' {
 					next = lineEnd(s, end) + 1
@@ -171,7 +188,7 @@ func findSplitCommand(s string) [][]int {
 			}
 		}
 		switch {
-		case multi:
+		case unclosed:
 		case value == "" || value == "[":
 			items, next = splitBlockList(s, next, col, value == "[")
 		case value[0] == '[' && strings.HasSuffix(value, "]"):
@@ -197,7 +214,7 @@ func findSplitCommand(s string) [][]int {
 		start = next
 	}
 	closeFrom(0)
-	return sortSpans(append(locs, findSplitCommandJSON(s)...))
+	return locs
 }
 
 // appendSplitCommand appends the words of a command or entrypoint

@@ -1,6 +1,9 @@
 package redact
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestSplitCommandInText: the same in text: JSON text on one line or
 // several, and YAML (a Kubernetes container, a Compose service).
@@ -31,6 +34,27 @@ func TestSplitCommandInText(t *testing.T) {
 	} {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
+// TestSplitCommandAfterUnclosedQuote: a quote running over lines in a
+// command or args list, never closed or closed far on, is read again as
+// ending at its line's end: the members on the lines after it are still
+// read, and the list left open on its line still names the command.
+func TestSplitCommandAfterUnclosedQuote(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range []string{
+		"args: [\"a\ncommand: mysql\nargs: [-pS3cret]\n\"]",
+		"cmd: ['a\ncommand: [mysql]\nargs: [-uroot,\n -pS3cret]\n']\n",
+		"args: [\"a\ncommand: mysql\nargs: [-pS3cret]\n",
+		"cmd: [sh, 'a\ncommand: mysql\nargs: [-pS3cret]\n",
+		"args: [\"a\ncommand: [mysql]\nargs: [-uroot,\n -pS3cret]\n",
+		"command: [mysql, 'x\nargs: [-pS3cret]\n",
+		"command: [\"mysql\", \"x\nargs: [-uroot,\n  -pS3cret]\n",
+	} {
+		if got := r.String(in); strings.Contains(got, "S3cret") {
+			t.Errorf("String(%q) = %q", in, got)
 		}
 	}
 }

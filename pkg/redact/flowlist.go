@@ -14,7 +14,12 @@ import "strings"
 // A list starts at any "[" (a plain scalar may hold one: run: foo
 // [--password,\n  X]); it ends at its closing "]" or a line that cannot
 // continue it (see readFlowList), and the text is read on after it, so
-// each byte is read by one list.
+// each byte is read by one list. A quote running over lines is read both
+// ways: as YAML reads it (up to its closing quote, or a blank line when
+// never closed: a closing quote lost) and as ending at its line's end, the
+// lines after it read as lists (a stray quote, or one closed far on: [" \n
+// command: [mysql,\n -pX]\n " must not hide the list inside it), so a text
+// holding one is read again from the first list holding one.
 var flowListRule = rule{label: commandRule.label, find: findFlowLists, wholeText: true,
 	hints: append(append([]string{}, commandHints...), flagHints...),
 	pre:   func(s string) bool { return strings.IndexByte(s, '[') >= 0 }}
@@ -22,9 +27,24 @@ var flowListRule = rule{label: commandRule.label, find: findFlowLists, wholeText
 // findFlowLists returns the spans of the passwords in the flow lists of s
 // written over several lines.
 func findFlowLists(s string) [][]int {
-	var locs [][]int
-	ls, scanned := 0, 0 // the start of the line holding s[scanned]
-	for i := 0; i < len(s); {
+	var q quoteReading
+	locs := appendFlowListSpans(nil, s, 0, &q)
+	if q.overLines {
+		// The lists before the first one holding a quote over lines read
+		// the same.
+		q.toLineEnd = true
+		locs = appendFlowListSpans(locs, s, q.firstList, &q)
+	}
+	return sortSpans(locs)
+}
+
+// appendFlowListSpans appends to locs the spans of the passwords in the
+// flow lists of s[from:] written over several lines, reading quotes as q
+// says.
+func appendFlowListSpans(locs [][]int, s string, from int, q *quoteReading) [][]int {
+	ls := strings.LastIndexByte(s[:from], '\n') + 1
+	scanned := from // ls is the start of the line holding s[scanned]
+	for i := from; i < len(s); {
 		j := strings.IndexByte(s[i:], '[')
 		if j < 0 {
 			break
@@ -34,27 +54,51 @@ func findFlowLists(s string) [][]int {
 			ls = scanned + k + 1
 		}
 		scanned = p
-		items, end, multi := readFlowList(s, p, ls)
+		met := q.overLines
+		items, end, multi := readFlowList(s, p, ls, q)
+		if !met && q.overLines {
+			q.firstList = p
+		}
 		if multi {
 			locs = appendItemArgvSpans(locs, s, items)
 		}
 		i = max(end, p+1)
 	}
-	return sortSpans(locs)
+	return locs
+}
+
+// quoteReading says how readFlowList reads a quote running over lines,
+// and keeps whether it read one. Its zero value reads them as YAML does.
+//
+// Read as ending at its line's end, a quote running over lines has the
+// lines after it read as a list's, its closing quote, if any, ending an
+// item there; the search for its end may cover those lines again, but not
+// twice: a quote of the same kind opened there would have closed it (and
+// the closing quote opens none), and one that does not (an escaped "
+// cannot open an item; a ' doubled opens one that closes at the end of
+// its run of quotes) does not search far. So the searches of each kind
+// of quote cover a text once, as when read as YAML does.
+type quoteReading struct {
+	toLineEnd bool   // a quote running over lines ends at its line's end
+	closing   [2]int // then where its closing " and ' are, +1 (0: none)
+	overLines bool   // a quote running over lines was read,
+	firstList int    // in the list opened at s[firstList] first
 }
 
 // readFlowList reads the flow list whose "[" is at s[p], on the line
 // starting at s[ls]: its items (the
 // scalars between commas, brackets and braces at any depth, quoted ones
-// without their quotes, a quoted one running over lines up to a blank
-// line at the most, comments skipped), where the reading ended and
-// whether the list ran past its first line. It ends after its closing
-// "]", at the text's end, or before a line that cannot continue it: one
-// indented no deeper than the "["'s line, not starting with "]", "}" or
-// ",", after a line that did not end in "," or "[" (a stray "[" in prose
-// reads on to its paragraph's next line at the most). Blank lines are
-// skipped.
-func readFlowList(s string, p, ls int) (items []splitItem, end int, multi bool) {
+// without their quotes, a quoted one running over lines up to its closing
+// quote before a blank line, one never closed there up to the blank line,
+// or, as q says, up to its line's end, comments skipped), where the reading
+// ended and whether the list ran past its first line. It ends after its
+// closing "]", at the text's end, or before a line that cannot continue
+// it: one indented no deeper than the "["'s line, not starting with "]",
+// "}" or ",", after a line that did not end in "," or "[" (a stray "[" in
+// prose reads on to its paragraph's next line at the most). Blank lines
+// are skipped. q says how a quote running over lines is read, and keeps
+// whether one was.
+func readFlowList(s string, p, ls int, q *quoteReading) (items []splitItem, end int, multi bool) {
 	openIndent := indentAt(s, ls)
 	depth := 0
 	itemStart := -1
@@ -69,6 +113,8 @@ func readFlowList(s string, p, ls int) (items []splitItem, end int, multi bool) 
 	for k := p; k < len(s); k++ {
 		c := s[k]
 		switch {
+		case q.toLineEnd && (k+1 == q.closing[0] || k+1 == q.closing[1]):
+			flush(k) // the closing quote of one read to its line's end
 		case c == '\n':
 			next := k + 1
 			for next < len(s) && blankLineAt(s, next) {
@@ -98,15 +144,26 @@ func readFlowList(s string, p, ls int) (items []splitItem, end int, multi bool) 
 		case c == ',':
 			flush(k)
 		case (c == '"' || c == '\'') && itemStart < 0:
-			q := quotedItemEnd(s, k+1, c)
-			items = append(items, splitItem{text: s[k+1 : min(q, len(s))], at: k + 1, quoted: true})
-			if strings.IndexByte(s[k:min(q, len(s))], '\n') >= 0 {
+			e := quotedItemEnd(s, k+1, c)
+			closed := e < len(s) && s[e] == c
+			if nl := strings.IndexByte(s[k:min(e, len(s))], '\n'); nl >= 0 {
+				q.overLines = true
+				if q.toLineEnd {
+					if closed {
+						q.closing[quoteKind(c)] = e + 1
+					}
+					e = k + nl
+					items = append(items, splitItem{text: strings.TrimRight(s[k+1:e], "\r"), at: k + 1, quoted: true})
+					k = e - 1 // read on at its line's end
+					break
+				}
 				multi = true
 			}
-			if q < len(s) && s[q] == c {
-				k = q // the closing quote
+			items = append(items, splitItem{text: s[k+1 : min(e, len(s))], at: k + 1, quoted: true})
+			if closed {
+				k = e // the closing quote
 			} else {
-				k = q - 1 // unclosed: read on at its line's end
+				k = e - 1 // read on at the newline it ends before
 			}
 		case c == '#' && (k == ls || s[k-1] == ' ' || s[k-1] == '\t'):
 			flush(k)
@@ -173,6 +230,14 @@ func appendWordSpans(locs [][]int, s string, words []splitItem) [][]int {
 		}
 	}
 	return locs
+}
+
+// quoteKind returns 0 for a double quote, 1 for a single one.
+func quoteKind(q byte) int {
+	if q == '\'' {
+		return 1
+	}
+	return 0
 }
 
 // quotedItemEnd returns where the quote q opened before s[i] closes (a

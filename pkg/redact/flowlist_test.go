@@ -85,3 +85,43 @@ func TestFlowListBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowListAfterUnclosedQuote: a quote running over lines, never
+// closed or closed far on (of either kind, before a list, at the text's
+// start or in the middle, in a list or in a nested one) does not hide the
+// lists on the lines after it: read again as ending at its line's end,
+// the lines after it are read as lists. Read as running over lines, a
+// quote whose closing quote was lost (a text cut short) still gives the
+// command line it holds, and a quoted scalar over lines keeps its quotes.
+func TestFlowListAfterUnclosedQuote(t *testing.T) {
+	r := &Redactor{}
+	for _, in := range []string{
+		"[' \nargs: [--password,\n  S3cret]\n '",
+		"x: [\"a\ncommand: [mysql,\n  -pS3cret]\n\"]",
+		"\"[' \ncommand: [mysql,\n  -uroot,\n  -pS3cret]\n x'",
+		"[\"a\n['b\nargs: [--password,\n  S3cret]\n\"\n'",
+		"x: [sh, -c, \"mysql -uroot\n-pS3cret",
+		"x: [sh, -c, 'mysql -uroot\n-pS3cret\n",
+		"[\" \ncommand: [mysql,\n  -uroot,\n  -pS3cret]\n 0",
+		"[' \ncommand: [mysql,\n  -uroot,\n  -pS3cret]\n 0",
+		"x: 1\n[\"a\ncommand: [mysql,\n  -pS3cret]\n 0",
+		"x: [a, 'b\n  command: [mysql,\n    -pS3cret]\n  c]",
+		"x: [[\"a\n  args: [--password,\n    S3cret]]\n 0",
+		"x: [a, \"b\\\"\nargs: [[--password,\n  S3cret]]\n 0",
+		"x: ['it''s\n args: [--password,\n  S3cret]\n 0",
+		"command: [mysql, \"-uroot\n  -pS3cret]\n 0",
+	} {
+		if got := r.String(in); strings.Contains(got, "S3cret") {
+			t.Errorf("String(%q) = %q", in, got)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"command: [sh, -c, \"mysql -uroot\n  -pS3cret\"]", "command: [sh, -c, \"mysql -uroot\n  -p[REDACTED:password]\"]"},
+		{"command: [sh, -c, 'mysql -uroot\n  -pS3cret', x]", "command: [sh, -c, 'mysql -uroot\n  -p[REDACTED:password]', x]"},
+		{"args: [\"--password\n  S3cret\"]", "args: [\"--password\n  [REDACTED:password]\"]"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -31,6 +31,9 @@ func FuzzRedact(f *testing.F) {
 	f.Add("before", "after", []byte("seed"), uint8(0))
 	f.Add("Authorization: ", "\n-----END", []byte{0, 1, 2}, uint8(3))
 	f.Add("DB_", "&x=1", []byte("xyz"), uint8(9))
+	f.Add(`["`, "0", []byte("seed"), uint8(39)) // a quote never closed before a flow list over lines
+	f.Add("x: [a, '", "", []byte("q"), uint8(40))
+	f.Add("\"['", "x'", []byte("s"), uint8(39)) // closed far on
 	f.Fuzz(func(t *testing.T, prefix, suffix string, seed []byte, kind uint8) {
 		formats := []func() (text, secret string){
 			func() (string, string) { s := "ghp_" + secretOf(seed, 36, alnum); return s, s },
