@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // etcBasePrefix names the private directories of the views.
@@ -86,6 +87,10 @@ func sweepBases(dir string) {
 			continue
 		}
 		f, err := os.OpenFile(filepath.Join(base, etcLockName), os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		if errors.Is(err, os.ErrNotExist) && abandoned(base, fi) {
+			_ = os.RemoveAll(base)
+			continue
+		}
 		if err != nil {
 			continue
 		}
@@ -94,4 +99,29 @@ func sweepBases(dir string) {
 		}
 		_ = f.Close()
 	}
+}
+
+// etcAbandoned is how long a private directory without its lock file may
+// be in the making: one whose process was killed between making it and
+// naming its lock is swept once that long has passed since either.
+const etcAbandoned = time.Minute
+
+// abandoned reports whether base, a private directory without a lock
+// file (fi its Lstat), was left half made: it holds nothing but the lock
+// file not yet named, and has not changed for etcAbandoned (newBase
+// names the lock a moment after making the directory).
+func abandoned(base string, fi os.FileInfo) bool {
+	if time.Since(fi.ModTime()) < etcAbandoned {
+		return false
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Name() != etcLockName+".new" || !e.Type().IsRegular() {
+			return false
+		}
+	}
+	return true
 }

@@ -253,6 +253,47 @@ func TestEtcBasesLeftByEndedProcessesGo(t *testing.T) {
 	}
 }
 
+// TestEtcBasesLeftHalfMadeGo: a process killed between making its
+// private directory and naming its lock leaves the directory without a
+// lock (empty, or with the lock file not yet named); once etcAbandoned
+// has passed it is swept. One as recent is being made and stays, and so
+// does one holding anything else.
+func TestEtcBasesLeftHalfMadeGo(t *testing.T) {
+	temp := t.TempDir()
+	old := time.Now().Add(-2 * etcAbandoned)
+	mk := func(name string, files ...string) string {
+		t.Helper()
+		d := filepath.Join(temp, etcBasePrefix+name)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(d, f), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	empty, unnamed := mk("empty"), mk("unnamed", etcLockName+".new")
+	recent, other := mk("recent", etcLockName+".new"), mk("other", "hosts")
+	for _, d := range []string{empty, unnamed, other} {
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepBases(temp)
+	for _, d := range []string{empty, unnamed} {
+		if _, err := os.Lstat(d); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s, left half made, stays: %v", d, err)
+		}
+	}
+	for _, d := range []string{recent, other} {
+		if _, err := os.Lstat(d); err != nil {
+			t.Errorf("%s was removed: %v", d, err)
+		}
+	}
+}
+
 // TestEtcViewCloseKeepsOldViewsInUse: close while a command still uses a
 // view the host has since replaced leaves that view in place until the
 // command ends, then removes everything.
