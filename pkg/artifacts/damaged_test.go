@@ -206,6 +206,17 @@ func TestReadEndedEarlyIsNotCorrupt(t *testing.T) {
 	if !errors.Is(err, artifacts.ErrNotReplicated) || artifacts.IsLost(err) {
 		t.Fatalf("a short read with every chunk at the leader: %v, want ErrNotReplicated", err)
 	}
+	if err := artifacts.ReadEnded(make([]byte, 256<<10), info, nil); !errors.Is(err, artifacts.ErrNotReplicated) {
+		t.Fatalf("two whole chunks of three: %v, want ErrNotReplicated", err)
+	}
+	for _, n := range []int{200 << 10, 128<<10 + 1} {
+		if err := artifacts.ReadEnded(make([]byte, n), info, nil); err != nil {
+			t.Fatalf("a read of %d bytes, not whole chunks: %v, want it compared with the reference", n, err)
+		}
+	}
+	if err := artifacts.ReadEnded(short, &jetstream.ObjectInfo{Size: 300 << 10, Chunks: 4}, nil); err != nil {
+		t.Fatalf("a meta whose chunk count is not its size's: %v, want it compared with the reference", err)
+	}
 	if err := artifacts.ReadEnded(make([]byte, info.Size), info, nil); err != nil {
 		t.Fatalf("a whole read whose digest is not the meta's: %v, want it compared with the reference", err)
 	}
@@ -215,5 +226,40 @@ func TestReadEndedEarlyIsNotCorrupt(t *testing.T) {
 	}
 	if err := artifacts.ReadEnded(short, info, context.DeadlineExceeded); err != context.DeadlineExceeded {
 		t.Fatalf("the leader not answering: %v", err)
+	}
+}
+
+// TestGetOfAnObjectWhoseChunksHoldLessThanItsSize: an object whose
+// chunks are all stored, as many as its meta counts, but hold fewer
+// bytes than its size (a chunk cut short, or a meta whose size is larger
+// than its content) reads short every time; no replica catching up
+// explains it (one that lags delivers whole chunks, fewer than counted),
+// so it is ErrCorrupt, permanent, not read again and again until the
+// event's deliveries run out.
+func TestGetOfAnObjectWhoseChunksHoldLessThanItsSize(t *testing.T) {
+	ctx := context.Background()
+	js, s := openProvisioned(t)
+	artifacts.LookAgainFor(s, 200*time.Millisecond)
+	data := bytes.Repeat([]byte("s"), 300<<10)
+	sum := sha256.Sum256(data)
+	ref := events.ArtifactRef{Bucket: events.BucketArtifacts, Name: "short/" + fmt.Sprintf("%x", sum), Size: int64(len(data)), SHA256: fmt.Sprintf("%x", sum)}
+	for what, chunks := range map[string][][]byte{
+		"the last chunk cut short":   {data[:128<<10], data[128<<10 : 256<<10], data[256<<10 : 260<<10]},
+		"the first chunk cut short":  {data[:100<<10], data[128<<10 : 256<<10], data[256<<10:]},
+		"every chunk one byte short": {data[:128<<10-1], data[128<<10 : 256<<10-1], data[256<<10 : len(data)-1]},
+	} {
+		id := nuid.Next()
+		for _, c := range chunks {
+			if _, err := js.Publish(ctx, "$O."+events.BucketArtifacts+".C."+id, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		publishMeta(t, js, ref.Name, marshal(t, metaOf(t, ref.Name, id, data)))
+		gctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		_, err := s.Get(gctx, ref)
+		cancel()
+		if !errors.Is(err, artifacts.ErrCorrupt) || !artifacts.IsLost(err) {
+			t.Fatalf("%s: Get: %v, want ErrCorrupt", what, err)
+		}
 	}
 }

@@ -170,14 +170,29 @@ var errEndedEarly = fmt.Errorf("%w: a read of its chunks ended early", ErrNotRep
 // readEnded is the outcome of a read of the object info describes whose
 // content did not match the meta's digest, given what the bucket's
 // leader says of its chunks (stored: nil when it holds them all): their
-// loss, or the replica's lag when fewer bytes than the object's size
-// came, or else no error, the content then being compared with the
-// reference by Get (a meta whose digest is not its content's).
+// loss, or the replica's lag when what came is what a lagging replica
+// delivers (laggedRead), or else no error, the content then being
+// compared with the reference by Get (a meta whose digest is not its
+// content's, or chunks that hold less than its size: corrupt).
 func readEnded(data []byte, info *jetstream.ObjectInfo, stored error) error {
-	if stored == nil && uint64(len(data)) < info.Size {
+	if stored == nil && laggedRead(uint64(len(data)), info) {
 		return fmt.Errorf("%s: %d of its %d bytes: %w", info.Name, len(data), info.Size, errEndedEarly)
 	}
 	return stored
+}
+
+// laggedRead reports whether n bytes read of the object info describes
+// are what a replica that lags delivers: a prefix of its chunks, so a
+// whole number of full chunks, fewer than the meta counts, the meta's
+// count being its size's. Other short reads (a chunk cut short, a meta
+// whose size is larger than its chunks hold) read the same every time.
+func laggedRead(n uint64, info *jetstream.ObjectInfo) bool {
+	size := uint64(chunkSize)
+	if info.Opts != nil && info.Opts.ChunkSize > 0 {
+		size = uint64(info.Opts.ChunkSize)
+	}
+	return n < info.Size && n%size == 0 && n/size < uint64(info.Chunks) &&
+		uint64(info.Chunks) == (info.Size+size-1)/size
 }
 
 // stalled is how long a read of an object's chunks goes on before Get

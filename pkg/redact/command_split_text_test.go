@@ -52,6 +52,8 @@ func TestSplitCommandAfterUnclosedQuote(t *testing.T) {
 		"args: [\"a\ncommand: [mysql]\nargs: [-uroot,\n -pS3cret]\n",
 		"command: [mysql, 'x\nargs: [-pS3cret]\n",
 		"command: [\"mysql\", \"x\nargs: [-uroot,\n  -pS3cret]\n",
+		"cmd: ['a\ncommand: ['mysql',\n  '-uroot']\nargs: ['-pS3cret']\n",
+		"args: [\"a\ncommand: [\"mysql\",\n  \"-uroot\"]\nargs: [\"-pS3cret\"]\n",
 	} {
 		if got := r.String(in); strings.Contains(got, "S3cret") {
 			t.Errorf("String(%q) = %q", in, got)

@@ -71,13 +71,15 @@ func appendFlowListSpans(locs [][]int, s string, from int, q *quoteReading) [][]
 // and keeps whether it read one. Its zero value reads them as YAML does.
 //
 // Read as ending at its line's end, a quote running over lines has the
-// lines after it read as a list's, its closing quote, if any, ending an
-// item there; the search for its end may cover those lines again, but not
-// twice: a quote of the same kind opened there would have closed it (and
-// the closing quote opens none), and one that does not (an escaped "
-// cannot open an item; a ' doubled opens one that closes at the end of
-// its run of quotes) does not search far. So the searches of each kind
-// of quote cover a text once, as when read as YAML does.
+// lines after it read as a list's, its closing quote, if any, ending the
+// item it follows there, or else opening one (a stray quote closed by the
+// one opening an item of a list it hides: [" \ncommand: ["mysql",\n
+// "-pX"]); the search for its end may cover those lines again, but not
+// twice: a quote of the same kind opened there would have closed it (the
+// closing quote's own search starts after it), and one that does not (an
+// escaped " cannot open an item; a ' doubled opens one that closes at the
+// end of its run of quotes) does not search far. So the searches of each
+// kind of quote cover a text once, as when read as YAML does.
 type quoteReading struct {
 	toLineEnd bool   // a quote running over lines ends at its line's end
 	closing   [2]int // then where its closing " and ' are, +1 (0: none)
@@ -113,7 +115,7 @@ func readFlowList(s string, p, ls int, q *quoteReading) (items []splitItem, end 
 	for k := p; k < len(s); k++ {
 		c := s[k]
 		switch {
-		case q.toLineEnd && (k+1 == q.closing[0] || k+1 == q.closing[1]):
+		case q.toLineEnd && itemStart >= 0 && (k+1 == q.closing[0] || k+1 == q.closing[1]):
 			flush(k) // the closing quote of one read to its line's end
 		case c == '\n':
 			next := k + 1

@@ -110,6 +110,10 @@ func TestFlowListAfterUnclosedQuote(t *testing.T) {
 		"x: [a, \"b\\\"\nargs: [[--password,\n  S3cret]]\n 0",
 		"x: ['it''s\n args: [--password,\n  S3cret]\n 0",
 		"command: [mysql, \"-uroot\n  -pS3cret]\n 0",
+		"[\"\ncommand: [\"mysql\",\n  \"-pS3cret\"]\n",
+		"['\ncommand: ['mysql',\n  '-pS3cret']\n",
+		"[\"\nargs: [\"--password\",\n  S3cret]\n",
+		"x: [a, '\n  command: ['mysql', '-uroot',\n    -pS3cret]\n",
 	} {
 		if got := r.String(in); strings.Contains(got, "S3cret") {
 			t.Errorf("String(%q) = %q", in, got)
