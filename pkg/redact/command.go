@@ -257,8 +257,12 @@ const (
 )
 
 // lineWords splits a line into words: at spaces and tabs (and CR, LF),
-// and at a comma or colon just after a quote (a JSON array or object,
-// a Python list).
+// at a comma or colon just after a quote (a JSON array or object, a
+// Python list), and at a comma between the brackets of a flow list
+// outside its quoted items ([mysql,-pX], [a, "b,c"]): a list opens at a
+// "[" starting a word or an item of a list. A shell word holding a comma
+// in such brackets ([sh, -c, mysql -pa,b]) is split there as YAML splits
+// it.
 func lineWords(line string) []textWord {
 	var words []textWord
 	add := func(start, end int) {
@@ -277,18 +281,56 @@ func lineWords(line string) []textWord {
 		}
 	}
 	start := 0
+	var fl flowTracker
 	for i := 0; i < len(line); i++ {
-		switch c := line[i]; {
+		c := line[i]
+		split := fl.read(line, i, start)
+		switch {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			add(start, i)
 			start = i + 1
 		case (c == ',' || c == ':') && i > 0 && (line[i-1] == '"' || line[i-1] == '\''):
 			add(start, i)
 			start = i + 1
+		case split:
+			add(start, i)
+			start = i + 1
 		}
 	}
 	add(start, len(line))
 	return words
+}
+
+// flowTracker follows the flow lists of a line read byte by byte: how
+// deep in brackets it is and the quote of the item it is in, if any.
+type flowTracker struct {
+	depth int
+	quote byte
+}
+
+// read reads line[i], in the word starting at line[start], and reports
+// whether it is a comma separating the items of a flow list.
+func (f *flowTracker) read(line string, i, start int) bool {
+	c := line[i]
+	itemStart := i == start || line[i-1] == '[' || f.depth > 0 && line[i-1] == ','
+	switch {
+	case f.quote != 0:
+		if c == f.quote {
+			f.quote = 0
+		}
+	case c == '[' && itemStart:
+		f.depth++
+	case f.depth == 0:
+	case c == ']':
+		f.depth--
+	case c == '"' || c == '\'':
+		if itemStart {
+			f.quote = c
+		}
+	case c == ',':
+		return true
+	}
+	return false
 }
 
 // findCommandSecrets returns the spans of the command-line passwords in a
