@@ -170,6 +170,16 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_list_unclosed_quote_paragraphs_1MB", in: strings.Repeat("x: [mysql,\n  \"-p\n\n", 52429)},
 		{name: "flow_list_brackets_8KB", in: strings.Repeat("[\n", 4000)},
 		{name: "flow_list_brackets_32KB", in: strings.Repeat("[\n", 16000)},
+		// Flow lists on one line (lineWords' commas, the flow flag rules):
+		// 1x and 4x, to compare.
+		{name: "flow_list_one_line_commas_8KB", in: "command: [mysql" + strings.Repeat(",-uroot,-pX", 800) + "]"},
+		{name: "flow_list_one_line_commas_32KB", in: "command: [mysql" + strings.Repeat(",-uroot,-pX", 3200) + "]"},
+		{name: "flow_list_one_line_open_quotes_8KB", in: "mysql " + strings.Repeat("[\"a,", 2000)},
+		{name: "flow_list_one_line_open_quotes_32KB", in: "mysql " + strings.Repeat("[\"a,", 8000)},
+		{name: "flow_list_one_line_quoted_values_8KB", in: "x: [" + strings.Repeat("--password, \"a", 600)},
+		{name: "flow_list_one_line_quoted_values_32KB", in: "x: [" + strings.Repeat("--password, \"a", 2400)},
+		{name: "flow_list_one_line_spaced_commas_8KB", in: "x: [" + strings.Repeat(" --password , a ,", 500)},
+		{name: "flow_list_one_line_spaced_commas_32KB", in: "x: [" + strings.Repeat(" --password , a ,", 2000)},
 		{name: "block_list_items_8KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 400)},
 		{name: "block_list_items_32KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 1600)},
 		{name: "secret_containers_nested_8KB", in: strings.Repeat(`{"password": [`, 600)},

@@ -246,6 +246,8 @@ var commandRule = rule{label: "password", find: findCommandSecrets, hints: comma
 type textWord struct {
 	text string
 	at   int
+	// flowEnd, when above 0, is the comma of a flow list ending it.
+	flowEnd int
 }
 
 // wordTrimLeft and wordTrimRight are the characters around a word that
@@ -260,20 +262,26 @@ const (
 // at a comma or colon just after a quote (a JSON array or object, a
 // Python list), and at a comma between the brackets of a flow list
 // outside its quoted items ([mysql,-pX], [a, "b,c"]): a list opens at a
-// "[" starting a word or an item of a list. A shell word holding a comma
+// "[" starting a word or an item of a list; a quote in an item holds its
+// commas as in a shell word (-pa'b,c'). A shell word holding a comma
 // in such brackets ([sh, -c, mysql -pa,b]) is split there as YAML splits
 // it.
 func lineWords(line string) []textWord {
 	var words []textWord
+	var fl flowTracker
 	add := func(start, end int) {
 		raw := line[start:end]
+		flowEnd := 0
+		if end < len(line) && line[end] == ',' && fl.depth > 0 {
+			flowEnd = end
+		}
 		text := strings.TrimLeft(raw, wordTrimLeft)
 		at := start + len(raw) - len(text)
 		if w := strings.TrimRight(text, wordTrimRight); w != "" || text == "" {
 			text = w
 		}
 		if raw != "" {
-			words = append(words, textWord{text: text, at: at})
+			words = append(words, textWord{text: text, at: at, flowEnd: flowEnd})
 			// A word ending in ";" or "|" ends its command too (x| pipes).
 			if last := raw[len(raw)-1]; !isCommandEnd(raw) && (last == ';' || last == '|') {
 				words = append(words, textWord{text: raw[len(raw)-1:], at: end})
@@ -281,7 +289,6 @@ func lineWords(line string) []textWord {
 		}
 	}
 	start := 0
-	var fl flowTracker
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		split := fl.read(line, i, start)
@@ -324,9 +331,7 @@ func (f *flowTracker) read(line string, i, start int) bool {
 	case c == ']':
 		f.depth--
 	case c == '"' || c == '\'':
-		if itemStart {
-			f.quote = c
-		}
+		f.quote = c // in a word too: -pa'b,c' is one word
 	case c == ',':
 		return true
 	}
@@ -371,6 +376,9 @@ func findCommandSecrets(line string) [][]int {
 				// the word's end.
 				stop = shellWordEnd(line, c, encl)
 			}
+		} else if w.flowEnd > 0 {
+			// An item of a flow list, up to its comma.
+			stop = min(shellWordEnd(line[:w.flowEnd], start, encl), w.at+len(w.text))
 		} else {
 			stop = shellWordEnd(line, start, encl)
 			rawEnd := len(line)

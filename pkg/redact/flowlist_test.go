@@ -140,6 +140,7 @@ func TestFlowListOnOneLine(t *testing.T) {
 		{"command: [mysql, -uroot,-pS3cret]", "command: [mysql, -uroot,-p[REDACTED:password]]"},
 		{"command: [mysql,-uroot,-pS3cret,db]", "command: [mysql,-uroot,-p[REDACTED:password],db]"},
 		{"command: [mysql, -uroot, -pS3cret]", "command: [mysql, -uroot, -p[REDACTED:password]]"},
+		{"command: [mysql,-pS3'c,ret',db]", "command: [mysql,-p[REDACTED:password]',db]"},
 		{"args: [--password, \"S3cret\"]", "args: [--password, \"[REDACTED:credential]\"]"},
 		{"args: [--password, 'S3cret']", "args: [--password, '[REDACTED:credential]']"},
 		{"args: [--token,\"S3cret d\", x]", "args: [--token,\"[REDACTED:credential]\", x]"},
