@@ -38,6 +38,10 @@ var flowListCases = []string{
 	"run: foo [--password,\n  S3cret]",
 	"args: [--pass\\u0077ord,\n  S3cret]",
 	"{\"log\":\"args: [--password,\\n  S3cret]\"}",
+	"  [\ncommand: [sh, -c, mysql -uroot\n  -pS3cret]",
+	"  x: [\n command: [mysql,\n   -pS3cret]]",
+	"[mysql, x:\n-pS3cret]",
+	"- [mysql, x:\n  -pS3cret]",
 }
 
 // TestFlowListOverLines: a flow list written over several lines is read
