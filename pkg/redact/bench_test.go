@@ -150,6 +150,8 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "json_text_args_nested_600KB", in: strings.Repeat(`{"command":["mysql"],"args":[`, 20000)},
 		{name: "json_text_escaped_strings_nested_96KB", in: `"` + strings.Repeat(`{\"a\":\"{\\\"b\\\":`, 3000) + "\n mysql args"},
 		{name: "json_text_stray_quotes_line_100KB", in: strings.Repeat(`"a"b`, 25000) + ` {"command":["mysql"],"args":["-pX"]}`},
+		{name: "json_text_shell_quoted_line_8KB", in: strings.Repeat(`'{"command":["mysql"],"args":["-pX", '"`, 200)},
+		{name: "json_text_shell_quoted_line_32KB", in: strings.Repeat(`'{"command":["mysql"],"args":["-pX", '"`, 800)},
 		{name: "compose_entrypoint_yaml_nested_1.5MB", in: strings.ReplaceAll(strings.ReplaceAll(splitNested.String(), "command: mysql", "entrypoint: mysql"), "args: [-pX]", "command: [-pX]")},
 		{name: "metric_matchers_line_88KB", in: strings.Repeat(`{token!~"a `, 8000)},
 		{name: "metric_matchers_unquoted_line_72KB", in: strings.Repeat(`{token=~a `, 8000)},
