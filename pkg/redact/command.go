@@ -246,6 +246,8 @@ var commandRule = rule{label: "password", find: findCommandSecrets, hints: comma
 type textWord struct {
 	text string
 	at   int
+	// flowEnd, when above 0, is the comma of a flow list ending it.
+	flowEnd int
 }
 
 // wordTrimLeft and wordTrimRight are the characters around a word that
@@ -257,19 +259,29 @@ const (
 )
 
 // lineWords splits a line into words: at spaces and tabs (and CR, LF),
-// and at a comma or colon just after a quote (a JSON array or object,
-// a Python list).
+// at a comma or colon just after a quote (a JSON array or object, a
+// Python list), and at a comma between the brackets of a flow list
+// outside its quoted items ([mysql,-pX], [a, "b,c"]): a list opens at a
+// "[" starting a word or an item of a list; a quote in an item holds its
+// commas as in a shell word (-pa'b,c'). A shell word holding a comma
+// in such brackets ([sh, -c, mysql -pa,b]) is split there as YAML splits
+// it.
 func lineWords(line string) []textWord {
 	var words []textWord
+	var fl flowTracker
 	add := func(start, end int) {
 		raw := line[start:end]
+		flowEnd := 0
+		if end < len(line) && line[end] == ',' && fl.depth > 0 {
+			flowEnd = end
+		}
 		text := strings.TrimLeft(raw, wordTrimLeft)
 		at := start + len(raw) - len(text)
 		if w := strings.TrimRight(text, wordTrimRight); w != "" || text == "" {
 			text = w
 		}
 		if raw != "" {
-			words = append(words, textWord{text: text, at: at})
+			words = append(words, textWord{text: text, at: at, flowEnd: flowEnd})
 			// A word ending in ";" or "|" ends its command too (x| pipes).
 			if last := raw[len(raw)-1]; !isCommandEnd(raw) && (last == ';' || last == '|') {
 				words = append(words, textWord{text: raw[len(raw)-1:], at: end})
@@ -278,17 +290,52 @@ func lineWords(line string) []textWord {
 	}
 	start := 0
 	for i := 0; i < len(line); i++ {
-		switch c := line[i]; {
+		c := line[i]
+		split := fl.read(line, i, start)
+		switch {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			add(start, i)
 			start = i + 1
 		case (c == ',' || c == ':') && i > 0 && (line[i-1] == '"' || line[i-1] == '\''):
 			add(start, i)
 			start = i + 1
+		case split:
+			add(start, i)
+			start = i + 1
 		}
 	}
 	add(start, len(line))
 	return words
+}
+
+// flowTracker follows the flow lists of a line read byte by byte: how
+// deep in brackets it is and the quote of the item it is in, if any.
+type flowTracker struct {
+	depth int
+	quote byte
+}
+
+// read reads line[i], in the word starting at line[start], and reports
+// whether it is a comma separating the items of a flow list.
+func (f *flowTracker) read(line string, i, start int) bool {
+	c := line[i]
+	itemStart := i == start || line[i-1] == '[' || f.depth > 0 && line[i-1] == ','
+	switch {
+	case f.quote != 0:
+		if c == f.quote {
+			f.quote = 0
+		}
+	case c == '[' && itemStart:
+		f.depth++
+	case f.depth == 0:
+	case c == ']':
+		f.depth--
+	case c == '"' || c == '\'':
+		f.quote = c // in a word too: -pa'b,c' is one word
+	case c == ',':
+		return true
+	}
+	return false
 }
 
 // findCommandSecrets returns the spans of the command-line passwords in a
@@ -329,6 +376,9 @@ func findCommandSecrets(line string) [][]int {
 				// the word's end.
 				stop = shellWordEnd(line, c, encl)
 			}
+		} else if w.flowEnd > 0 {
+			// An item of a flow list, up to its comma.
+			stop = min(shellWordEnd(line[:w.flowEnd], start, encl), w.at+len(w.text))
 		} else {
 			stop = shellWordEnd(line, start, encl)
 			rawEnd := len(line)

@@ -10,7 +10,9 @@ import "strings"
 //	{"command":["mysql"],"args":["-uroot","-pSECRET"]}
 //	{"entrypoint":["psql"],"command":["--password","SECRET"]}
 //
-// Keys are quoted with " or ' (a Python dict's repr); a "command",
+// Keys are quoted with " or ' (a Python dict's repr); a string in single
+// quotes holding a " is read inside, as JSON in shell quotes (curl -d
+// '{"command": …}'), not skipped as a Python string; a "command",
 // "cmd" or "entrypoint" member is a string or an array of strings, an
 // "args" ("arguments", "argv") or Compose "command" member an array of
 // strings or a string (read as the rest of a command line). Members are
@@ -94,6 +96,9 @@ func jsonTextCommands(s string, level int) [][]int {
 						continue
 					}
 				}
+			}
+			if c == '\'' && strings.IndexByte(s[i+1:end], '"') >= 0 {
+				continue // JSON in shell quotes ('{"command": …}'): read inside
 			}
 			if level < maxJSONTextNesting && c == '"' && strings.Contains(s[i+1:end], `\"`) && strings.IndexByte(s[i+1:end], '{') >= 0 {
 				locs = append(locs, nestedJSONTextCommands(s, i+1, end, level+1)...)

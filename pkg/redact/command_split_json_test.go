@@ -27,6 +27,8 @@ var jsonTextCommandCases = []struct{ in, want string }{
 	{`say " {"entrypoint":["mysql"],"command":["-pS3cret"]} 0`, `say " {"entrypoint":["mysql"],"command":["-p[REDACTED:password]"]} 0`},
 	{`it's {"command":["mysql"],"args":["-pS3cret"]}`, `it's {"command":["mysql"],"args":["-p[REDACTED:password]"]}`},
 	{`{'command': ['mysql'], 'args': ['-pS3cret']}`, `{'command': ['mysql'], 'args': ['-p[REDACTED:password]']}`},
+	{`curl -d '{"command":["mysql"],"args":["-uroot","-pS3cret"]}' http://x`, `curl -d '{"command":["mysql"],"args":["-uroot","-p[REDACTED:password]"]}' http://x`},
+	{`' {"entrypoint":["mysql"],"command":["-uroot","-pS3cret"]} '`, `' {"entrypoint":["mysql"],"command":["-uroot","-p[REDACTED:password]"]} '`},
 	{`["--api-key", "k3y", '--token', 'abc']`, `["--api-key", "[REDACTED:credential]", '--token', '[REDACTED:credential]']`},
 	{"command: [\"mysql\"]\nargs:\n  - --password\n  - S3cret\n", "command: [\"mysql\"]\nargs:\n  - --password\n  - [REDACTED:password]\n"},
 }

@@ -95,10 +95,12 @@ type quoteReading struct {
 // or, as q says, up to its line's end, comments skipped), where the reading
 // ended and whether the list ran past its first line. It ends after its
 // closing "]", at the text's end, or before a line that cannot continue
-// it: one indented no deeper than the "["'s line, not starting with "]",
-// "}" or ",", after a line that did not end in "," or "[" (a stray "[" in
-// prose reads on to its paragraph's next line at the most). Blank lines
-// are skipped. q says how a quote running over lines is read, and keeps
+// it: one indented no deeper than the "["'s line or a line it continued
+// on, not starting with "]", "}" or ",", after a line that did not end in
+// ",", "[" or ":" (a stray "[" in prose reads on to its paragraph's next
+// line at the most; "  [\ncommand: [sh, -c, mysql -uroot\n  -pX]" reads
+// on to -pX, indented deeper than the command line it continued on, and
+// "[mysql, x:\n-pX]" to the value of x). Blank lines are skipped. q says how a quote running over lines is read, and keeps
 // whether one was.
 func readFlowList(s string, p, ls int, q *quoteReading) (items []splitItem, end int, multi bool) {
 	openIndent := indentAt(s, ls)
@@ -127,10 +129,13 @@ func readFlowList(s string, p, ls int, q *quoteReading) (items []splitItem, end 
 				return items, len(s), multi
 			}
 			ind := indentAt(s, next)
-			if f := s[next+ind]; ind <= openIndent && last != ',' && last != '[' && f != ']' && f != '}' && f != ',' {
+			if f := s[next+ind]; ind <= openIndent && last != ',' && last != '[' && last != ':' && f != ']' && f != '}' && f != ',' {
 				flush(k)
 				return items, k + 1, multi
 			}
+			// A line it continues on is its least indented line so far:
+			// the lines after it are read against it.
+			openIndent = min(openIndent, ind)
 			multi = true
 			k = next - 1
 			continue

@@ -38,6 +38,10 @@ var flowListCases = []string{
 	"run: foo [--password,\n  S3cret]",
 	"args: [--pass\\u0077ord,\n  S3cret]",
 	"{\"log\":\"args: [--password,\\n  S3cret]\"}",
+	"  [\ncommand: [sh, -c, mysql -uroot\n  -pS3cret]",
+	"  x: [\n command: [mysql,\n   -pS3cret]]",
+	"[mysql, x:\n-pS3cret]",
+	"- [mysql, x:\n  -pS3cret]",
 }
 
 // TestFlowListOverLines: a flow list written over several lines is read
@@ -126,6 +130,45 @@ func TestFlowListAfterUnclosedQuote(t *testing.T) {
 	} {
 		if got := r.String(c.in); got != c.want {
 			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestFlowListOnOneLine: a flow list on one line gives its command's
+// password and a secret flag's value whatever the spacing around its
+// commas and whichever item is quoted; ordinary lists are kept.
+func TestFlowListOnOneLine(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{"command: [mysql,-pS3cret]", "command: [mysql,-p[REDACTED:password]]"},
+		{"command: [mysql, -uroot,-pS3cret]", "command: [mysql, -uroot,-p[REDACTED:password]]"},
+		{"command: [mysql,-uroot,-pS3cret,db]", "command: [mysql,-uroot,-p[REDACTED:password],db]"},
+		{"command: [mysql, -uroot, -pS3cret]", "command: [mysql, -uroot, -p[REDACTED:password]]"},
+		{"command: [mysql,-pS3'c,ret',db]", "command: [mysql,-p[REDACTED:password]',db]"},
+		{"args: [--password, \"S3cret\"]", "args: [--password, \"[REDACTED:credential]\"]"},
+		{"args: [--password, 'S3cret']", "args: [--password, '[REDACTED:credential]']"},
+		{"args: [--token,\"S3cret d\", x]", "args: [--token,\"[REDACTED:credential]\", x]"},
+		{"args: ['--password', \"S3cret\"]", "args: ['--password', \"[REDACTED:credential]\"]"},
+		{"args: [ --password , S3cret ]", "args: [ --password , [REDACTED:credential] ]"},
+		{"args: [ --password ,S3cret]", "args: [ --password ,[REDACTED:credential]]"},
+		{"args: [ --password , \"S3cret\" ]", "args: [ --password , \"[REDACTED:credential]\" ]"},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{
+		"args: [x --password, y]",
+		"args: [x --password, \"y\"]",
+		"args: [--password, \"--verbose\"]",
+		"tags: [a,b]",
+		"ports: [ 80 , 443 ]",
+		"x: [a, \"b\", 'c' , d]",
+		"ports: [8080,-p3306]",
+		"docker run -e A=b,c -p8080:80 mysql",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
 		}
 	}
 }

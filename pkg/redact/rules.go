@@ -208,8 +208,10 @@ var defaultRules = []rule{
 	// (Authorization: tool --password X). In these flag rules a value may
 	// start with one dash (--password -Xy9: a flag naming a secret takes
 	// a value), not two (--password --verbose, see isSecretFlagValue).
-	splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'#-]|-[^\s"'-])[^\s"']*)`,
-		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...),
+	// A value starting with "," after a "[" is a flow list's separator
+	// ([ --password , X ]): the flow list rules' below.
+	withKeep(splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'#-]|-[^\s"'-])[^\s"']*)`,
+		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...), keptFlowComma),
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),
@@ -259,9 +261,11 @@ var defaultRules = []rule{
 	// A token given as a URL's whole userinfo (https://<token>@host, see
 	// urltoken.go).
 	urlTokenRule,
-	// curl -u user:password, --user user:password, -uuser:password.
+	// curl -u user:password, --user user:password, -uuser:password. The
+	// user holds no "[": a marker's "[REDACTED:" is no user
+	// ([mysql, -uroot,-p[REDACTED:password]]).
 	newRule("password", regexp.MustCompile(
-		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"']*:(?P<secret>[^\s"']+)`),
+		`(?:^|\s)(?:-u\s*|--user(?:=|\s+))["']?[^\s:"'\[]*:(?P<secret>[^\s"']+)`),
 		"-u", "--user"),
 	// A .netrc entry's password (see netrc.go).
 	netrcRule,
@@ -278,7 +282,11 @@ var defaultRules = []rule{
 	// or a bracket; only on a line with a "[" (prose's "--password, or"
 	// is kept).
 	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*(?P<secret>(?:[^\s"',\[\]{}#-]|-[^\s"',\[\]{}#-])[^\s,\[\]{}]*)`,
-		splitRule{flowDash: true}, followedBy(true, " \t", ","), flagHints...), func(s string) bool { return strings.IndexByte(s, '[') >= 0 }),
+		splitRule{flowDash: true}, followedBy(true, " \t", ","), flagHints...), hasBracket),
+	// The same with the value quoted, the flag quoted or not
+	// ([--password, "hunter2"], [ --token , 'abc' ]).
+	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `["']?[\t ]*,[\t ]*["'](?P<secret>(?:[^\s"'-]|-[^\s"'-])[^"']*)["']`,
+		splitRule{flowDash: true}, followedBy(true, " \t", ","), flagHints...), hasBracket),
 	// NAME=value with a secret-like name: env files, shell, flags, query
 	// strings (DB_PASSWORD=…, GITHUB_TOKEN=…, --password=…, ?token=…). A
 	// "~" and a quote after the "=" are a PromQL regular expression
@@ -494,4 +502,13 @@ func hasSeedShape(s string) bool {
 		}
 	}
 	return false
+}
+
+// hasBracket reports whether a line holds a "[": it may hold a flow list.
+func hasBracket(s string) bool { return strings.IndexByte(s, '[') >= 0 }
+
+// keptFlowComma reports whether the value the flag rule took is a flow
+// list's separator: it starts with "," after a "[" ([ --password , X ]).
+func keptFlowComma(s string, span []int) bool {
+	return s[span[0]] == ',' && strings.IndexByte(s[:span[0]], '[') >= 0
 }
