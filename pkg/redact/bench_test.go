@@ -182,6 +182,16 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_list_one_line_quoted_values_32KB", in: "x: [" + strings.Repeat("--password, \"a", 2400)},
 		{name: "flow_list_one_line_spaced_commas_8KB", in: "x: [" + strings.Repeat(" --password , a ,", 500)},
 		{name: "flow_list_one_line_spaced_commas_32KB", in: "x: [" + strings.Repeat(" --password , a ,", 2000)},
+		// A quote inside an item of a one-line flow list, read both ways
+		// (lineWords' literal reading, shellQuoteEnd): 1x and 4x.
+		{name: "flow_list_one_line_item_quotes_8KB", in: "command: [it's,mysql" + strings.Repeat(",-pa'b", 1350) + "]"},
+		{name: "flow_list_one_line_item_quotes_32KB", in: "command: [it's,mysql" + strings.Repeat(",-pa'b", 5400) + "]"},
+		{name: "flow_list_one_line_item_escaped_quotes_8KB", in: "command: [it's,mysql" + strings.Repeat(`,-pa"b\"`, 1000) + "]"},
+		{name: "flow_list_one_line_item_escaped_quotes_32KB", in: "command: [it's,mysql" + strings.Repeat(`,-pa"b\"`, 4000) + "]"},
+		{name: "flow_list_one_line_item_quotes_spaced_8KB", in: "command: [it's, mysql" + strings.Repeat(` -pa"b\"`, 1000) + "]"},
+		{name: "flow_list_one_line_item_quotes_spaced_32KB", in: "command: [it's, mysql" + strings.Repeat(` -pa"b\"`, 4000) + "]"},
+		{name: "flow_list_one_line_item_quote_far_8KB", in: "command: [it's,mysql,-pa'b" + strings.Repeat(",-pX'c", 1350) + "]"},
+		{name: "flow_list_one_line_item_quote_far_32KB", in: "command: [it's,mysql,-pa'b" + strings.Repeat(",-pX'c", 5400) + "]"},
 		{name: "block_list_items_8KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 400)},
 		{name: "block_list_items_32KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 1600)},
 		{name: "secret_containers_nested_8KB", in: strings.Repeat(`{"password": [`, 600)},

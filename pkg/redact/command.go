@@ -248,6 +248,9 @@ type textWord struct {
 	at   int
 	// flowEnd, when above 0, is the comma of a flow list ending it.
 	flowEnd int
+	// literal: it is in a flow list read with a quote inside an item as
+	// a character of it (see lineWords).
+	literal bool
 }
 
 // wordTrimLeft and wordTrimRight are the characters around a word that
@@ -262,13 +265,14 @@ const (
 // at a comma or colon just after a quote (a JSON array or object, a
 // Python list), and at a comma between the brackets of a flow list
 // outside its quoted items ([mysql,-pX], [a, "b,c"]): a list opens at a
-// "[" starting a word or an item of a list; a quote in an item holds its
-// commas as in a shell word (-pa'b,c'). A shell word holding a comma
-// in such brackets ([sh, -c, mysql -pa,b]) is split there as YAML splits
-// it.
-func lineWords(line string) []textWord {
-	var words []textWord
-	var fl flowTracker
+// "[" starting a word or an item of a list. A quote inside an item holds
+// its commas as in a shell word (-pa'b,c'), or, with literal, is a
+// character of the item as YAML reads it ([it's,mysql,-pX]); inQuote
+// reports whether the line has such a quote in a list. A shell word
+// holding a comma in such brackets ([sh, -c, mysql -pa,b]) is split there
+// as YAML splits it.
+func lineWords(line string, literal bool) (words []textWord, inQuote bool) {
+	fl := flowTracker{literal: literal}
 	add := func(start, end int) {
 		raw := line[start:end]
 		flowEnd := 0
@@ -281,7 +285,7 @@ func lineWords(line string) []textWord {
 			text = w
 		}
 		if raw != "" {
-			words = append(words, textWord{text: text, at: at, flowEnd: flowEnd})
+			words = append(words, textWord{text: text, at: at, flowEnd: flowEnd, literal: fl.literal && fl.depth > 0})
 			// A word ending in ";" or "|" ends its command too (x| pipes).
 			if last := raw[len(raw)-1]; !isCommandEnd(raw) && (last == ';' || last == '|') {
 				words = append(words, textWord{text: raw[len(raw)-1:], at: end})
@@ -305,14 +309,16 @@ func lineWords(line string) []textWord {
 		}
 	}
 	add(start, len(line))
-	return words
+	return words, fl.inQuote
 }
 
 // flowTracker follows the flow lists of a line read byte by byte: how
 // deep in brackets it is and the quote of the item it is in, if any.
 type flowTracker struct {
-	depth int
-	quote byte
+	depth   int
+	quote   byte
+	literal bool // a quote inside an item is a character of it
+	inQuote bool // a quote inside an item was read
 }
 
 // read reads line[i], in the word starting at line[start], and reports
@@ -331,6 +337,12 @@ func (f *flowTracker) read(line string, i, start int) bool {
 	case c == ']':
 		f.depth--
 	case c == '"' || c == '\'':
+		if !itemStart {
+			f.inQuote = true
+			if f.literal {
+				break // YAML's it's
+			}
+		}
 		f.quote = c // in a word too: -pa'b,c' is one word
 	case c == ',':
 		return true
@@ -346,9 +358,30 @@ func (f *flowTracker) read(line string, i, start int) bool {
 // (-pa'b c', -p\"a b\" in JSON text) and backslash escapes (a\ b) are
 // parts of it. Inside a string holding the command ({"cmd":"mysql -pX"},
 // bash -c "mysql -pX") the string's closing quote ends it too.
+//
+// A quote inside an item of a flow list has the line read twice, as a
+// shell quote holding its commas and as a character of the item (YAML's
+// [it's,mysql,-pX]): the passwords either reading finds, one span over
+// both where they overlap.
 func findCommandSecrets(line string) [][]int {
-	words := lineWords(line)
-	var locs [][]int
+	words, inQuote := lineWords(line, false)
+	locs := appendCommandSecrets(nil, line, words)
+	if inQuote {
+		words, _ = lineWords(line, true)
+		locs = appendCommandSecrets(locs, line, words)
+	}
+	if len(locs) < 2 {
+		return locs
+	}
+	// A quoted password may run over later words, piped echo arguments
+	// come after the login's own, and the two readings find the same
+	// ones: in order, without overlaps.
+	return sortSpans(locs)
+}
+
+// appendCommandSecrets appends to locs the spans of the command-line
+// passwords in line's words (see findCommandSecrets).
+func appendCommandSecrets(locs [][]int, line string, words []textWord) [][]int {
 	commandSecrets(func(yield func(int, string) bool) {
 		for i, w := range words {
 			if !yield(i, w.text) {
@@ -364,7 +397,7 @@ func findCommandSecrets(line string) [][]int {
 		encl := enclosingQuote(line, words[cmd])
 		var stop int
 		q := quoteBefore(line, w.at)
-		if q == "" {
+		if q == "" && !w.literal {
 			if q = quoteAt(line, start); q != "" {
 				start += len(q)
 			}
@@ -390,16 +423,40 @@ func findCommandSecrets(line string) [][]int {
 				stop = min(stop, w.at+len(w.text))
 			}
 		}
+		if end := w.at + len(w.text); w.literal && q == "" && stop < end && (line[stop] == '"' || line[stop] == '\'') {
+			// A quote shellWordEnd finds unclosed in the item is a
+			// character of it: to its end, or, read as a shell quote
+			// holding commas (-pa'b,c'), further.
+			stop = max(end, shellQuoteEnd(line, stop))
+		}
 		if stop > start {
 			locs = append(locs, []int{start, stop})
 		}
 	})
-	if len(locs) < 2 {
-		return locs
+	return locs
+}
+
+// shellQuoteEnd returns where a password read on past a flow list's comma
+// ends when the quote at line[i] is a shell quote holding commas: at its
+// next quote of its kind (no escapes, as lineWords reads one holding
+// commas), or, with more of the word glued to it, before the next comma,
+// bracket, space or quote; 0 when it never closes. Each search stops at
+// the next quote of its kind and then at the next quote, so the searches
+// from the quotes of a line's words cover it about three times.
+func shellQuoteEnd(line string, i int) int {
+	k := strings.IndexByte(line[i+1:], line[i])
+	if k < 0 {
+		return 0
 	}
-	// A quoted password may run over later words, and piped echo
-	// arguments come after the login's own: in order, without overlaps.
-	return sortSpans(locs)
+	j := i + 1 + k
+	e := j + 1
+	for e < len(line) && strings.IndexByte(",[]{} \t\r\n'\"", line[e]) < 0 {
+		e++
+	}
+	if e == j+1 {
+		return j
+	}
+	return e
 }
 
 // isMarkerAt reports whether a marker starts at line[i] or just before

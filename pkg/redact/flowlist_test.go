@@ -172,3 +172,39 @@ func TestFlowListOnOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowListApostropheInItem: a quote inside an item of a one-line
+// flow list is read both ways, as YAML reads it (a literal character: the
+// comma after it ends the item) and as a shell quote holding its commas
+// (-pa'b,c'), and what either reading finds is redacted once.
+func TestFlowListApostropheInItem(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{"x: [it's,mysql,-pX]", "x: [it's,mysql,-p[REDACTED:password]]"},
+		{"args: [don't, --password,X]", "args: [don't, --password,[REDACTED:credential]]"},
+		{"command: [it's, mysql,-uroot,-pX]", "command: [it's, mysql,-uroot,-p[REDACTED:password]]"},
+		{"command: [it's,mysql,-pS3cret,db]", "command: [it's,mysql,-p[REDACTED:password],db]"},
+		{"command: [mysql,-pa'b,c']", "command: [mysql,-p[REDACTED:password]']"},
+		{"command: [mysql,-pS3'c,ret',db]", "command: [mysql,-p[REDACTED:password]',db]"},
+		{"command: [it's,mysql,-pa'b,c']", "command: [it's,mysql,-p[REDACTED:password]']"},
+		{"command: [mysql,-pa'b,-pX]", "command: [mysql,-p[REDACTED:password],-p[REDACTED:password]]"},
+	} {
+		got := r.String(c.in)
+		if got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if again := r.String(got); again != got {
+			t.Errorf("String(%q) = %q, redacted again", got, again)
+		}
+	}
+	for _, in := range []string{
+		"tags: [it's,fine]",
+		"ports: [8080,443]",
+		"x: [don't, panic, -p3306]",
+		"msg: [it's, a, 'b,c', d]",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+}
