@@ -192,6 +192,12 @@ func BenchmarkStringHostile(b *testing.B) {
 		{name: "flow_list_one_line_item_quotes_spaced_32KB", in: "command: [it's, mysql" + strings.Repeat(` -pa"b\"`, 4000) + "]"},
 		{name: "flow_list_one_line_item_quote_far_8KB", in: "command: [it's,mysql,-pa'b" + strings.Repeat(",-pX'c", 1350) + "]"},
 		{name: "flow_list_one_line_item_quote_far_32KB", in: "command: [it's,mysql,-pa'b" + strings.Repeat(",-pX'c", 5400) + "]"},
+		// A secret flag and its value as one item of a one-line flow list,
+		// unquoted and quoted, the values left unclosed: 1x and 4x.
+		{name: "flow_list_one_line_flag_value_items_8KB", in: "x: [" + strings.Repeat("--password a,", 630) + "]"},
+		{name: "flow_list_one_line_flag_value_items_32KB", in: "x: [" + strings.Repeat("--password a,", 2520) + "]"},
+		{name: "flow_list_one_line_quoted_flag_values_8KB", in: "x: [" + strings.Repeat("\"--password a,", 580)},
+		{name: "flow_list_one_line_quoted_flag_values_32KB", in: "x: [" + strings.Repeat("\"--password a,", 2320)},
 		{name: "block_list_items_8KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 400)},
 		{name: "block_list_items_32KB", in: "x: &p a\n" + strings.Repeat("- --password\n- *p\n", 1600)},
 		{name: "secret_containers_nested_8KB", in: strings.Repeat(`{"password": [`, 600)},

@@ -208,3 +208,50 @@ func TestFlowListApostropheInItem(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowListFlagAndValueInOneItem: a secret flag and its value as one
+// item of a one-line flow list, a space between them ([--password X]),
+// give the value whichever the item's quoting and place; a quoted item
+// gives it up to its closing quote, commas included. Other flags, a
+// flag alone and --password-file (read nowhere as a secret flag) are kept.
+func TestFlowListFlagAndValueInOneItem(t *testing.T) {
+	r := &Redactor{}
+	for _, c := range []struct{ in, want string }{
+		{"args: [--password S3cret]", "args: [--password [REDACTED:credential]]"},
+		{"args: [a,--password S3cret]", "args: [a,--password [REDACTED:credential]]"},
+		{"args: [don't,--password S3cret]", "args: [don't,--password [REDACTED:credential]]"},
+		{"args: [--token S3cret, b]", "args: [--token [REDACTED:credential], b]"},
+		{"args: [ --api-key  S3cret ,b]", "args: [ --api-key  [REDACTED:credential] ,b]"},
+		{"args: [--password\tS3cret]", "args: [--password\t[REDACTED:credential]]"},
+		{"args: [--password S3cret,--verbose]", "args: [--password [REDACTED:credential],--verbose]"},
+		{"args: [--password \"S3cret\"]", "args: [--password \"[REDACTED:credential]\"]"},
+		{"args: [--password 'S3cret']", "args: [--password '[REDACTED:credential]']"},
+		{"args: [\"--password S3cret\"]", "args: [\"--password [REDACTED:credential]\"]"},
+		{"args: ['--password S3cret']", "args: ['--password [REDACTED:credential]']"},
+		{"args: [a, \"--token S3cret\", b]", "args: [a, \"--token [REDACTED:credential]\", b]"},
+		{"args: [\"--password S3,cr]et\"]", "args: [\"--password [REDACTED:credential]\"]"},
+		{"args: ['--password S3,cret']", "args: ['--password [REDACTED:credential]']"},
+		{`x = ["--password S3cret"]`, `x = ["--password [REDACTED:credential]"]`},
+	} {
+		if got := r.String(c.in); got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	for _, in := range []string{
+		"args: [--password-file /run/secret]",
+		"args: [\"--password-file /run/secret\"]",
+		"args: [-p S3cret]",
+		"args: [\"-p S3cret\"]",
+		"flags: [--verbose S3cret]",
+		"flags: [\"--verbose S3cret\"]",
+		"args: [--password]",
+		"args: [\"--password\"]",
+		"args: [--password --verbose]",
+		"args: [\"--password --verbose\"]",
+		"args: [--password #x]",
+	} {
+		if got := r.String(in); got != in {
+			t.Errorf("String(%q) = %q, want it kept", in, got)
+		}
+	}
+}

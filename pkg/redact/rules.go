@@ -212,6 +212,16 @@ var defaultRules = []rule{
 	// ([ --password , X ]): the flow list rules' below.
 	withKeep(splitNamedRule("credential", `(?i)(?:^|\s)--?`, `\s+["']?(?P<secret>(?:[^\s"'#-]|-[^\s"'-])[^\s"']*)`,
 		splitRule{dash: true}, followedBy(false, "", reSpace), flagHints...), keptFlowComma),
+	// The same flag and its value as one item of a flow list, a space
+	// between them: quoted, the value is read up to the closing quote,
+	// commas included (["--password a,b"], ['--token x']); unquoted, up to
+	// a space, "," or a bracket ([--password X], [a,--token X, b]). The
+	// general rule above wants a space before the flag, the flow list
+	// rules below a comma after it. Only on a line with a "[".
+	withPre(splitNamedRule("credential", `(?i)["']--?`, `[\t ]+["']?(?P<secret>(?:[^\s"'#-]|-[^\s"'-])[^\s"']*)["'\s]`,
+		splitRule{quotedDash: true}, followedBy(false, "", " \t"), flagHints...), hasBracketAndQuotedDash),
+	withPre(splitNamedRule("credential", `(?i)[\[,][\t ]*["']?--?`, `[\t ]+["']?(?P<secret>(?:[^\s"',\[\]{}#-]|-[^\s"',\[\]{}#-])[^\s"',\[\]{}]*)`,
+		splitRule{flowDash: true}, followedBy(false, "", " \t"), flagHints...), hasBracket),
 	newRule("authorization", regexp.MustCompile(
 		`(?i)\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?P<secret>[a-z0-9_-]+ +[^\s"',;]{6,}|[^\s"',;]{16,})`),
 		"authorization"),
@@ -506,6 +516,10 @@ func hasSeedShape(s string) bool {
 
 // hasBracket reports whether a line holds a "[": it may hold a flow list.
 func hasBracket(s string) bool { return strings.IndexByte(s, '[') >= 0 }
+
+// hasBracketAndQuotedDash reports whether a line holds a "[" and a
+// quote before a dash: it may hold a flow list's quoted flag.
+func hasBracketAndQuotedDash(s string) bool { return hasBracket(s) && hasQuotedDash(s) }
 
 // keptFlowComma reports whether the value the flag rule took is a flow
 // list's separator: it starts with "," after a "[" ([ --password , X ]).
