@@ -55,24 +55,16 @@ func TestFlowListOverLines(t *testing.T) {
 			t.Errorf("String(%q) = %q", in, got)
 		}
 	}
-	for _, c := range []struct{ in, want string }{
+	wantRedacted(t, r, []struct{ in, want string }{
 		{"command: [mysql,\n  -pS3cret]", "command: [mysql,\n  -p[REDACTED:password]]"},
 		{"args: [--password,\n  S3cret, --host, db]", "args: [--password,\n  [REDACTED:password], --host, db]"},
-	} {
-		if got := r.String(c.in); got != c.want {
-			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
-		}
-	}
-	for _, in := range []string{
+	})
+	wantKept(t, r, []string{
 		"args: [--password,\n  --verbose]",
 		"ports: [8080,\n  -p3306]",
 		"See [the docs,\nmysql\n-pages]",
 		"x = a[i,\n  j]",
-	} {
-		if got := r.String(in); got != in {
-			t.Errorf("String(%q) = %q, want it kept", in, got)
-		}
-	}
+	})
 }
 
 // TestFlowListBounded: unclosed, nested and stray lists and quotes are
@@ -123,15 +115,11 @@ func TestFlowListAfterUnclosedQuote(t *testing.T) {
 			t.Errorf("String(%q) = %q", in, got)
 		}
 	}
-	for _, c := range []struct{ in, want string }{
+	wantRedacted(t, r, []struct{ in, want string }{
 		{"command: [sh, -c, \"mysql -uroot\n  -pS3cret\"]", "command: [sh, -c, \"mysql -uroot\n  -p[REDACTED:password]\"]"},
 		{"command: [sh, -c, 'mysql -uroot\n  -pS3cret', x]", "command: [sh, -c, 'mysql -uroot\n  -p[REDACTED:password]', x]"},
 		{"args: [\"--password\n  S3cret\"]", "args: [\"--password\n  [REDACTED:password]\"]"},
-	} {
-		if got := r.String(c.in); got != c.want {
-			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
-		}
-	}
+	})
 }
 
 // TestFlowListOnOneLine: a flow list on one line gives its command's
@@ -139,7 +127,7 @@ func TestFlowListAfterUnclosedQuote(t *testing.T) {
 // commas and whichever item is quoted; ordinary lists are kept.
 func TestFlowListOnOneLine(t *testing.T) {
 	r := &Redactor{}
-	for _, c := range []struct{ in, want string }{
+	wantRedacted(t, r, []struct{ in, want string }{
 		{"command: [mysql,-pS3cret]", "command: [mysql,-p[REDACTED:password]]"},
 		{"command: [mysql, -uroot,-pS3cret]", "command: [mysql, -uroot,-p[REDACTED:password]]"},
 		{"command: [mysql,-uroot,-pS3cret,db]", "command: [mysql,-uroot,-p[REDACTED:password],db]"},
@@ -152,12 +140,8 @@ func TestFlowListOnOneLine(t *testing.T) {
 		{"args: [ --password , S3cret ]", "args: [ --password , [REDACTED:credential] ]"},
 		{"args: [ --password ,S3cret]", "args: [ --password ,[REDACTED:credential]]"},
 		{"args: [ --password , \"S3cret\" ]", "args: [ --password , \"[REDACTED:credential]\" ]"},
-	} {
-		if got := r.String(c.in); got != c.want {
-			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
-		}
-	}
-	for _, in := range []string{
+	})
+	wantKept(t, r, []string{
 		"args: [x --password, y]",
 		"args: [x --password, \"y\"]",
 		"args: [--password, \"--verbose\"]",
@@ -166,11 +150,7 @@ func TestFlowListOnOneLine(t *testing.T) {
 		"x: [a, \"b\", 'c' , d]",
 		"ports: [8080,-p3306]",
 		"docker run -e A=b,c -p8080:80 mysql",
-	} {
-		if got := r.String(in); got != in {
-			t.Errorf("String(%q) = %q, want it kept", in, got)
-		}
-	}
+	})
 }
 
 // TestFlowListApostropheInItem: a quote inside an item of a one-line
@@ -179,7 +159,7 @@ func TestFlowListOnOneLine(t *testing.T) {
 // (-pa'b,c'), and what either reading finds is redacted once.
 func TestFlowListApostropheInItem(t *testing.T) {
 	r := &Redactor{}
-	for _, c := range []struct{ in, want string }{
+	wantRedacted(t, r, []struct{ in, want string }{
 		{"x: [it's,mysql,-pX]", "x: [it's,mysql,-p[REDACTED:password]]"},
 		{"args: [don't, --password,X]", "args: [don't, --password,[REDACTED:credential]]"},
 		{"command: [it's, mysql,-uroot,-pX]", "command: [it's, mysql,-uroot,-p[REDACTED:password]]"},
@@ -188,25 +168,13 @@ func TestFlowListApostropheInItem(t *testing.T) {
 		{"command: [mysql,-pS3'c,ret',db]", "command: [mysql,-p[REDACTED:password]',db]"},
 		{"command: [it's,mysql,-pa'b,c']", "command: [it's,mysql,-p[REDACTED:password]']"},
 		{"command: [mysql,-pa'b,-pX]", "command: [mysql,-p[REDACTED:password],-p[REDACTED:password]]"},
-	} {
-		got := r.String(c.in)
-		if got != c.want {
-			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
-		}
-		if again := r.String(got); again != got {
-			t.Errorf("String(%q) = %q, redacted again", got, again)
-		}
-	}
-	for _, in := range []string{
+	})
+	wantKept(t, r, []string{
 		"tags: [it's,fine]",
 		"ports: [8080,443]",
 		"x: [don't, panic, -p3306]",
 		"msg: [it's, a, 'b,c', d]",
-	} {
-		if got := r.String(in); got != in {
-			t.Errorf("String(%q) = %q, want it kept", in, got)
-		}
-	}
+	})
 }
 
 // TestFlowListFlagAndValueInOneItem: a secret flag and its value as one
@@ -216,7 +184,7 @@ func TestFlowListApostropheInItem(t *testing.T) {
 // flag alone and --password-file (read nowhere as a secret flag) are kept.
 func TestFlowListFlagAndValueInOneItem(t *testing.T) {
 	r := &Redactor{}
-	for _, c := range []struct{ in, want string }{
+	wantRedacted(t, r, []struct{ in, want string }{
 		{"args: [--password S3cret]", "args: [--password [REDACTED:credential]]"},
 		{"args: [a,--password S3cret]", "args: [a,--password [REDACTED:credential]]"},
 		{"args: [don't,--password S3cret]", "args: [don't,--password [REDACTED:credential]]"},
@@ -232,12 +200,8 @@ func TestFlowListFlagAndValueInOneItem(t *testing.T) {
 		{"args: [\"--password S3,cr]et\"]", "args: [\"--password [REDACTED:credential]\"]"},
 		{"args: ['--password S3,cret']", "args: ['--password [REDACTED:credential]']"},
 		{`x = ["--password S3cret"]`, `x = ["--password [REDACTED:credential]"]`},
-	} {
-		if got := r.String(c.in); got != c.want {
-			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
-		}
-	}
-	for _, in := range []string{
+	})
+	wantKept(t, r, []string{
 		"args: [--password-file /run/secret]",
 		"args: [\"--password-file /run/secret\"]",
 		"args: [-p S3cret]",
@@ -249,7 +213,29 @@ func TestFlowListFlagAndValueInOneItem(t *testing.T) {
 		"args: [--password --verbose]",
 		"args: [\"--password --verbose\"]",
 		"args: [--password #x]",
-	} {
+	})
+}
+
+// wantRedacted checks that r redacts each case's in to its want, and
+// that redacting the result again changes nothing.
+func wantRedacted(t *testing.T, r *Redactor, cases []struct{ in, want string }) {
+	t.Helper()
+	for _, c := range cases {
+		got := r.String(c.in)
+		if got != c.want {
+			t.Errorf("String(%q)\n got %q\nwant %q", c.in, got, c.want)
+			continue
+		}
+		if again := r.String(got); again != got {
+			t.Errorf("String(%q) = %q, redacted again", got, again)
+		}
+	}
+}
+
+// wantKept checks that r leaves each of ins as it is.
+func wantKept(t *testing.T, r *Redactor, ins []string) {
+	t.Helper()
+	for _, in := range ins {
 		if got := r.String(in); got != in {
 			t.Errorf("String(%q) = %q, want it kept", in, got)
 		}
